@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import secureJson from 'secure-json-parse';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config';
+import type { DatabaseHandle, Db } from './db';
+import { installAdminAuth } from './http/admin-auth';
+import { installApiKeyAuth } from './http/auth';
+import { installErrorHandling } from './http/errors';
+import { healthRoutes } from './http/health';
+import { ErrorResponse } from './http/schemas';
+import { validatorCompiler } from './http/validation';
+import { tenancyRoutes } from './tenancy/routes';
+import { SERVICE_VERSION } from './version';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    db: Db;
+    database: DatabaseHandle;
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  database: DatabaseHandle;
+  /** Pino options; tests pass `false`. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export const PUBLIC_PREFIX = '/api/v1/public';
+export const ADMIN_PREFIX = '/api/v1/admin';
+export const WAREHOUSE_PREFIX = '/api/v1/warehouse/tenants/:slug';
+
+/** Single requests; the batch routes raise their own limit. */
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp({ config, database, logger }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers["x-idempotency-key"]'],
+    },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: config.trustProxy,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // Long-lived webhook receivers and batch clients must not hang shutdown forever.
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('config', config);
+  app.decorate('db', database.db);
+  app.decorate('database', database);
+  app.decorate('healthChecks', new Map());
+  app.setValidatorCompiler(validatorCompiler());
+  installErrorHandling(app);
+  installJsonParser(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.addSchema(ErrorResponse);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Pickport API',
+        version: SERVICE_VERSION,
+        description:
+          'Order-picking integration service: catalog sync, order intake and lifecycle, signed webhooks. ' +
+          `The public API lives under ${PUBLIC_PREFIX}; the operator and warehouse APIs take the admin token.`,
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'pk_live_ followed by 40 characters' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment' },
+        },
+      },
+      tags: [
+        { name: 'health' },
+        { name: 'products' },
+        { name: 'orders' },
+        { name: 'webhooks' },
+        { name: 'operator', description: 'Tenants and API keys (admin token)' },
+        { name: 'warehouse', description: 'Moves orders on the floor (admin token)' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(
+    async (scope) => {
+      await scope.register(healthRoutes);
+      scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      installApiKeyAuth(scope);
+    },
+    { prefix: PUBLIC_PREFIX },
+  );
+  await app.register(
+    async (scope) => {
+      installAdminAuth(scope);
+      await scope.register(tenancyRoutes);
+    },
+    { prefix: ADMIN_PREFIX },
+  );
+  return app;
+}
+
+/**
+ * JSON is the only body the API takes (other types answer 400). An empty body, as a bodiless POST
+ * such as cancel may send, is read as no body rather than an error.
+ */
+function installJsonParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      // Drops `__proto__` and `constructor.prototype` keys: a body can never reach a prototype.
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}

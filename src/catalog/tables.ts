@@ -1,0 +1,34 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Numeric = ColumnType<number, number | string, number | string>;
+
+export interface CatalogTables {
+  products: {
+    tenant_id: string;
+    id: Generated<string>;
+    external_id: string;
+    sku: string;
+    name: string;
+    stock: ColumnType<number, number | string | undefined, number | string>;
+    location_code: string | null;
+    price: Numeric | null;
+    weight: Numeric | null;
+    length: Numeric | null;
+    width: Numeric | null;
+    height: Numeric | null;
+    barcode: string | null;
+    category: string | null;
+    supplier: string | null;
+    brand: string | null;
+    is_active: Generated<boolean>;
+    is_combo: Generated<boolean>;
+    image_url: string | null;
+    metadata: ColumnType<Record<string, string | number> | null, string | null, string | null>;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
+  };
+  warehouse_locations: {
+    tenant_id: string;
+    code: string;
+  };
+}

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: the embedded PostgreSQL (PGlite) under `dataDir`. */
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  adminToken: string;
+  dataDir: string;
+  /** 32 bytes for AES-256-GCM encryption of secrets at rest. */
+  secretKey: Buffer;
+  nodeEnv: 'development' | 'production' | 'test';
+  logLevel: string;
+  trustProxy: boolean;
+  /** Runs the webhook delivery worker inside `serve`. */
+  runWorker: boolean;
+  webhookTimeoutMs: number;
+  webhookRetryDelaysMs: number[];
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const DEFAULT_RETRY_DELAYS_MS = [60_000, 15 * 60_000, 60 * 60_000, 3 * 60 * 60_000, 6 * 60 * 60_000];
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+function retryDelays(env: Env): number[] {
+  const raw = env.PICKPORT_WEBHOOK_RETRY_DELAYS_MS;
+  if (raw === undefined || raw === '') return DEFAULT_RETRY_DELAYS_MS;
+  const delays = raw.split(',').map((part) => Number(part.trim()));
+  if (delays.length === 0 || delays.some((d) => !Number.isInteger(d) || d < 0)) {
+    throw new ConfigError(`PICKPORT_WEBHOOK_RETRY_DELAYS_MS must be comma-separated milliseconds, got "${raw}"`);
+  }
+  return delays;
+}
+
+/** Reads a secret from the data directory, creating it on first use; `created` says whether it is new. */
+function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; created: boolean } {
+  const path = join(dataDir, file);
+  try {
+    return { value: readFileSync(path, 'utf8').trim(), created: false };
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    const value = make();
+    writeFileSync(path, `${value}\n`, { mode: 0o600 });
+    return { value, created: true };
+  }
+}
+
+function secretKey(env: Env, dataDir: string, production: boolean, databaseUrl: string | undefined): Buffer {
+  const raw = env.PICKPORT_SECRET_KEY;
+  if (raw) {
+    const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+    if (key.length !== 32) throw new ConfigError('PICKPORT_SECRET_KEY must be 32 bytes, as 64 hex digits or base64');
+    return key;
+  }
+  if (production && databaseUrl) {
+    throw new ConfigError('PICKPORT_SECRET_KEY is required in production with DATABASE_URL (every instance must share it)');
+  }
+  return Buffer.from(persistedSecret(dataDir, 'secret-key', () => randomBytes(32).toString('hex')).value, 'hex');
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Set when the admin token was generated now, so the caller can print it once. */
+  generatedAdminToken?: string;
+}
+
+/** Turns the environment into a typed config; throws ConfigError with a readable message on a bad value. */
+export function loadConfig(env: Env = process.env): LoadedConfig {
+  const nodeEnv = (env.NODE_ENV || 'development') as Config['nodeEnv'];
+  if (!['development', 'production', 'test'].includes(nodeEnv)) {
+    throw new ConfigError(`NODE_ENV must be development, production or test, got "${env.NODE_ENV}"`);
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const dataDir = resolve(env.PICKPORT_DATA_DIR || './data');
+
+  let adminToken = env.ADMIN_TOKEN;
+  let generatedAdminToken: string | undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  if (!adminToken) {
+    if (databaseUrl) throw new ConfigError('ADMIN_TOKEN is required with DATABASE_URL (every instance must share it)');
+    const persisted = persistedSecret(dataDir, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`);
+    adminToken = persisted.value;
+    if (persisted.created) generatedAdminToken = adminToken;
+  }
+
+  const config: Config = {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    adminToken,
+    dataDir,
+    secretKey: secretKey(env, dataDir, nodeEnv === 'production', databaseUrl),
+    nodeEnv,
+    logLevel,
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    runWorker: !boolean(env, 'PICKPORT_NO_WORKER', false),
+    webhookTimeoutMs: integer(env, 'PICKPORT_WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000),
+    webhookRetryDelaysMs: retryDelays(env),
+  };
+  return generatedAdminToken ? { config, generatedAdminToken } : { config };
+}

@@ -1,0 +1,111 @@
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema';
+import { PGliteDialect } from './pglite-dialect';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Anything a query can run on: the pool or an open transaction. */
+export type Executor = Db | Tx;
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A PostgreSQL server; without it the embedded PGlite is used. */
+  url?: string | undefined;
+  /** Directory of the embedded database; unset keeps it in memory (tests). */
+  dataDir?: string | undefined;
+  /** Confines every connection to one schema, so parallel test runs never collide. */
+  schema?: string | undefined;
+  poolSize?: number;
+}
+
+// bigint counts and numeric amounts come back as JS numbers on both engines.
+const INT8 = 20;
+const NUMERIC = 1700;
+const parseNumber = (value: string) => Number(value);
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.url ? openPostgres(options.url, options) : openPGlite(options);
+}
+
+async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
+  const connectionOptions = options.schema ? `-c search_path=${options.schema}` : undefined;
+  const types = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8 || oid === NUMERIC ? parseNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 20,
+    types,
+    ...(connectionOptions ? { options: connectionOptions } : {}),
+  });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const listeners = new Set<pg.Client>();
+  return {
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    kind: 'postgres',
+    async listen(channel, onNotify) {
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => {});
+      await client.connect();
+      client.on('notification', (message) => onNotify(message.payload ?? ''));
+      await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+      listeners.add(client);
+      return async () => {
+        listeners.delete(client);
+        await client.end().catch(() => {});
+      };
+    },
+    async close() {
+      await Promise.all([...listeners].map((client) => client.end().catch(() => {})));
+      await pool.end();
+    },
+  };
+}
+
+async function openPGlite(options: DatabaseOptions): Promise<DatabaseHandle> {
+  const client = await PGlite.create(options.dataDir ?? 'memory://', {
+    parsers: { [pgliteTypes.INT8]: parseNumber, [pgliteTypes.NUMERIC]: parseNumber },
+  });
+  if (options.schema) {
+    await client.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}; SET search_path = ${quoteIdentifier(options.schema)}`);
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  return {
+    db,
+    kind: 'pglite',
+    async listen(channel, onNotify) {
+      const unlisten = await client.listen(channel, onNotify);
+      return async () => {
+        if (!client.closed) await unlisten();
+      };
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Answers whether the database takes queries; used by the health check. */
+export async function pingDatabase(db: Db): Promise<boolean> {
+  try {
+    await sql`SELECT 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,116 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
+
+const ROLLBACK = Symbol('rollback');
+
+/**
+ * One Kysely connection over the embedded PostgreSQL. PGlite has a single session, so a Kysely
+ * transaction is carried by PGlite's own `transaction()`: PGlite queues transactions (and plain
+ * queries) behind it, and BEGIN/COMMIT of two callers can never interleave on the shared session.
+ */
+class PGliteConnection implements DatabaseConnection {
+  #tx: Transaction | undefined;
+  #finish: ((commit: boolean) => void) | undefined;
+  #done: Promise<void> | undefined;
+
+  constructor(private readonly client: PGlite) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const target = this.#tx ?? this.client;
+    // Like node-postgres, a query without parameters goes by the simple protocol, which also
+    // runs scripts of several statements (migrations).
+    const result =
+      query.parameters.length === 0
+        ? ((await target.exec(query.sql)).at(-1) ?? { rows: [] as R[], affectedRows: 0 })
+        : await target.query<R>(query.sql, query.parameters as unknown[]);
+    return {
+      rows: result.rows as R[],
+      ...(result.affectedRows !== undefined ? { numAffectedRows: BigInt(result.affectedRows) } : {}),
+    };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported on the embedded database');
+  }
+
+  async begin(): Promise<void> {
+    let started!: () => void;
+    const isOpen = new Promise<void>((resolve) => (started = resolve));
+    this.#done = this.client
+      .transaction(async (tx) => {
+        this.#tx = tx;
+        started();
+        await new Promise<void>((resolve, reject) => {
+          this.#finish = (commit) => (commit ? resolve() : reject(ROLLBACK));
+        });
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          if (error !== ROLLBACK) throw error;
+        },
+      );
+    // A failing BEGIN settles #done before the transaction opens; surface it.
+    await Promise.race([isOpen, this.#done]);
+  }
+
+  async end(commit: boolean): Promise<void> {
+    this.#finish?.(commit);
+    try {
+      await this.#done;
+    } finally {
+      this.#tx = undefined;
+      this.#finish = undefined;
+      this.#done = undefined;
+    }
+  }
+}
+
+class PGliteDriver implements Driver {
+  constructor(private readonly client: PGlite) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new PGliteConnection(this.client);
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).begin();
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).end(true);
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).end(false);
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {
+    if (!this.client.closed) await this.client.close();
+  }
+}
+
+export class PGliteDialect implements Dialect {
+  constructor(private readonly client: PGlite) {}
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver() {
+    return new PGliteDriver(this.client);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  createIntrospector(db: Kysely<any>) {
+    return new PostgresIntrospector(db);
+  }
+}

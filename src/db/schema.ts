@@ -1,0 +1,6 @@
+import type { CatalogTables } from '../catalog/tables';
+import type { EventsTables } from '../events/tables';
+import type { TenancyTables } from '../tenancy/tables';
+
+/** Every table the service reads or writes, as Kysely sees it; each feature declares its own. */
+export interface Database extends TenancyTables, CatalogTables, EventsTables {}

@@ -1,0 +1,46 @@
+import { Command } from 'commander';
+import { ConfigError, loadConfig } from './config';
+import { openConfiguredDatabase, closeOnSignals, startServer } from './server';
+import { addOperatorCommands } from './tenancy/cli';
+import { SERVICE_VERSION } from './version';
+
+function configOrExit() {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('pickport').version(SERVICE_VERSION).description('Pickport order-picking service');
+
+  program
+    .command('serve')
+    .description('run the HTTP API (and the webhook delivery worker unless PICKPORT_NO_WORKER=true)')
+    .action(async () => {
+      const { config, generatedAdminToken } = configOrExit();
+      const server = await startServer(config);
+      if (generatedAdminToken) {
+        console.log(`\nGenerated an admin token (stored in ${config.dataDir}/admin-token; shown once):\n\n  ${generatedAdminToken}\n`);
+      }
+      closeOnSignals(server.app.log, server.close);
+    });
+
+  program
+    .command('migrate')
+    .description('apply database migrations (also done by serve and worker at start)')
+    .action(async () => {
+      const { config } = configOrExit();
+      const database = await openConfiguredDatabase(config);
+      await database.close();
+      console.log('Database is up to date');
+    });
+
+  addOperatorCommands(program);
+  await program.parseAsync(argv);
+}

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ADMIN_PREFIX } from '../app';
+
+interface ClientOptions {
+  url?: string;
+  token?: string;
+  json?: boolean;
+}
+
+function defaultToken(): string | undefined {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  try {
+    return readFileSync(join(resolve(process.env.PICKPORT_DATA_DIR || './data'), 'admin-token'), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls the operator API and prints the answer: JSON with --json, otherwise a short summary. */
+async function call(options: ClientOptions, method: string, path: string, body?: unknown, summarize?: (data: never) => string) {
+  const base = options.url ?? process.env.PICKPORT_URL ?? `http://127.0.0.1:${process.env.PORT || 3000}`;
+  const token = options.token ?? defaultToken();
+  if (!token) throw new Error('No admin token: pass --token, set ADMIN_TOKEN, or run where the data directory holds one');
+  const response = await fetch(`${base.replace(/\/$/, '')}${ADMIN_PREFIX}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const payload = (await response.json()) as { success: boolean; data?: never; error?: { code: string; message: string } };
+  if (options.json) {
+    console.log(JSON.stringify(payload, null, 2));
+  } else if (payload.success && payload.data !== undefined) {
+    console.log(summarize ? summarize(payload.data) : JSON.stringify(payload.data, null, 2));
+  } else {
+    console.error(`${payload.error?.code}: ${payload.error?.message}`);
+  }
+  if (!payload.success) process.exitCode = 1;
+}
+
+const list = (value: string) => value.split(',').map((part) => part.trim()).filter(Boolean);
+
+interface KeyData {
+  id: string;
+  key?: string;
+  prefix: string;
+  permissions: string[];
+  status?: string;
+}
+const describeKey = (k: KeyData) =>
+  `${k.id}  ${k.key ?? `${k.prefix}…`}  ${k.permissions.join(',')}${k.status ? `  ${k.status}` : ''}`;
+
+/** `tenants` and `keys`: thin clients of the operator API. */
+export function addOperatorCommands(program: Command): void {
+  const withClientOptions = (command: Command) =>
+    command
+      .option('--url <url>', 'service address (default $PICKPORT_URL or http://127.0.0.1:$PORT)')
+      .option('--token <token>', 'admin token (default $ADMIN_TOKEN or the one in the data directory)')
+      .option('--json', 'print the raw JSON response');
+
+  const tenants = program.command('tenants').description('manage tenants');
+  withClientOptions(tenants.command('create').requiredOption('--slug <slug>').requiredOption('--name <name>')).action(
+    (options: ClientOptions & { slug: string; name: string }) =>
+      call(options, 'POST', '/tenants', { slug: options.slug, name: options.name }, (t: { id: string; slug: string }) => `${t.slug}  ${t.id}`),
+  );
+  withClientOptions(tenants.command('list')).action((options: ClientOptions) =>
+    call(options, 'GET', '/tenants', undefined, (all: { slug: string; name: string }[]) => all.map((t) => `${t.slug}  ${t.name}`).join('\n')),
+  );
+
+  const keys = program.command('keys').description('manage API keys');
+  withClientOptions(
+    keys
+      .command('create <tenantSlug>')
+      .requiredOption('--permissions <list>', 'comma-separated, e.g. products:read,orders:write', list)
+      .option('--name <name>')
+      .option('--rate-limit <perMinute>', 'requests per minute', Number)
+      .option('--daily-limit <perDay>', 'requests per UTC day', Number)
+      .option('--allowed-ips <list>', 'comma-separated addresses or CIDR ranges', list)
+      .option('--expires-at <iso>', 'ISO 8601 expiry'),
+  ).action(
+    (
+      slug: string,
+      options: ClientOptions & {
+        permissions: string[];
+        name?: string;
+        rateLimit?: number;
+        dailyLimit?: number;
+        allowedIps?: string[];
+        expiresAt?: string;
+      },
+    ) =>
+      call(
+        options,
+        'POST',
+        `/tenants/${encodeURIComponent(slug)}/api-keys`,
+        {
+          permissions: options.permissions,
+          name: options.name,
+          rateLimitPerMinute: options.rateLimit,
+          dailyLimit: options.dailyLimit,
+          allowedIps: options.allowedIps,
+          expiresAt: options.expiresAt,
+        },
+        describeKey,
+      ),
+  );
+  withClientOptions(keys.command('list <tenantSlug>')).action((slug: string, options: ClientOptions) =>
+    call(options, 'GET', `/tenants/${encodeURIComponent(slug)}/api-keys`, undefined, (all: KeyData[]) => all.map(describeKey).join('\n')),
+  );
+  withClientOptions(keys.command('revoke <keyId>')).action((id: string, options: ClientOptions) =>
+    call(options, 'POST', `/api-keys/${encodeURIComponent(id)}/revoke`, undefined, describeKey),
+  );
+  withClientOptions(keys.command('rotate <keyId>')).action((id: string, options: ClientOptions) =>
+    call(options, 'POST', `/api-keys/${encodeURIComponent(id)}/rotate`, undefined, describeKey),
+  );
+}

@@ -1,0 +1,177 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { sql } from 'kysely';
+import { buildApp, PUBLIC_PREFIX } from '../../src/app';
+import type { Config } from '../../src/config';
+import { openDatabase, quoteIdentifier, type DatabaseHandle } from '../../src/db';
+import { migrate } from '../../src/db/migrate';
+import { PERMISSIONS, type Permission } from '../../src/tenancy/permissions';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const usingPostgres = Boolean(process.env.DATABASE_URL);
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: process.env.DATABASE_URL,
+    redisUrl: process.env.REDIS_URL,
+    adminToken: ADMIN_TOKEN,
+    dataDir: join(tmpdir(), `pickport-test-${randomUUID()}`),
+    secretKey: randomBytes(32),
+    nodeEnv: 'test',
+    logLevel: 'silent',
+    trustProxy: false,
+    runWorker: false,
+    webhookTimeoutMs: 2_000,
+    webhookRetryDelaysMs: [50, 100, 150, 200, 250],
+    ...overrides,
+  };
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+}
+
+async function send(app: FastifyInstance, options: InjectOptions): Promise<TestResponse> {
+  const response = await app.inject(options);
+  const isJson = String(response.headers['content-type'] ?? '').includes('json');
+  return { status: response.statusCode, headers: response.headers, body: isJson ? response.json() : response.body };
+}
+
+/** A caller of the public API holding one key. Paths are relative to the public base URL. */
+export class ApiClient {
+  constructor(
+    private readonly app: FastifyInstance,
+    readonly key: string,
+    private readonly extra: Partial<InjectOptions> = {},
+  ) {}
+
+  request(method: InjectOptions['method'], path: string, options: { body?: unknown; headers?: Record<string, string>; query?: Record<string, string> } = {}) {
+    return send(this.app, {
+      ...this.extra,
+      method,
+      url: `${PUBLIC_PREFIX}${path}`,
+      headers: { authorization: `Bearer ${this.key}`, ...options.headers },
+      ...(options.query ? { query: options.query } : {}),
+      ...(options.body !== undefined ? { payload: options.body as InjectOptions['payload'] } : {}),
+    });
+  }
+  get(path: string, query?: Record<string, string>) {
+    return this.request('GET', path, query ? { query } : {});
+  }
+  post(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request('POST', path, { body, ...(headers ? { headers } : {}) });
+  }
+  patch(path: string, body?: unknown) {
+    return this.request('PATCH', path, { body });
+  }
+  delete(path: string) {
+    return this.request('DELETE', path);
+  }
+}
+
+export interface TestTenant {
+  id: string;
+  slug: string;
+  key: string;
+  keyId: string;
+  api: ApiClient;
+}
+
+export interface KeyOptions {
+  permissions?: Permission[];
+  rateLimitPerMinute?: number;
+  dailyLimit?: number;
+  allowedIps?: string[];
+  expiresAt?: string;
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  config: Config;
+  /** Calls the operator API (or the warehouse API) with the admin token. */
+  admin(method: InjectOptions['method'], url: string, body?: unknown): Promise<TestResponse>;
+  /** A new tenant with one key (every permission unless told otherwise). */
+  tenant(keyOptions?: KeyOptions): Promise<TestTenant>;
+  /** Another key for an existing tenant. */
+  issueKey(slug: string, keyOptions?: KeyOptions): Promise<{ key: string; id: string; api: ApiClient }>;
+  close(): Promise<void>;
+}
+
+/** Opens a fresh database for one test file: its own PGlite, or its own schema on DATABASE_URL. */
+export async function openTestDatabase(): Promise<{ database: DatabaseHandle; drop(): Promise<void> }> {
+  const schema = `test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const url = process.env.DATABASE_URL;
+  const database = await openDatabase({ url, schema: url ? schema : undefined, poolSize: 10 });
+  if (url) await sql.raw(`CREATE SCHEMA ${quoteIdentifier(schema)}`).execute(database.db);
+  await migrate(database.db);
+  return {
+    database,
+    async drop() {
+      if (url) await sql.raw(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`).execute(database.db).catch(() => {});
+      await database.close();
+    },
+  };
+}
+
+/** A running app on a fresh database, with helpers to make tenants and keys. */
+export async function createTestContext(overrides: Partial<Config> = {}): Promise<TestContext> {
+  const { database, drop } = await openTestDatabase();
+  const config = testConfig(overrides);
+  const app = await buildApp({ config, database, logger: false });
+  await app.ready();
+
+  const admin = (method: InjectOptions['method'], url: string, body?: unknown) =>
+    send(app, {
+      method,
+      url,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      ...(body !== undefined ? { payload: body as InjectOptions['payload'] } : {}),
+    });
+
+  async function issueKey(slug: string, keyOptions: KeyOptions = {}) {
+    const response = await admin('POST', `/api/v1/admin/tenants/${slug}/api-keys`, {
+      permissions: [...PERMISSIONS],
+      ...keyOptions,
+    });
+    if (response.status !== 201) throw new Error(`issuing a key failed: ${JSON.stringify(response.body)}`);
+    const { key, id } = response.body.data as { key: string; id: string };
+    return { key, id, api: new ApiClient(app, key) };
+  }
+
+  let tenants = 0;
+  async function tenant(keyOptions: KeyOptions = {}): Promise<TestTenant> {
+    const slug = `tenant-${++tenants}-${randomUUID().slice(0, 8)}`;
+    const created = await admin('POST', '/api/v1/admin/tenants', { slug, name: `Tenant ${tenants}` });
+    if (created.status !== 201) throw new Error(`creating a tenant failed: ${JSON.stringify(created.body)}`);
+    const { key, id: keyId, api } = await issueKey(slug, keyOptions);
+    return { id: created.body.data.id, slug, key, keyId, api };
+  }
+
+  return {
+    app,
+    database,
+    config,
+    admin,
+    tenant,
+    issueKey,
+    async close() {
+      await app.close();
+      await drop();
+    },
+  };
+}
+
+/**
+ * Two tenants with full keys, for isolation tests: whatever A writes, B must neither see nor
+ * change, even under the same externalId or sku.
+ */
+export async function twoTenants(ctx: TestContext): Promise<[TestTenant, TestTenant]> {
+  return [await ctx.tenant(), await ctx.tenant()];
+}
