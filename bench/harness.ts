@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app';
+import type { DatabaseHandle } from '../src/db';
+import { PERMISSIONS } from '../src/tenancy/permissions';
+import { openTestDatabase, testConfig, ADMIN_TOKEN } from '../test/helpers/context';
+import type { Config } from '../src/config';
+
+/** One figure of the service next to the same work done by a baseline in the same run. */
+export interface Measurement {
+  name: string;
+  unit: string;
+  service: number;
+  baseline: number;
+  /** true for throughput, false for times. */
+  higherIsBetter: boolean;
+  target?: string;
+}
+
+export interface BenchService {
+  url: string;
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  /** A tenant with a key holding every permission and limits high enough not to interfere. */
+  tenant(): Promise<{ id: string; slug: string; key: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real service on a bench database: PGlite in memory, or its own schema on DATABASE_URL.
+ * Logging is off so that the figures measure the service, not the terminal.
+ */
+export async function startBenchService(overrides: Partial<Config> = {}): Promise<BenchService> {
+  const { database, drop } = await openTestDatabase();
+  const app = await buildApp({ config: testConfig(overrides), database, logger: false });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  return {
+    url,
+    app,
+    database,
+    async tenant() {
+      const slug = `bench-${randomUUID().slice(0, 8)}`;
+      const tenant = await fetch(`${url}/api/v1/admin/tenants`, {
+        method: 'POST',
+        headers: adminHeaders,
+        body: JSON.stringify({ slug, name: slug }),
+      }).then((r) => r.json() as Promise<{ data: { id: string } }>);
+      const key = await fetch(`${url}/api/v1/admin/tenants/${slug}/api-keys`, {
+        method: 'POST',
+        headers: adminHeaders,
+        body: JSON.stringify({ permissions: [...PERMISSIONS], rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 }),
+      }).then((r) => r.json() as Promise<{ data: { key: string } }>);
+      return { id: tenant.data.id, slug, key: key.data.key };
+    },
+    async close() {
+      await app.close();
+      await drop();
+    },
+  };
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A fixed body, or one made per request (for unique ids). */
+  body?: string | (() => string);
+  connections?: number;
+  durationSeconds?: number;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+/** Drives `url` with autocannon from this process (a second process would compete for the same 2 cores). */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const { body } = options;
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers ?? {},
+    connections: options.connections ?? 32,
+    duration: options.durationSeconds ?? 5,
+    ...(typeof body === 'string' ? { body } : {}),
+    ...(typeof body === 'function'
+      ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: body() }) }] }
+      : {}),
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+/** Milliseconds of `fn`, best of `runs` (the least disturbed by the rest of the machine). */
+export async function bestTimeMs(runs: number, fn: () => Promise<unknown>): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
