@@ -1,14 +1,33 @@
+import { sql } from 'kysely';
 import type { Tx } from '../db';
 import type { DomainEvent } from './types';
 
+/** The NOTIFY channel that wakes delivery workers when deliveries become due. */
+export const DELIVERIES_CHANNEL = 'pickport_webhook_deliveries';
+
 /**
  * Records events in the outbox inside the caller's transaction, so they commit (or vanish) with
- * the write that caused them. One statement however many events there are.
+ * the write that caused them, and fans each one out to a delivery row per active webhook of the
+ * tenant subscribed to it. One statement however many events there are; when it created any
+ * delivery it also NOTIFYs the workers, which PostgreSQL delivers at commit.
  */
 export async function emit(tx: Tx, tenantId: string, events: DomainEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await tx
-    .insertInto('events')
-    .values(events.map(({ event, data }) => ({ tenant_id: tenantId, event, data: JSON.stringify(data) })))
-    .execute();
+  await sql`
+    WITH new_events AS (
+      INSERT INTO events (tenant_id, event, data)
+      SELECT ${tenantId}, e.item->>'event', e.item->'data'
+      FROM jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS e(item, ord)
+      ORDER BY e.ord
+      RETURNING id, event
+    ),
+    new_deliveries AS (
+      INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, event_id, event, next_attempt_at)
+      SELECT w.tenant_id, gen_random_uuid(), w.id, ne.id, ne.event, now()
+      FROM new_events ne
+      JOIN webhooks w ON w.tenant_id = ${tenantId} AND w.is_active AND ne.event = ANY (w.events)
+      RETURNING 1
+    )
+    SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM (SELECT count(*) AS n FROM new_deliveries) AS created WHERE created.n > 0
+  `.execute(tx);
 }
