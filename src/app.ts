@@ -9,6 +9,8 @@ import type { DatabaseHandle, Db } from './db';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
 import { installErrorHandling } from './http/errors';
+import { installIdempotency } from './http/idempotency';
+import { installRateLimiting, type Clock } from './http/rate-limit';
 import { healthRoutes } from './http/health';
 import { ErrorResponse } from './http/schemas';
 import { validatorCompiler } from './http/validation';
@@ -28,6 +30,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   /** Pino options; tests pass `false`. */
   logger?: FastifyServerOptions['logger'];
+  /** Milliseconds since the epoch for rate limits and idempotency expiry; tests move it. */
+  clock?: Clock;
 }
 
 export const PUBLIC_PREFIX = '/api/v1/public';
@@ -37,7 +41,7 @@ export const WAREHOUSE_PREFIX = '/api/v1/warehouse/tenants/:slug';
 /** Single requests; the batch routes raise their own limit. */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-export async function buildApp({ config, database, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logger, clock }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? {
       level: config.logLevel,
@@ -95,7 +99,8 @@ export async function buildApp({ config, database, logger }: AppOptions): Promis
     async (scope) => {
       await scope.register(healthRoutes);
       scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-      installApiKeyAuth(scope);
+      installApiKeyAuth(scope, (keyed) => installRateLimiting(keyed, { clock }));
+      installIdempotency(scope, { clock });
     },
     { prefix: PUBLIC_PREFIX },
   );

@@ -8,6 +8,10 @@ export interface Config {
   /** Unset: the embedded PostgreSQL (PGlite) under `dataDir`. */
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Put before every Redis key (deployments or test runs sharing one Redis); default `pickport:`. */
+  redisKeyPrefix?: string;
+  /** Per-key rate limits (spec §8); default true. Off only to measure their cost. */
+  rateLimiting?: boolean;
   adminToken: string;
   dataDir: string;
   /** 32 bytes for AES-256-GCM encryption of secrets at rest. */
@@ -131,6 +135,8 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.PICKPORT_REDIS_KEY_PREFIX || 'pickport:',
+    rateLimiting: boolean(env, 'PICKPORT_RATE_LIMITING', true),
     adminToken,
     dataDir,
     secretKey: secretKey(env, dataDir, nodeEnv === 'production', databaseUrl),

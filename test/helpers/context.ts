@@ -18,6 +18,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     host: '127.0.0.1',
     databaseUrl: process.env.DATABASE_URL,
     redisUrl: process.env.REDIS_URL,
+    // Each context its own Redis keys: parallel test files and runs never share a window.
+    redisKeyPrefix: `test-${randomUUID()}:`,
     adminToken: ADMIN_TOKEN,
     dataDir: join(tmpdir(), `pickport-test-${randomUUID()}`),
     secretKey: randomBytes(32),
