@@ -6,6 +6,7 @@ import secureJson from 'secure-json-parse';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config';
 import type { DatabaseHandle, Db } from './db';
+import { catalogRoutes } from './catalog/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
 import { installErrorHandling } from './http/errors';
@@ -101,6 +102,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
       scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       installApiKeyAuth(scope, (keyed) => installRateLimiting(keyed, { clock }));
       installIdempotency(scope, { clock });
+      await scope.register(catalogRoutes);
     },
     { prefix: PUBLIC_PREFIX },
   );

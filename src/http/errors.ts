@@ -57,14 +57,14 @@ export function jsonPathOf(instancePath: string, missingProperty?: string): stri
   }, '');
 }
 
-interface AjvIssue {
+export interface AjvIssue {
   instancePath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
 }
 
-function fieldProblems(issues: AjvIssue[], context: string | undefined): FieldProblem[] {
+export function fieldProblems(issues: AjvIssue[], context: string | undefined): FieldProblem[] {
   const seen = new Set<string>();
   const problems: FieldProblem[] = [];
   for (const issue of issues) {

@@ -32,3 +32,7 @@ CREATE TABLE warehouse_locations (
   code text NOT NULL,
   PRIMARY KEY (tenant_id, code)
 );
+
+-- Keyset pages of GET /products with updated_since, in (updated_at, id) order; the whole-catalog
+-- listing walks the primary key (tenant_id, id).
+CREATE INDEX products_by_update ON products (tenant_id, updated_at, id);

@@ -1,0 +1,234 @@
+import { sql } from 'kysely';
+import type { Tx } from '../db';
+import type { FieldProblem } from '../http/errors';
+import { productsInOpenOrders } from '../orders/catalog-hooks';
+import { afterProductWrites, type WrittenProduct } from './effects';
+import { PRODUCT_FIELDS, columnDocument, unknownLocationWarning } from './fields';
+import type { BatchResponse, ProductInput } from './schemas';
+import { skuLockedByOrders } from './upsert';
+
+type ItemError = BatchResponse['errors'][number];
+type ItemWarning = BatchResponse['warnings'][number];
+
+export interface BatchOutcome {
+  data: BatchResponse['data'];
+  errors: ItemError[];
+  warnings: ItemWarning[];
+}
+
+interface Candidate {
+  index: number;
+  input: ProductInput;
+}
+
+interface LockedRow {
+  id: string;
+  external_id: string;
+  sku: string;
+  stock: number;
+}
+
+/** `r(external_id text, sku text, ...)`: the input columns of the set-based statements. */
+const recordColumns = sql.join(PRODUCT_FIELDS.map((f) => sql`${sql.ref(f.column)} ${sql.raw(f.sqlType)}`));
+
+/** Table defaults, applied by the insert to fields an item did not send. */
+const INSERT_DEFAULTS: Record<string, string> = { stock: '0', is_active: 'true', is_combo: 'false' };
+
+/**
+ * POST /products/batch (spec §4.2), set-based: one statement locks and reads every product the
+ * batch names (by externalId or sku), one inserts the new products, one updates the existing
+ * ones, then the request's events and order re-checks; a handful of statements for 200 products.
+ *
+ * Items are decided in index order before anything is written, so the outcome never depends on
+ * timing: an externalId sent twice fails from its second occurrence on; a sku that another
+ * product holds when the batch starts fails; of two new claims on one sku the first wins.
+ */
+export async function upsertBatch(
+  tx: Tx,
+  tenantId: string,
+  products: readonly unknown[],
+  invalid: ReadonlyMap<number, FieldProblem[]>,
+): Promise<BatchOutcome> {
+  const errors: ItemError[] = [];
+  const fail = (index: number, code: string, error: string, details?: FieldProblem[]) => {
+    const externalId = (products[index] as { externalId?: unknown } | null)?.externalId;
+    errors.push({ index, externalId: typeof externalId === 'string' ? externalId : null, code, error, ...(details ? { details } : {}) });
+  };
+
+  const firstIndexOf = new Map<string, number>();
+  const candidates: Candidate[] = [];
+  products.forEach((item, index) => {
+    const problems = invalid.get(index);
+    if (problems) return fail(index, 'VALIDATION_ERROR', problems.map((p) => `${p.field} ${p.message}`).join('; '), problems);
+    const input = item as ProductInput;
+    const first = firstIndexOf.get(input.externalId);
+    if (first !== undefined) {
+      const field = `products[${index}].externalId`;
+      const message = `repeats products[${first}].externalId; send each product once per batch`;
+      return fail(index, 'VALIDATION_ERROR', `${field} ${message}`, [{ field, message }]);
+    }
+    firstIndexOf.set(input.externalId, index);
+    candidates.push({ index, input });
+  });
+
+  const locked = candidates.length === 0 ? [] : await lockNamedProducts(tx, tenantId, candidates);
+  const existing = new Map(locked.map((row) => [row.external_id, row]));
+  const skuHolder = new Map(locked.map((row) => [row.sku, row.external_id]));
+
+  const claimedBy = new Map<string, number>();
+  const accepted: Candidate[] = [];
+  for (const candidate of candidates) {
+    const { sku, externalId } = candidate.input;
+    const holder = skuHolder.get(sku);
+    const claim = claimedBy.get(sku);
+    if (holder !== undefined && holder !== externalId) {
+      fail(candidate.index, 'DUPLICATE_SKU', `sku "${sku}" already belongs to the product with externalId "${holder}"`);
+    } else if (claim !== undefined) {
+      fail(candidate.index, 'DUPLICATE_SKU', `sku "${sku}" is claimed by products[${claim}] of this batch`);
+    } else {
+      claimedBy.set(sku, candidate.index);
+      accepted.push(candidate);
+    }
+  }
+
+  const changingSku = accepted.flatMap(({ input }) => {
+    const row = existing.get(input.externalId);
+    return row && row.sku !== input.sku ? [row.id] : [];
+  });
+  const inOpenOrders = changingSku.length > 0 ? await productsInOpenOrders(tx, tenantId, changingSku) : new Set<string>();
+  const toInsert: Candidate[] = [];
+  const toUpdate: Candidate[] = [];
+  for (const candidate of accepted) {
+    const row = existing.get(candidate.input.externalId);
+    if (!row) toInsert.push(candidate);
+    else if (inOpenOrders.has(row.id)) fail(candidate.index, 'CONFLICT', skuLockedByOrders(row.sku));
+    else toUpdate.push(candidate);
+  }
+
+  const written: WrittenProduct[] = [];
+  const succeeded: Candidate[] = [];
+  const inserted = await insertProducts(tx, tenantId, toInsert);
+  for (const candidate of toInsert) {
+    const row = inserted.get(candidate.input.externalId);
+    if (!row) {
+      // A concurrent request took the externalId or the sku after this batch read them.
+      fail(candidate.index, 'CONFLICT', 'The product was written concurrently by another request; retry it');
+      continue;
+    }
+    written.push({ ...describe(candidate.input, row), created: true, skuChanged: false, previousStock: null });
+    succeeded.push(candidate);
+  }
+  const updated = await updateProducts(tx, tenantId, toUpdate);
+  for (const candidate of toUpdate) {
+    const before = existing.get(candidate.input.externalId) as LockedRow;
+    // A product the batch left as it was is not in `updated` and keeps its stock.
+    const after = updated.get(candidate.input.externalId) ?? before;
+    written.push({
+      ...describe(candidate.input, after),
+      created: false,
+      skuChanged: before.sku !== candidate.input.sku,
+      previousStock: before.stock,
+    });
+    succeeded.push(candidate);
+  }
+  await afterProductWrites(tx, tenantId, written);
+
+  errors.sort((a, b) => a.index - b.index);
+  return {
+    data: {
+      successCount: written.length,
+      createdCount: inserted.size,
+      updatedCount: toUpdate.length,
+      errorCount: errors.length,
+    },
+    errors,
+    warnings: await locationWarnings(tx, tenantId, succeeded),
+  };
+}
+
+const describe = (input: ProductInput, row: { id: string; stock: number }) => ({
+  id: row.id,
+  externalId: input.externalId,
+  sku: input.sku,
+  stock: row.stock,
+});
+
+/** Locks, in id order (so concurrent batches queue rather than deadlock), every product the batch names. */
+async function lockNamedProducts(tx: Tx, tenantId: string, candidates: Candidate[]): Promise<LockedRow[]> {
+  const externalIds = candidates.map((c) => c.input.externalId);
+  const skus = candidates.map((c) => c.input.sku);
+  const { rows } = await sql<LockedRow>`
+    SELECT id, external_id, sku, stock FROM products
+    WHERE tenant_id = ${tenantId} AND (external_id = ANY(${externalIds}::text[]) OR sku = ANY(${skus}::text[]))
+    ORDER BY id
+    FOR UPDATE`.execute(tx);
+  return rows;
+}
+
+async function insertProducts(tx: Tx, tenantId: string, candidates: Candidate[]): Promise<Map<string, LockedRow>> {
+  if (candidates.length === 0) return new Map();
+  const documents = JSON.stringify(candidates.map((c) => columnDocument(c.input)));
+  const columns = sql.join(PRODUCT_FIELDS.map((f) => sql.ref(f.column)));
+  const values = sql.join(
+    PRODUCT_FIELDS.map((f) => {
+      const fallback = INSERT_DEFAULTS[f.column];
+      const ref = sql`r.${sql.ref(f.column)}`;
+      return fallback === undefined ? ref : sql`COALESCE(${ref}, ${sql.raw(fallback)})`;
+    }),
+  );
+  // No conflict target: a row another request inserted meanwhile (same externalId or sku) is skipped, not an error.
+  const { rows } = await sql<LockedRow>`
+    INSERT INTO products (tenant_id, ${columns})
+    SELECT ${tenantId}::uuid, ${values}
+    FROM jsonb_to_recordset(${documents}::jsonb) AS r(${recordColumns})
+    ORDER BY r.external_id
+    ON CONFLICT DO NOTHING
+    RETURNING id, external_id, sku, stock`.execute(tx);
+  return new Map(rows.map((row) => [row.external_id, row]));
+}
+
+/**
+ * Updates existing products with the fields each item sent (the document's keys); a product
+ * whose sent fields already hold those values is not written, so its `updatedAt` stays.
+ */
+async function updateProducts(tx: Tx, tenantId: string, candidates: Candidate[]): Promise<Map<string, LockedRow>> {
+  if (candidates.length === 0) return new Map();
+  const documents = JSON.stringify(candidates.map((c) => columnDocument(c.input)));
+  const writable = PRODUCT_FIELDS.filter((f) => f.column !== 'external_id');
+  const sent = (column: string) => sql`i.doc ? ${sql.lit(column)}`;
+  const assignments = sql.join(
+    writable.map(
+      ({ column }) => sql`${sql.ref(column)} = CASE WHEN ${sent(column)} THEN i.${sql.ref(column)} ELSE p.${sql.ref(column)} END`,
+    ),
+  );
+  const differs = sql.join(
+    writable.map(({ column }) => sql`(${sent(column)} AND p.${sql.ref(column)} IS DISTINCT FROM i.${sql.ref(column)})`),
+    sql` OR `,
+  );
+  const { rows } = await sql<LockedRow>`
+    UPDATE products AS p SET ${assignments}, updated_at = now()
+    FROM (
+      SELECT e.doc, r.* FROM jsonb_array_elements(${documents}::jsonb) AS e(doc)
+      CROSS JOIN LATERAL jsonb_to_record(e.doc) AS r(${recordColumns})
+    ) AS i
+    WHERE p.tenant_id = ${tenantId} AND p.external_id = i.external_id AND (${differs})
+    RETURNING p.id, p.external_id, p.sku, p.stock`.execute(tx);
+  return new Map(rows.map((row) => [row.external_id, row]));
+}
+
+async function locationWarnings(tx: Tx, tenantId: string, succeeded: Candidate[]): Promise<ItemWarning[]> {
+  const withCode = succeeded.filter((c) => c.input.locationCode);
+  if (withCode.length === 0) return [];
+  const codes = [...new Set(withCode.map((c) => c.input.locationCode as string))];
+  const known = await tx
+    .selectFrom('warehouse_locations')
+    .select('code')
+    .where('tenant_id', '=', tenantId)
+    .where('code', 'in', codes)
+    .execute();
+  const knownCodes = new Set(known.map((row) => row.code));
+  return withCode
+    .filter((c) => !knownCodes.has(c.input.locationCode as string))
+    .sort((a, b) => a.index - b.index)
+    .map((c) => ({ index: c.index, externalId: c.input.externalId, warning: unknownLocationWarning(c.input.locationCode as string) }));
+}

@@ -1,0 +1,40 @@
+import type { Tx } from '../db';
+import { emit } from '../events/outbox';
+import type { DomainEvent } from '../events/types';
+import { revalidateOrdersForProducts } from '../orders/catalog-hooks';
+
+/** What one accepted upsert did, as the write's consequences need it. */
+export interface WrittenProduct {
+  id: string;
+  externalId: string;
+  sku: string;
+  created: boolean;
+  skuChanged: boolean;
+  /** null when the product was created. */
+  previousStock: number | null;
+  stock: number;
+}
+
+/**
+ * The consequences of a request's writes, inside its transaction and once per request:
+ * `product.stock_updated` for existing products whose stock changed, and a re-check of waiting
+ * orders for products that were created, got another sku or more stock (DESIGN.md §3).
+ */
+export async function afterProductWrites(tx: Tx, tenantId: string, written: WrittenProduct[]): Promise<void> {
+  const events: DomainEvent[] = [];
+  const revalidate: string[] = [];
+  for (const product of written) {
+    const { previousStock } = product;
+    if (previousStock !== null && previousStock !== product.stock) {
+      events.push({
+        event: 'product.stock_updated',
+        data: { productId: product.id, sku: product.sku, previousStock, newStock: product.stock, reason: 'INVENTORY_SYNC' },
+      });
+    }
+    if (product.created || product.skuChanged || (previousStock !== null && product.stock > previousStock)) {
+      revalidate.push(product.externalId);
+    }
+  }
+  await emit(tx, tenantId, events);
+  if (revalidate.length > 0) await revalidateOrdersForProducts(tx, tenantId, revalidate);
+}

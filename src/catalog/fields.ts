@@ -1,0 +1,88 @@
+import type { Selectable } from 'kysely';
+import type { ProductInput, Product } from './schemas';
+import type { CatalogTables } from './tables';
+
+export type ProductRow = Selectable<CatalogTables['products']>;
+
+/** A writable field of spec §2.1, its column and the SQL type its value is cast to. */
+interface ProductField {
+  field: keyof ProductInput;
+  column: string;
+  sqlType: 'text' | 'numeric' | 'boolean' | 'jsonb';
+}
+
+export const PRODUCT_FIELDS: readonly ProductField[] = [
+  { field: 'externalId', column: 'external_id', sqlType: 'text' },
+  { field: 'sku', column: 'sku', sqlType: 'text' },
+  { field: 'name', column: 'name', sqlType: 'text' },
+  { field: 'stock', column: 'stock', sqlType: 'numeric' },
+  { field: 'locationCode', column: 'location_code', sqlType: 'text' },
+  { field: 'price', column: 'price', sqlType: 'numeric' },
+  { field: 'weight', column: 'weight', sqlType: 'numeric' },
+  { field: 'length', column: 'length', sqlType: 'numeric' },
+  { field: 'width', column: 'width', sqlType: 'numeric' },
+  { field: 'height', column: 'height', sqlType: 'numeric' },
+  { field: 'barcode', column: 'barcode', sqlType: 'text' },
+  { field: 'category', column: 'category', sqlType: 'text' },
+  { field: 'supplier', column: 'supplier', sqlType: 'text' },
+  { field: 'brand', column: 'brand', sqlType: 'text' },
+  { field: 'isActive', column: 'is_active', sqlType: 'boolean' },
+  { field: 'isCombo', column: 'is_combo', sqlType: 'boolean' },
+  { field: 'imageUrl', column: 'image_url', sqlType: 'text' },
+  { field: 'metadata', column: 'metadata', sqlType: 'jsonb' },
+];
+
+export interface SentColumn {
+  column: string;
+  sqlType: ProductField['sqlType'];
+  value: unknown;
+}
+
+/** The columns a request sets (fields it sent, unknown fields ignored), values ready to bind. */
+export function sentColumns(input: ProductInput): SentColumn[] {
+  const sent: SentColumn[] = [];
+  for (const { field, column, sqlType } of PRODUCT_FIELDS) {
+    const value = input[field];
+    if (value === undefined) continue;
+    sent.push({ column, sqlType, value: sqlType === 'jsonb' && value !== null ? JSON.stringify(value) : value });
+  }
+  return sent;
+}
+
+/** The sent fields keyed by column, as one JSON object of a set-based statement's input. */
+export function columnDocument(input: ProductInput): Record<string, unknown> {
+  const doc: Record<string, unknown> = {};
+  for (const { field, column } of PRODUCT_FIELDS) {
+    if (input[field] !== undefined) doc[column] = input[field];
+  }
+  return doc;
+}
+
+export function toProduct(row: ProductRow): Product {
+  return {
+    id: row.id,
+    externalId: row.external_id,
+    sku: row.sku,
+    name: row.name,
+    stock: row.stock,
+    locationCode: row.location_code,
+    price: row.price,
+    weight: row.weight,
+    length: row.length,
+    width: row.width,
+    height: row.height,
+    barcode: row.barcode,
+    category: row.category,
+    supplier: row.supplier,
+    brand: row.brand,
+    isActive: row.is_active,
+    isCombo: row.is_combo,
+    imageUrl: row.image_url,
+    metadata: row.metadata,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export const unknownLocationWarning = (code: string) =>
+  `locationCode "${code}" is not a known warehouse location; the product was saved with it`;

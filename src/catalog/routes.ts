@@ -1,0 +1,158 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { tenantOf } from '../http/auth';
+import { ApiError, fieldProblems, notFound, validationError, type AjvIssue, type FieldProblem } from '../http/errors';
+import { responses } from '../http/schemas';
+import { respondWithWrite } from '../http/write';
+import { upsertBatch } from './batch';
+import { toProduct } from './fields';
+import { findProduct, listProducts } from './queries';
+import {
+  BatchBody,
+  BatchResponse,
+  ListQuery,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_PRODUCTS,
+  ProductInput,
+  ProductPage,
+  ProductParams,
+  ProductResponse,
+  UpsertResponse,
+} from './schemas';
+import { upsertProduct } from './upsert';
+
+const tags = ['products'];
+const ITEM_PATH = /^\/products\/(\d+)(?:\/|$)/;
+
+/**
+ * The batch validates each product on its own: problems inside `products[i]` fail that item only,
+ * anything else (no `products` array) fails the request.
+ */
+function problemsByItem(request: FastifyRequest): Map<number, FieldProblem[]> {
+  const byItem = new Map<number, FieldProblem[]>();
+  const issues = (request.validationError as { validation?: AjvIssue[] } | undefined)?.validation ?? [];
+  const requestIssues: AjvIssue[] = [];
+  for (const issue of issues) {
+    const match = ITEM_PATH.exec(issue.instancePath);
+    if (!match) {
+      requestIssues.push(issue);
+      continue;
+    }
+    const index = Number(match[1]);
+    byItem.set(index, [...(byItem.get(index) ?? []), ...fieldProblems([issue], undefined)]);
+  }
+  if (requestIssues.length > 0) throw validationError(fieldProblems(requestIssues, 'body'));
+  return byItem;
+}
+
+export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/products',
+    {
+      config: { permission: 'products:write' },
+      schema: {
+        tags,
+        summary: 'Create or update a product by externalId',
+        description:
+          'Upsert keyed by the case-sensitive externalId: 201 when created, 200 when updated. Fields sent overwrite, ' +
+          'fields left out keep their value. An unknown locationCode is saved and reported in `warnings`.',
+        body: ProductInput,
+        response: responses({ 200: UpsertResponse, 201: UpsertResponse }, 409),
+      },
+    },
+    async (request, reply) => {
+      await respondWithWrite(request, reply, async (tx) => {
+        const input = request.body;
+        const result = await upsertProduct(tx, tenantOf(request), input);
+        return {
+          statusCode: result.created ? 201 : 200,
+          body: {
+            success: true as const,
+            action: result.created ? ('created' as const) : ('updated' as const),
+            data: { id: result.id, externalId: input.externalId, sku: input.sku },
+            warnings: result.warnings,
+            requestId: request.id,
+          },
+        };
+      });
+    },
+  );
+
+  app.post(
+    '/products/batch',
+    {
+      config: { permission: 'products:write' },
+      bodyLimit: MAX_BATCH_BYTES,
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Create or update up to 200 products',
+        description:
+          'Partial: valid products are saved even when others fail; each failure is reported with its index. ' +
+          'Over 200 products or 5 MB answers 413 before anything is processed. An externalId sent twice fails from its ' +
+          'second occurrence; of two products claiming one sku the first wins.',
+        body: BatchBody,
+        response: responses({ 200: BatchResponse }, 409, 413),
+      },
+      preValidation: async (request) => {
+        const products = (request.body as { products?: unknown } | undefined)?.products;
+        if (Array.isArray(products) && products.length > MAX_BATCH_PRODUCTS) {
+          throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_PRODUCTS} products; got ${products.length}`);
+        }
+      },
+    },
+    async (request, reply) => {
+      const invalid = problemsByItem(request);
+      const products = request.body.products as unknown[];
+      await respondWithWrite(request, reply, async (tx) => {
+        const outcome = await upsertBatch(tx, tenantOf(request), products, invalid);
+        return { statusCode: 200, body: { success: true as const, ...outcome, requestId: request.id } };
+      });
+    },
+  );
+
+  app.get(
+    '/products/:externalId',
+    {
+      config: { permission: 'products:read' },
+      schema: {
+        tags,
+        summary: 'One product by its externalId',
+        params: ProductParams,
+        response: responses({ 200: ProductResponse }, 404),
+      },
+    },
+    async (request) => {
+      const row = await findProduct(request.server.db, tenantOf(request), request.params.externalId);
+      if (!row) throw notFound(`Product ${request.params.externalId}`);
+      return { success: true as const, data: toProduct(row), requestId: request.id };
+    },
+  );
+
+  app.get(
+    '/products',
+    {
+      config: { permission: 'products:read' },
+      schema: {
+        tags,
+        summary: 'List products, page by page',
+        description:
+          'Keyset pages: pass `nextCursor` back as `cursor` until `hasMore` is false. Without `updated_since` every ' +
+          'product that exists throughout the listing appears exactly once; with it, products come in updatedAt ' +
+          'order, so an incremental sync resumes from the last updatedAt it saw. `total` is counted on the first page ' +
+          'and carried by the cursor.',
+        querystring: ListQuery,
+        response: responses({ 200: ProductPage }),
+      },
+    },
+    async (request) => {
+      const page = await listProducts(request.server.db, tenantOf(request), request.query);
+      return {
+        success: true as const,
+        data: page.rows.map(toProduct),
+        pagination: { limit: request.query.limit ?? 50, hasMore: page.hasMore, nextCursor: page.nextCursor, total: page.total },
+        requestId: request.id,
+      };
+    },
+  );
+};

@@ -1,0 +1,126 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Tx } from '../db';
+import { ApiError, conflict } from '../http/errors';
+import { productsInOpenOrders } from '../orders/catalog-hooks';
+import { afterProductWrites, type WrittenProduct } from './effects';
+import { sentColumns, unknownLocationWarning, type SentColumn } from './fields';
+import type { ProductInput } from './schemas';
+
+export interface UpsertResult {
+  created: boolean;
+  id: string;
+  warnings: string[];
+}
+
+interface UpsertRow {
+  /** The row as written; null when nothing was written. */
+  id: string | null;
+  sku: string | null;
+  stock: number | null;
+  /** The row before the write (locked); null when the externalId was new. */
+  old_id: string | null;
+  old_sku: string | null;
+  old_stock: number | null;
+  /** Another product holding the requested sku. */
+  sku_owner: string | null;
+  location_known: boolean;
+}
+
+export const duplicateSku = (sku: string, owner: string) =>
+  new ApiError(409, 'DUPLICATE_SKU', `sku "${sku}" already belongs to the product with externalId "${owner}"`);
+
+export const skuLockedByOrders = (sku: string) =>
+  `The sku of this product cannot change while open orders reference it (current sku "${sku}"); resolve those orders first`;
+
+const value = ({ value, sqlType }: SentColumn) => sql`${value}::${sql.raw(sqlType)}`;
+
+/**
+ * POST /products in one statement: lock and read the current row, find another holder of the
+ * sku, insert or update (only when something differs, so a repeated sync does not move
+ * `updatedAt`), and check the location code.
+ */
+function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[]): RawBuilder<UpsertRow> {
+  const names = sql.join(columns.map((c) => sql.ref(c.column)));
+  const updated = columns.filter((c) => c.column !== 'external_id');
+  const set = sql.join(updated.map((c) => sql`${sql.ref(c.column)} = excluded.${sql.ref(c.column)}`));
+  const current = sql.join(updated.map((c) => sql`p.${sql.ref(c.column)}`));
+  const incoming = sql.join(updated.map((c) => sql`excluded.${sql.ref(c.column)}`));
+  const location = input.locationCode
+    ? sql`EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = ${tenantId} AND code = ${input.locationCode})`
+    : sql`true`;
+  return sql<UpsertRow>`
+    WITH old AS (
+      SELECT id, sku, stock FROM products
+      WHERE tenant_id = ${tenantId} AND external_id = ${input.externalId}
+      FOR UPDATE
+    ), sku_owner AS (
+      SELECT external_id FROM products
+      WHERE tenant_id = ${tenantId} AND sku = ${input.sku} AND external_id <> ${input.externalId}
+      LIMIT 1
+    ), written AS (
+      INSERT INTO products AS p (tenant_id, ${names})
+      SELECT ${tenantId}::uuid, ${sql.join(columns.map(value))}
+      WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
+      ON CONFLICT (tenant_id, external_id) DO UPDATE SET ${set}, updated_at = now()
+      WHERE p.id = (SELECT id FROM old) AND (${current}) IS DISTINCT FROM (${incoming})
+      RETURNING p.id, p.sku, p.stock
+    )
+    SELECT written.id, written.sku, written.stock,
+      old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
+      (SELECT external_id FROM sku_owner) AS sku_owner,
+      ${location} AS location_known
+    FROM (SELECT 1) AS one
+    LEFT JOIN written ON true
+    LEFT JOIN old ON true`;
+}
+
+/**
+ * Upserts one product inside the request's transaction (spec §4.1). Throws DUPLICATE_SKU, or
+ * CONFLICT when the sku of a product in open orders would change; the caller's rollback then
+ * undoes the write.
+ */
+export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInput): Promise<UpsertResult> {
+  const statement = upsertStatement(tenantId, input, sentColumns(input));
+  let row = await runUpsert(tx, statement, input.sku);
+  if (row.id === null && row.old_id === null && row.sku_owner === null) {
+    // The externalId was inserted by a concurrent request after this statement's snapshot; the
+    // statement wrote nothing but now holds the row's lock, so running it again sees that row.
+    row = await runUpsert(tx, statement, input.sku);
+  }
+  if (row.sku_owner !== null) throw duplicateSku(input.sku, row.sku_owner);
+  const id = row.id ?? row.old_id;
+  if (id === null) throw conflict('The product changed concurrently; retry the request');
+
+  const written: WrittenProduct = {
+    id,
+    externalId: input.externalId,
+    sku: input.sku,
+    created: row.old_id === null,
+    skuChanged: row.old_sku !== null && row.old_sku !== input.sku,
+    previousStock: row.old_stock,
+    // A row left as it was keeps its stock.
+    stock: row.stock ?? row.old_stock ?? 0,
+  };
+  if (written.skuChanged && (await productsInOpenOrders(tx, tenantId, [id])).size > 0) {
+    throw conflict(skuLockedByOrders(row.old_sku as string));
+  }
+  await afterProductWrites(tx, tenantId, [written]);
+  const warnings = row.location_known || !input.locationCode ? [] : [unknownLocationWarning(input.locationCode)];
+  return { created: written.created, id, warnings };
+}
+
+async function runUpsert(tx: Tx, statement: RawBuilder<UpsertRow>, sku: string): Promise<UpsertRow> {
+  try {
+    const { rows } = await statement.execute(tx);
+    return rows[0] as UpsertRow;
+  } catch (error) {
+    // Another request bound the sku between this statement's snapshot and its insert.
+    if (isUniqueViolation(error, 'products_tenant_id_sku_key')) throw duplicateSku(sku, 'another product');
+    throw error;
+  }
+}
+
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const e = error as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === constraint;
+}
