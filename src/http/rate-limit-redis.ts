@@ -35,7 +35,7 @@ if perDay > 0 then
     redis.call('HSET', KEYS[2], 'day', day, 'count', 1)
     dayCount = 1
   end
-  redis.call('PEXPIREAT', KEYS[2], (day + 1) * 86400000 + windowMs)
+  redis.call('PEXPIRE', KEYS[2], (day + 1) * 86400000 + windowMs - now)
 end
 return {now, before, pivotMs, dayCount}
 `;

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_TTL_MS, RESERVATION_LEASE_MS, purgeExpiredIdempotencyKeys } from '../../src/http/idempotency';
+import { ApiClient, createTestContext, type TestContext, type TestTenant } from '../helpers/context';
+import { Gate, manualClock, probeApp, probeExecutions } from './limits-probe';
+
+describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () => {
+  let ctx: TestContext;
+  let app: FastifyInstance;
+  const time = manualClock();
+  let gate: Gate | undefined;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    app = await probeApp(ctx, { clock: time.clock, gate: () => gate });
+  });
+  afterAll(async () => {
+    await app.close();
+    await ctx.close();
+  });
+
+  async function caller(): Promise<{ tenant: TestTenant; api: ApiClient }> {
+    const tenant = await ctx.tenant({ rateLimitPerMinute: 10_000 });
+    return { tenant, api: new ApiClient(app, tenant.key) };
+  }
+  const write = (api: ApiClient, key: string, body: unknown = { note: 'a' }) => api.post('/probe/write', body, { 'x-idempotency-key': key });
+
+  it('replays the stored answer of a repeated request without doing the work again', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    const first = await write(api, key);
+    expect(first.status).toBe(201);
+    expect(first.headers['x-idempotency-replayed']).toBeUndefined();
+
+    const again = await write(api, key);
+    expect(again.status).toBe(201);
+    expect(again.headers['x-idempotency-replayed']).toBe('true');
+    // The very answer: same body, the original requestId in it, the route's own headers.
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.location).toBe('/probe/1');
+    // A fresh X-Request-Id for this delivery.
+    expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect(again.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await probeExecutions(ctx, tenant.id)).toBe(1);
+  });
+
+  it('treats the same body with its fields in another order as the same request', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    await api.post('/probe/write', '{"note":"x","tag":1}', { 'x-idempotency-key': key, 'content-type': 'application/json' });
+    const again = await api.post('/probe/write', '{"tag":1,"note":"x"}', { 'x-idempotency-key': key, 'content-type': 'application/json' });
+    expect(again.headers['x-idempotency-replayed']).toBe('true');
+    expect(await probeExecutions(ctx, tenant.id)).toBe(1);
+  });
+
+  it('answers 409 IDEMPOTENCY_CONFLICT for the same key with a different body or path', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    await write(api, key, { note: 'a' });
+    const otherBody = await write(api, key, { note: 'b' });
+    expect(otherBody.status).toBe(409);
+    expect(otherBody.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(otherBody.body.error.message).toMatch(/different request/);
+    const otherPath = await api.request('POST', '/probe/write?x=1', { body: { note: 'a' }, headers: { 'x-idempotency-key': key } });
+    expect(otherPath.status).toBe(409);
+    expect(await probeExecutions(ctx, tenant.id)).toBe(1);
+  });
+
+  it('scopes keys to the API key: another key may use the same idempotency key', async () => {
+    const { tenant, api } = await caller();
+    const other = await ctx.issueKey(tenant.slug, { rateLimitPerMinute: 10_000 });
+    const key = randomUUID();
+    await write(api, key);
+    const fromOther = await write(new ApiClient(app, other.key), key, { note: 'z' });
+    expect(fromOther.status).toBe(201);
+    expect(fromOther.headers['x-idempotency-replayed']).toBeUndefined();
+    expect(await probeExecutions(ctx, tenant.id)).toBe(2);
+  });
+
+  it('refuses a key that is not a UUID v4 with 400 VALIDATION_ERROR naming the header', async () => {
+    const { tenant, api } = await caller();
+    for (const bad of ['abc', '6ba7b810-9dad-11d1-80b4-00c04fd430c8' /* v1 */, `${randomUUID()}x`]) {
+      const response = await write(api, bad);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'X-Idempotency-Key', message: 'must be a UUID v4' }] });
+    }
+    expect(await probeExecutions(ctx, tenant.id)).toBe(0);
+  });
+
+  it('runs a request once when two arrive together with one key: the other gets 409 saying it is still running', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    gate = new Gate();
+    try {
+      const first = write(api, key);
+      await gate.reached;
+      const second = await write(api, key);
+      expect(second.status).toBe(409);
+      expect(second.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+      expect(second.body.error.message).toMatch(/still being processed/);
+      gate.open();
+      expect((await first).status).toBe(201);
+    } finally {
+      gate.open();
+      gate = undefined;
+    }
+    expect(await probeExecutions(ctx, tenant.id)).toBe(1);
+    expect((await write(api, key)).headers['x-idempotency-replayed']).toBe('true');
+  });
+
+  it('stores a 4xx of a write that rolled back, and replays it; nothing of the write remains', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    const first = await write(api, key, { fail: 404 });
+    expect(first.status).toBe(404);
+    const again = await write(api, key, { fail: 404 });
+    expect(again.status).toBe(404);
+    expect(again.headers['x-idempotency-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await probeExecutions(ctx, tenant.id)).toBe(0);
+  });
+
+  it('stores a validation error too, so the key stays bound to that request', async () => {
+    const { api } = await caller();
+    const key = randomUUID();
+    const invalid = await write(api, key, { note: 'far too long for the probe schema' });
+    expect(invalid.status).toBe(400);
+    expect((await write(api, key, { note: 'far too long for the probe schema' })).headers['x-idempotency-replayed']).toBe('true');
+    expect((await write(api, key, { note: 'ok' })).status).toBe(409);
+  });
+
+  it('releases the key after a 5xx, so that a retry runs', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    expect((await write(api, key, { fail: 500 })).status).toBe(500);
+    const retry = await write(api, key, { fail: 500 });
+    expect(retry.status).toBe(500);
+    expect(retry.headers['x-idempotency-replayed']).toBeUndefined();
+    expect(await probeExecutions(ctx, tenant.id)).toBe(0);
+  });
+
+  it('processes the same key as a new operation after 24 hours, and purges expired keys', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    await write(api, key, { note: 'a' });
+    time.advance(IDEMPOTENCY_TTL_MS - 1000);
+    expect((await write(api, key, { note: 'a' })).headers['x-idempotency-replayed']).toBe('true');
+    time.advance(1000);
+    const later = await write(api, key, { note: 'b' });
+    expect(later.status).toBe(201);
+    expect(later.headers['x-idempotency-replayed']).toBeUndefined();
+    expect(await probeExecutions(ctx, tenant.id)).toBe(2);
+
+    time.advance(IDEMPOTENCY_TTL_MS);
+    await purgeExpiredIdempotencyKeys(ctx.database.db, new Date(time.now));
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE tenant_id = ${tenant.id}`.execute(ctx.database.db);
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('purges expired keys on its own as writes come in', async () => {
+    const { tenant, api } = await caller();
+    await write(api, randomUUID());
+    time.advance(IDEMPOTENCY_TTL_MS + 60_000);
+    await write((await caller()).api, randomUUID());
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE tenant_id = ${tenant.id}`.execute(ctx.database.db);
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('lets a retry take over a key whose request died mid-way, once its lease has passed', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    // What a process killed after reserving leaves behind.
+    await ctx.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        tenant_id: tenant.id,
+        api_key_id: tenant.keyId,
+        idempotency_key: key,
+        fingerprint: 'from a dead process',
+        state: 'in_progress',
+        request_id: randomUUID(),
+        locked_until: new Date(time.now + RESERVATION_LEASE_MS),
+        expires_at: new Date(time.now + IDEMPOTENCY_TTL_MS),
+      })
+      .execute();
+    expect((await write(api, key)).status).toBe(409);
+    time.advance(RESERVATION_LEASE_MS);
+    expect((await write(api, key)).status).toBe(201);
+    expect(await probeExecutions(ctx, tenant.id)).toBe(1);
+  });
+
+  it('rolls back a request that outlived its lease and lost the key: the write happens once', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    const held = new Gate();
+    gate = held;
+    try {
+      const slow = write(api, key);
+      await held.reached;
+      gate = undefined;
+      time.advance(RESERVATION_LEASE_MS);
+      expect((await write(api, key)).status).toBe(201);
+      held.open();
+      const late = await slow;
+      expect(late.status).toBe(409);
+      expect(late.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    } finally {
+      held.open();
+      gate = undefined;
+    }
+    expect(await probeExecutions(ctx, tenant.id)).toBe(1);
+  });
+});
