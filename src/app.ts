@@ -15,7 +15,9 @@ import { installRateLimiting, type Clock } from './http/rate-limit';
 import { healthRoutes } from './http/health';
 import { ErrorResponse } from './http/schemas';
 import { validatorCompiler } from './http/validation';
+import { orderRoutes } from './orders/routes';
 import { tenancyRoutes } from './tenancy/routes';
+import { warehouseRoutes } from './warehouse/routes';
 import { SERVICE_VERSION } from './version';
 
 declare module 'fastify' {
@@ -103,6 +105,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
       installApiKeyAuth(scope, (keyed) => installRateLimiting(keyed, { clock }));
       installIdempotency(scope, { clock });
       await scope.register(catalogRoutes);
+      await scope.register(orderRoutes);
     },
     { prefix: PUBLIC_PREFIX },
   );
@@ -112,6 +115,13 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
       await scope.register(tenancyRoutes);
     },
     { prefix: ADMIN_PREFIX },
+  );
+  await app.register(
+    async (scope) => {
+      installAdminAuth(scope);
+      await scope.register(warehouseRoutes);
+    },
+    { prefix: WAREHOUSE_PREFIX },
   );
   return app;
 }
