@@ -1,0 +1,242 @@
+import { sql } from 'kysely';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { emit } from '../events/outbox';
+import type { DomainEvent } from '../events/types';
+import { tenantOf } from '../http/auth';
+import { decodeCursor, encodeCursor } from '../http/cursor';
+import { ApiError, notFound, toApiError, validationError } from '../http/errors';
+import { responses } from '../http/schemas';
+import { bodyCheck } from '../http/validation';
+import { respondWithWrite } from '../http/write';
+import { moveOrder } from './lifecycle';
+import { upsertOrder } from './intake';
+import { recheckWaitingOrders } from './revalidation';
+import {
+  BatchInput,
+  BatchResponse,
+  CancelResponse,
+  ListQuery,
+  OrderInput,
+  OrderPage,
+  OrderParams,
+  OrderResponse,
+  UpsertResponse,
+} from './schemas';
+import { findOrder, itemsOf, lockOrder, lockOrderBook, loadOrderView, orderSummary, orderView } from './store';
+
+export const MAX_BATCH_ORDERS = 50;
+const MAX_BATCH_BYTES = 10 * 1024 * 1024;
+
+const tags = ['orders'];
+const security = [{ apiKey: [] }];
+const checkOrder = bodyCheck(OrderInput);
+
+/** Public order routes (spec §4.5–4.9). */
+export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/orders',
+    {
+      config: { permission: 'orders:write' },
+      schema: {
+        tags,
+        security,
+        summary: 'Create or update an order by externalId',
+        body: OrderInput,
+        response: responses({ 200: UpsertResponse, 201: UpsertResponse }, 409),
+      },
+    },
+    async (request, reply) => {
+      await respondWithWrite(request, reply, async (tx) => {
+        const tenantId = tenantOf(request);
+        const outcome = await upsertOrder(tx, tenantId, request.body);
+        await emit(tx, tenantId, outcome.events);
+        return {
+          statusCode: outcome.action === 'created' ? 201 : 200,
+          body: {
+            success: true as const,
+            action: outcome.action,
+            data: orderSummary(outcome.order, outcome.itemsCount),
+            ...(outcome.warnings.length > 0 ? { warnings: outcome.warnings } : {}),
+            requestId: request.id,
+          },
+        };
+      });
+      return reply;
+    },
+  );
+
+  app.post(
+    '/orders/batch',
+    {
+      bodyLimit: MAX_BATCH_BYTES,
+      config: { permission: 'orders:write' },
+      schema: {
+        tags,
+        security,
+        summary: `Create or update up to ${MAX_BATCH_ORDERS} orders; each succeeds or fails on its own`,
+        body: BatchInput,
+        response: responses({ 200: BatchResponse }, 413),
+      },
+    },
+    async (request, reply) => {
+      const { orders } = request.body;
+      if (orders.length > MAX_BATCH_ORDERS) {
+        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_ORDERS} orders; this one has ${orders.length}`);
+      }
+      await respondWithWrite(request, reply, async (tx) => {
+        const tenantId = tenantOf(request);
+        const counts = { successCount: 0, createdCount: 0, updatedCount: 0, errorCount: 0 };
+        const errors: { index: number; externalId: string; code: string; error: string; details?: { field: string; message: string }[] }[] = [];
+        const warnings: { index: number; externalId: string; warning: string }[] = [];
+        const events: DomainEvent[] = [];
+        for (const [index, candidate] of orders.entries()) {
+          const externalId = externalIdOf(candidate);
+          // Each order in its own savepoint: a refused one leaves no trace, the others commit.
+          await sql`SAVEPOINT batch_order`.execute(tx);
+          try {
+            const invalid = checkOrder(candidate);
+            if (invalid) throw invalid;
+            const outcome = await upsertOrder(tx, tenantId, candidate as OrderInput);
+            await sql`RELEASE SAVEPOINT batch_order`.execute(tx);
+            counts.successCount++;
+            counts[outcome.action === 'created' ? 'createdCount' : 'updatedCount']++;
+            warnings.push(...outcome.warnings.map((warning) => ({ index, externalId, warning })));
+            events.push(...outcome.events);
+          } catch (error) {
+            await sql`ROLLBACK TO SAVEPOINT batch_order`.execute(tx);
+            const apiError = toApiError(error as Error);
+            if (apiError.statusCode >= 500) throw error;
+            counts.errorCount++;
+            errors.push({
+              index,
+              externalId,
+              code: apiError.code,
+              error: apiError.message,
+              ...(apiError.details ? { details: apiError.details } : {}),
+            });
+          }
+        }
+        await emit(tx, tenantId, events);
+        return { statusCode: 200, body: { success: true as const, data: counts, errors, warnings, requestId: request.id } };
+      });
+      return reply;
+    },
+  );
+
+  app.get(
+    '/orders/:externalId',
+    {
+      config: { permission: 'orders:read' },
+      schema: { tags, security, summary: 'Read one order with its items and customer', params: OrderParams, response: responses({ 200: OrderResponse }, 404) },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const order = await findOrder(app.db, tenantId, request.params.externalId);
+      if (!order) throw notFound(`Order ${request.params.externalId}`);
+      return { success: true as const, data: await loadOrderView(app.db, tenantId, order), requestId: request.id };
+    },
+  );
+
+  app.get(
+    '/orders',
+    {
+      config: { permission: 'orders:read' },
+      schema: {
+        tags,
+        security,
+        summary: 'List orders, oldest first (by updatedAt when updated_since is given)',
+        querystring: ListQuery,
+        response: responses({ 200: OrderPage }),
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { limit = 50, cursor, status, has_issues, created_since, updated_since } = request.query;
+      // updated_since lists in updatedAt order so that a sync can resume where it stopped.
+      const sortColumn = updated_since ? 'updated_at' : 'created_at';
+      let filtered = app.db.selectFrom('orders').where('tenant_id', '=', tenantId);
+      if (status) filtered = filtered.where('status', '=', status);
+      if (has_issues !== undefined) filtered = filtered.where('has_issues', '=', has_issues);
+      if (created_since) filtered = filtered.where('created_at', '>=', new Date(created_since));
+      if (updated_since) filtered = filtered.where('updated_at', '>=', new Date(updated_since));
+
+      let page = filtered.selectAll().select(sql<string>`${sql.ref(sortColumn)}::text`.as('sort_key'));
+      if (cursor) {
+        const [mode, key, id] = decodeCursor(cursor, ['string', 'string', 'string']) as string[];
+        if (mode !== sortColumn || !/^[0-9a-f-]{36}$/.test(id ?? '')) {
+          throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
+        }
+        page = page.where(sql<boolean>`(${sql.ref(sortColumn)}, id) > (${key}::timestamptz, ${id}::uuid)`);
+      }
+      const [rows, total] = await Promise.all([
+        page.orderBy(sortColumn).orderBy('id').limit(limit + 1).execute(),
+        filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      ]);
+      const hasMore = rows.length > limit;
+      const shown = rows.slice(0, limit);
+      const items = await itemsOf(app.db, tenantId, shown.map((row) => row.id));
+      const last = shown.at(-1);
+      return {
+        success: true as const,
+        data: shown.map((row) => orderView(row, items.get(row.id) ?? [])),
+        pagination: { limit, hasMore, nextCursor: hasMore && last ? encodeCursor([sortColumn, last.sort_key, last.id]) : null, total: Number(total.total) },
+        requestId: request.id,
+      };
+    },
+  );
+
+  app.post(
+    '/orders/:externalId/cancel',
+    {
+      config: { permission: 'orders:write' },
+      schema: {
+        tags,
+        security,
+        summary: 'Cancel an order that is PENDING or PENDING_VALIDATION',
+        description: 'Cancelling an order that is already cancelled answers 200 with its original cancelledAt.',
+        params: OrderParams,
+        response: responses({ 200: CancelResponse }, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      await respondWithWrite(request, reply, async (tx) => {
+        const tenantId = tenantOf(request);
+        await lockOrderBook(tx, tenantId);
+        let order = await lockOrder(tx, tenantId, request.params.externalId);
+        const events: DomainEvent[] = [];
+        if (order.status !== 'CANCELLED') {
+          if (order.status !== 'PENDING' && order.status !== 'PENDING_VALIDATION') {
+            throw new ApiError(409, 'ORDER_IN_PROGRESS', `Order ${order.external_id} is ${order.status}; the warehouse has it and it can no longer be cancelled`);
+          }
+          const moved = await moveOrder(tx, order, 'CANCELLED', 'cancelled_at');
+          order = moved.order;
+          events.push(moved.event);
+          // What the order held is free again for orders waiting on stock.
+          const items = (await itemsOf(tx, tenantId, [order.id])).get(order.id) ?? [];
+          events.push(...(await recheckWaitingOrders(tx, tenantId, items.map((item) => item.product_external_id))));
+        }
+        await emit(tx, tenantId, events);
+        return {
+          statusCode: 200,
+          body: {
+            success: true as const,
+            data: {
+              id: order.id,
+              externalId: order.external_id,
+              orderNumber: order.order_number,
+              status: 'CANCELLED' as const,
+              cancelledAt: new Date(order.cancelled_at ?? order.updated_at).toISOString(),
+            },
+            requestId: request.id,
+          },
+        };
+      });
+      return reply;
+    },
+  );
+};
+
+function externalIdOf(candidate: unknown): string {
+  const externalId = (candidate as { externalId?: unknown } | null)?.externalId;
+  return typeof externalId === 'string' ? externalId : '';
+}

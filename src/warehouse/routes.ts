@@ -1,0 +1,189 @@
+import { sql } from 'kysely';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Db, Tx } from '../db';
+import { emit } from '../events/outbox';
+import type { DomainEvent } from '../events/types';
+import { conflict, notFound, validationError } from '../http/errors';
+import { responses } from '../http/schemas';
+import { moveOrder } from '../orders/lifecycle';
+import { recheckWaitingOrders } from '../orders/revalidation';
+import { OrderResponse } from '../orders/schemas';
+import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
+import { completePicking } from './picking';
+import {
+  CompletePickingBody,
+  DispatchBody,
+  LocationsBody,
+  LocationsResponse,
+  OrderParams,
+  ProductParams,
+  SlugParams,
+  StockBody,
+  StockResponse,
+} from './schemas';
+
+const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
+
+/** complete-picking and dispatch may be sent without a body: it reads as `{}`. */
+async function bodyIsOptional(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
+
+async function tenantIdOf(db: Db, slug: string): Promise<string> {
+  const tenant = await db.selectFrom('tenants').select('id').where('slug', '=', slug).executeTakeFirst();
+  if (!tenant) throw notFound(`Tenant ${slug}`);
+  return tenant.id;
+}
+
+/**
+ * The warehouse API (DESIGN.md §2): moves orders on the floor and corrects stock, per tenant, with
+ * the admin token. Each transition is checked and applied in one transaction under the order's
+ * row lock, so of two racing requests exactly one moves the order; the other gets 409.
+ */
+export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.db;
+
+  /** Runs one order write and answers the whole order. */
+  async function orderWrite(slug: string, requestId: string, work: (tx: Tx, tenantId: string) => Promise<OrderRow>) {
+    const tenantId = await tenantIdOf(db, slug);
+    const order = await db.transaction().execute((tx) => work(tx, tenantId));
+    return { success: true as const, data: await loadOrderView(db, tenantId, order), requestId };
+  }
+
+  /** A plain move along the state machine, with its `order.status_changed`. */
+  const simpleMove = (to: 'IN_PICKING' | 'PACKED', summary: string) =>
+    ({
+      schema: { ...route, summary, params: OrderParams, response: responses({ 200: OrderResponse }, 404, 409) },
+      handler: async (request: { params: { slug: string; externalId: string }; id: string }) =>
+        orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
+          const moved = await moveOrder(tx, await lockOrder(tx, tenantId, request.params.externalId), to);
+          await emit(tx, tenantId, [moved.event]);
+          return moved.order;
+        }),
+    }) as const;
+
+  app.post('/orders/:externalId/start-picking', simpleMove('IN_PICKING', 'PENDING → IN_PICKING: assign the order to picking'));
+  app.post('/orders/:externalId/pack', simpleMove('PACKED', 'PICKED → PACKED'));
+
+  app.post(
+    '/orders/:externalId/complete-picking',
+    {
+      preValidation: bodyIsOptional,
+      schema: {
+        ...route,
+        summary: 'IN_PICKING → PICKED; stock drops by what was picked, short lines adjust the order',
+        params: OrderParams,
+        body: CompletePickingBody,
+        response: responses({ 200: OrderResponse }, 404, 409),
+      },
+    },
+    async (request) =>
+      orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
+        const { order, events } = await completePicking(tx, tenantId, request.params.externalId, request.body.lines);
+        await emit(tx, tenantId, events);
+        return order;
+      }),
+  );
+
+  app.post(
+    '/orders/:externalId/dispatch',
+    {
+      preValidation: bodyIsOptional,
+      schema: { ...route, summary: 'PACKED → DISPATCHED', params: OrderParams, body: DispatchBody, response: responses({ 200: OrderResponse }, 404, 409) },
+    },
+    async (request) =>
+      orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
+        const order = await lockOrder(tx, tenantId, request.params.externalId);
+        const moved = await moveOrder(tx, order, 'DISPATCHED', 'dispatched_at', {
+          carrier: request.body.carrier ?? null,
+          tracking_number: request.body.trackingNumber ?? null,
+        });
+        await emit(tx, tenantId, [moved.event]);
+        return moved.order;
+      }),
+  );
+
+  app.post(
+    '/products/:externalId/stock',
+    {
+      schema: {
+        ...route,
+        summary: 'Set ({stock}) or adjust ({delta}) the stock of a product; it never goes below 0',
+        params: ProductParams,
+        body: StockBody,
+        response: responses({ 200: StockResponse }, 404, 409),
+      },
+    },
+    async (request) => {
+      const { stock, delta } = request.body;
+      if ((stock === undefined) === (delta === undefined)) {
+        throw validationError([{ field: 'body', message: 'must have exactly one of stock and delta' }]);
+      }
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const data = await db.transaction().execute(async (tx) => {
+        const product = await tx
+          .selectFrom('products')
+          .select(['id', 'external_id', 'sku', 'stock'])
+          .where('tenant_id', '=', tenantId)
+          .where('external_id', '=', request.params.externalId)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!product) throw notFound(`Product ${request.params.externalId}`);
+        const previousStock = Number(product.stock);
+        const target = stock !== undefined ? sql<number>`${stock}::numeric` : sql<number>`stock + ${delta}::numeric`;
+        const updated = await tx
+          .updateTable('products')
+          .set({ stock: target, updated_at: sql<Date>`now()` })
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', product.id)
+          .where(sql<boolean>`${target} >= 0`)
+          .returning('stock')
+          .executeTakeFirst();
+        if (!updated) throw conflict(`Stock of ${product.external_id} is ${previousStock}; a delta of ${delta} would take it below 0`);
+        const newStock = Number(updated.stock);
+        const events: DomainEvent[] = [];
+        if (newStock !== previousStock) {
+          events.push({ event: 'product.stock_updated', data: { productId: product.id, sku: product.sku, previousStock, newStock, reason: 'MANUAL_ADJUSTMENT' } });
+        }
+        // More stock may satisfy orders waiting on it.
+        if (newStock > previousStock) events.push(...(await recheckWaitingOrders(tx, tenantId, [product.external_id])));
+        await emit(tx, tenantId, events);
+        return { productId: product.id, externalId: product.external_id, sku: product.sku, previousStock, stock: newStock };
+      });
+      return { success: true as const, data, requestId: request.id };
+    },
+  );
+
+  app.put(
+    '/locations',
+    {
+      schema: {
+        ...route,
+        summary: "Set the warehouse's known location codes (replaces the list)",
+        params: SlugParams,
+        body: LocationsBody,
+        response: responses({ 200: LocationsResponse }, 404),
+      },
+    },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const codes = [...new Set(request.body.codes)].sort();
+      await db.transaction().execute(async (tx) => {
+        await tx.deleteFrom('warehouse_locations').where('tenant_id', '=', tenantId).execute();
+        if (codes.length > 0) await tx.insertInto('warehouse_locations').values(codes.map((code) => ({ tenant_id: tenantId, code }))).execute();
+      });
+      return { success: true as const, data: { codes }, requestId: request.id };
+    },
+  );
+
+  app.get(
+    '/locations',
+    { schema: { ...route, summary: "The warehouse's known location codes", params: SlugParams, response: responses({ 200: LocationsResponse }, 404) } },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const rows = await db.selectFrom('warehouse_locations').select('code').where('tenant_id', '=', tenantId).orderBy('code').execute();
+      return { success: true as const, data: { codes: rows.map((row) => row.code) }, requestId: request.id };
+    },
+  );
+};

@@ -1,0 +1,45 @@
+import { Type } from '@sinclair/typebox';
+import { Success } from '../http/schemas';
+
+export const SlugParams = Type.Object({ slug: Type.String() });
+export const OrderParams = Type.Object({ slug: Type.String(), externalId: Type.String({ minLength: 1, maxLength: 100 }) });
+export const ProductParams = OrderParams;
+
+export const CompletePickingBody = Type.Object({
+  lines: Type.Optional(
+    Type.Array(
+      Type.Object({
+        productExternalId: Type.String({ minLength: 1, maxLength: 100 }),
+        pickedQuantity: Type.Number({ minimum: 0, description: 'At most the ordered quantity; less is a short pick' }),
+      }),
+      { description: 'Lines left out were picked in full', maxItems: 1000 },
+    ),
+  ),
+});
+
+export const DispatchBody = Type.Object({
+  carrier: Type.Optional(Type.String({ maxLength: 100 })),
+  trackingNumber: Type.Optional(Type.String({ maxLength: 100 })),
+});
+
+export const StockBody = Type.Object(
+  {
+    stock: Type.Optional(Type.Number({ minimum: 0, description: 'The counted stock' })),
+    delta: Type.Optional(Type.Number({ description: 'Added to the stock (negative to remove)' })),
+  },
+  { description: 'Exactly one of stock and delta' },
+);
+
+export const StockResponse = Success(
+  Type.Object({
+    productId: Type.String({ format: 'uuid' }),
+    externalId: Type.String(),
+    sku: Type.String(),
+    previousStock: Type.Number(),
+    stock: Type.Number(),
+  }),
+);
+
+const LocationCode = Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9-]+$', description: 'letters, digits and hyphens' });
+export const LocationsBody = Type.Object({ codes: Type.Array(LocationCode, { maxItems: 100_000 }) });
+export const LocationsResponse = Success(Type.Object({ codes: Type.Array(Type.String()) }));
