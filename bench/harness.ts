@@ -65,6 +65,8 @@ export interface LoadOptions {
   url: string;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
+  /** Headers made per request on top of `headers` (a fresh idempotency key each time). */
+  headersPerRequest?: () => Record<string, string>;
   /** A fixed body, or one made per request (for unique ids). */
   body?: string | (() => string);
   connections?: number;
@@ -80,7 +82,7 @@ export interface LoadResult {
 
 /** Drives `url` with autocannon from this process (a second process would compete for the same 2 cores). */
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const { body } = options;
+  const { body, headersPerRequest } = options;
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -88,8 +90,18 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections ?? 32,
     duration: options.durationSeconds ?? 5,
     ...(typeof body === 'string' ? { body } : {}),
-    ...(typeof body === 'function'
-      ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: body() }) }] }
+    ...(typeof body === 'function' || headersPerRequest
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                ...(typeof body === 'function' ? { body: body() } : {}),
+                ...(headersPerRequest ? { headers: { ...request.headers, ...headersPerRequest() } } : {}),
+              }),
+            },
+          ],
+        }
       : {}),
   });
   return {

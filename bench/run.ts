@@ -7,6 +7,8 @@ import type { Measurement } from './harness';
  */
 const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[]> }>> = {
   core: () => import('./suites/core'),
+  catalog: () => import('./suites/catalog'),
+  limits: () => import('./suites/limits'),
 };
 
 const wanted = process.argv.slice(2);

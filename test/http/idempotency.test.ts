@@ -213,3 +213,39 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
     expect(await probeExecutions(ctx, tenant.id)).toBe(1);
   });
 });
+
+describe('Idempotency and rate limits on the public routes themselves', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+  });
+  afterAll(() => ctx.close());
+
+  it('POST /products replays with the key, refuses another body under it, and every answer carries the rate-limit headers', async () => {
+    const { api } = await ctx.tenant();
+    const key = randomUUID();
+    const product = { externalId: 'idem-1', sku: 'IDEM-1', name: 'Once' };
+    const created = await api.post('/products', product, { 'x-idempotency-key': key });
+    expect(created.status).toBe(201);
+    expect(created.headers['x-ratelimit-limit']).toBe('60');
+    expect(created.headers['x-ratelimit-remaining']).toBe('59');
+
+    const replayed = await api.post('/products', product, { 'x-idempotency-key': key });
+    // Without the key this would be an update (200); the replay is the first answer, 201.
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers['x-idempotency-replayed']).toBe('true');
+    expect(replayed.body).toEqual(created.body);
+    expect(replayed.headers['x-ratelimit-remaining']).toBe('58');
+
+    const conflicting = await api.post('/products', { ...product, name: 'Twice' }, { 'x-idempotency-key': key });
+    expect(conflicting.status).toBe(409);
+    expect(conflicting.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect((await api.get('/products/idem-1')).body.data.name).toBe('Once');
+  });
+
+  it('documents X-Idempotency-Key on the public writes in the OpenAPI document', async () => {
+    const document = (await ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' })).json();
+    const parameters = document.paths['/api/v1/public/products'].post.parameters as { name: string; in: string }[];
+    expect(parameters).toContainEqual(expect.objectContaining({ name: 'x-idempotency-key', in: 'header' }));
+  });
+});
