@@ -18,6 +18,7 @@ import { validatorCompiler } from './http/validation';
 import { orderRoutes } from './orders/routes';
 import { tenancyRoutes } from './tenancy/routes';
 import { warehouseRoutes } from './warehouse/routes';
+import { webhookRoutes } from './webhooks/routes';
 import { SERVICE_VERSION } from './version';
 
 declare module 'fastify' {
@@ -105,6 +106,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
       installApiKeyAuth(scope, (keyed) => installRateLimiting(keyed, { clock }));
       installIdempotency(scope, { clock });
       await scope.register(catalogRoutes);
+      await scope.register(webhookRoutes);
       await scope.register(orderRoutes);
     },
     { prefix: PUBLIC_PREFIX },

@@ -1,0 +1,245 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import type { Config } from '../config';
+import type { DatabaseHandle, Db } from '../db';
+import { DELIVERIES_CHANNEL } from '../events/outbox';
+import { decryptSecret } from './secrets';
+import { sendWebhook, type AttemptOutcome } from './sender';
+import type { DeliveryStatus } from './tables';
+
+export type WorkerConfig = Pick<Config, 'secretKey' | 'nodeEnv' | 'webhookTimeoutMs' | 'webhookRetryDelaysMs'>;
+export type WorkerLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
+
+export interface DeliveryWorkerOptions {
+  database: DatabaseHandle;
+  config: WorkerConfig;
+  log: WorkerLog;
+  /** Sends in flight at once. */
+  concurrency?: number;
+  /** Longest sleep between looks at the table when no NOTIFY arrives. */
+  pollIntervalMs?: number;
+}
+
+interface ClaimedDelivery {
+  tenant_id: string;
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  attempt: number;
+  lease_id: string;
+  url: string;
+  secret_ciphertext: string;
+  data: unknown;
+  occurred_at: Date;
+}
+
+/** Past the request timeout, the time a worker gets to record an attempt before the row is due again. */
+const LEASE_MARGIN_MS = 5_000;
+/** Jitter adds up to this share of a retry delay, and never more than five minutes. */
+const JITTER_SHARE = 0.1;
+const JITTER_MAX_MS = 5 * 60_000;
+
+/**
+ * The delivery worker: claims due delivery rows, sends them, records each attempt and schedules
+ * the retry or the dead letter. Any number of workers in any number of processes can run against
+ * one database: a claim is a short transaction (`FOR UPDATE SKIP LOCKED`) that moves the row's
+ * `next_attempt_at` to the end of a lease longer than the request timeout, so no other worker
+ * takes it while it is in flight, and it becomes due again by itself if this worker dies.
+ */
+export class DeliveryWorker {
+  readonly #db: Db;
+  readonly #database: DatabaseHandle;
+  readonly #config: WorkerConfig;
+  readonly #log: WorkerLog;
+  readonly #concurrency: number;
+  readonly #pollIntervalMs: number;
+  readonly #leaseMs: number;
+  readonly #inFlight = new Set<Promise<void>>();
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
+  #wakeRequested = false;
+  #wakeUp: (() => void) | undefined;
+  /** The last claim took every free slot, so more may be due than were taken. */
+  #saturated = false;
+
+  constructor(options: DeliveryWorkerOptions) {
+    this.#database = options.database;
+    this.#db = options.database.db;
+    this.#config = options.config;
+    this.#log = options.log;
+    this.#concurrency = options.concurrency ?? 32;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.#leaseMs = options.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  }
+
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    this.#unlisten = await this.#database.listen(DELIVERIES_CHANNEL, () => this.#wake());
+    this.#loop = this.#run();
+  }
+
+  /** Stops claiming, lets the attempts in flight finish and be recorded (bounded by the timeout). */
+  async stop(): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    this.#wake();
+    await this.#loop;
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#unlisten?.();
+  }
+
+  #wake(): void {
+    this.#wakeRequested = true;
+    const wakeUp = this.#wakeUp;
+    this.#wakeUp = undefined;
+    wakeUp?.();
+  }
+
+  async #sleep(ms: number): Promise<void> {
+    if (this.#wakeRequested || !this.#running) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wakeUp = undefined;
+        resolve();
+      }, ms);
+      this.#wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      this.#wakeRequested = false;
+      let sleepMs = this.#pollIntervalMs;
+      try {
+        const free = this.#concurrency - this.#inFlight.size;
+        if (free > 0) {
+          const claimed = await this.#claim(free);
+          for (const delivery of claimed) this.#dispatch(delivery);
+          this.#saturated = claimed.length === free;
+          if (this.#saturated && this.#inFlight.size <= this.#concurrency / 2) continue;
+          if (claimed.length === 0) sleepMs = Math.min(this.#pollIntervalMs, Math.max(10, await this.#nextDueInMs()));
+        } else {
+          this.#saturated = true;
+        }
+      } catch (error) {
+        this.#log.error({ err: error }, 'webhook worker could not read the delivery queue; retrying');
+      }
+      await this.#sleep(sleepMs);
+    }
+  }
+
+  #dispatch(delivery: ClaimedDelivery): void {
+    const task: Promise<void> = this.#attempt(delivery)
+      .catch((error: unknown) => {
+        this.#log.error({ err: error, webhookId: delivery.webhook_id, eventId: delivery.event_id }, 'webhook attempt could not be recorded');
+      })
+      .finally(() => {
+        this.#inFlight.delete(task);
+        if (this.#saturated && this.#inFlight.size <= this.#concurrency / 2) this.#wake();
+      });
+    this.#inFlight.add(task);
+  }
+
+  async #attempt(delivery: ClaimedDelivery): Promise<void> {
+    const secret = decryptSecret(this.#config.secretKey, delivery.secret_ciphertext, delivery.tenant_id, delivery.webhook_id);
+    const outcome = await sendWebhook(
+      {
+        url: delivery.url,
+        secret,
+        event: delivery.event,
+        eventId: delivery.event_id,
+        timestamp: delivery.occurred_at.toISOString(),
+        data: delivery.data,
+      },
+      { timeoutMs: this.#config.webhookTimeoutMs, guardDestinations: this.#config.nodeEnv === 'production' },
+    );
+    const retryInMs = outcome.delivered ? null : this.#retryDelayMs(delivery.attempt, outcome.retryAfterMs);
+    const status: DeliveryStatus = outcome.delivered ? 'delivered' : retryInMs === null ? 'dead_letter' : 'failed';
+    const log = { webhookId: delivery.webhook_id, eventId: delivery.event_id, deliveryId: outcome.deliveryId, attempt: delivery.attempt };
+    if (outcome.delivered) this.#log.debug(log, 'webhook delivered');
+    else this.#log.info({ ...log, error: outcome.error, statusCode: outcome.statusCode, status }, 'webhook attempt failed');
+    await this.#record(delivery, outcome, status, retryInMs);
+    if (retryInMs !== null) this.#wake(); // so the loop sleeps only until this retry is due
+  }
+
+  /** The delay before the attempt after `attempt`, or null when that was the last one. */
+  #retryDelayMs(attempt: number, retryAfterMs: number | null): number | null {
+    const delays = this.#config.webhookRetryDelaysMs;
+    const scheduled = delays[attempt - 1];
+    if (scheduled === undefined) return null;
+    // A receiver's Retry-After may push the retry later, never past the longest configured delay.
+    const base = retryAfterMs === null ? scheduled : Math.max(scheduled, Math.min(retryAfterMs, Math.max(...delays)));
+    return Math.round(base + Math.random() * Math.min(base * JITTER_SHARE, JITTER_MAX_MS));
+  }
+
+  async #claim(limit: number): Promise<ClaimedDelivery[]> {
+    const result = await sql<ClaimedDelivery>`
+      WITH due AS (
+        SELECT d.tenant_id, d.id
+        FROM webhook_deliveries d
+        JOIN webhooks w ON w.tenant_id = d.tenant_id AND w.id = d.webhook_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND w.is_active
+        ORDER BY d.next_attempt_at
+        LIMIT ${limit}
+        FOR UPDATE OF d SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d
+      SET next_attempt_at = now() + ${this.#leaseMs}::integer * interval '1 millisecond', lease_id = gen_random_uuid()
+      FROM due, webhooks w, events e
+      WHERE d.tenant_id = due.tenant_id AND d.id = due.id
+        AND w.tenant_id = d.tenant_id AND w.id = d.webhook_id
+        AND e.tenant_id = d.tenant_id AND e.id = d.event_id
+      RETURNING d.tenant_id, d.id, d.webhook_id, d.event_id, d.event, d.attempt, d.lease_id,
+        w.url, w.secret_ciphertext, e.data, e.occurred_at
+    `.execute(this.#db);
+    return result.rows;
+  }
+
+  /**
+   * Records the attempt on its row (whose id becomes the X-Service-Delivery-Id that was sent) and
+   * creates the retry row. Only while this worker still holds the lease: a worker that outlived its
+   * lease must not record over the worker that took the row after it.
+   */
+  async #record(delivery: ClaimedDelivery, outcome: AttemptOutcome, status: DeliveryStatus, retryInMs: number | null): Promise<void> {
+    await sql`
+      WITH done AS (
+        UPDATE webhook_deliveries
+        SET id = ${outcome.deliveryId}, status = ${status}, status_code = ${outcome.statusCode},
+          duration_ms = ${outcome.durationMs}, error = ${outcome.error}, response_body = ${outcome.responseBody},
+          attempted_at = now(), lease_id = NULL,
+          next_attempt_at = now() + ${retryInMs}::integer * interval '1 millisecond'
+        WHERE tenant_id = ${delivery.tenant_id} AND id = ${delivery.id} AND status = 'pending' AND lease_id = ${delivery.lease_id}
+        RETURNING tenant_id, webhook_id, event_id, event, attempt, next_attempt_at
+      )
+      INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, event_id, event, attempt, next_attempt_at)
+      SELECT tenant_id, gen_random_uuid(), webhook_id, event_id, event, attempt + 1, next_attempt_at
+      FROM done WHERE next_attempt_at IS NOT NULL
+    `.execute(this.#db);
+  }
+
+  /** Milliseconds until the earliest pending delivery of an active webhook is due (the poll interval when none is). */
+  async #nextDueInMs(): Promise<number> {
+    const result = await sql<{ wait_ms: number }>`
+      SELECT (extract(epoch FROM d.next_attempt_at - now()) * 1000)::float8 AS wait_ms
+      FROM webhook_deliveries d
+      JOIN webhooks w ON w.tenant_id = d.tenant_id AND w.id = d.webhook_id
+      WHERE d.status = 'pending' AND w.is_active
+      ORDER BY d.next_attempt_at
+      LIMIT 1
+    `.execute(this.#db);
+    return result.rows[0]?.wait_ms ?? this.#pollIntervalMs;
+  }
+}
+
+/** Starts a worker; `stop()` it before closing the database. */
+export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
+  const worker = new DeliveryWorker(options);
+  await worker.start();
+  return worker;
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, twoTenants, type TestContext, type TestTenant } from '../helpers/context';
+
+const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
+const register = (tenant: TestTenant, overrides: Record<string, unknown> = {}) =>
+  tenant.api.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.status_changed'], secret: SECRET, ...overrides });
+
+describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let other: TestTenant;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    [tenant, other] = await twoTenants(ctx);
+  });
+  afterAll(() => ctx.close());
+
+  it('registers a webhook: 201 with id, url, events, isActive, secret and createdAt', async () => {
+    const response = await register(tenant, { events: ['order.status_changed', 'product.stock_updated'] });
+    expect(response.status).toBe(201);
+    expect(response.body.success).toBe(true);
+    expect(response.body.data).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      url: 'http://127.0.0.1:9/hook',
+      events: ['order.status_changed', 'product.stock_updated'],
+      isActive: true,
+      secret: SECRET,
+      createdAt: expect.any(String),
+    });
+  });
+
+  it('never shows the secret again, and keeps it encrypted at rest', async () => {
+    const { id } = (await register(tenant)).body.data;
+    const one = await tenant.api.get(`/webhooks/${id}`);
+    expect(one.status).toBe(200);
+    expect(one.body.data).not.toHaveProperty('secret');
+    expect(JSON.stringify(one.body)).not.toContain(SECRET);
+    const list = await tenant.api.get('/webhooks');
+    expect(JSON.stringify(list.body)).not.toContain(SECRET);
+    const stored = await ctx.database.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.stringify(stored)).not.toContain(SECRET);
+  });
+
+  it.each([
+    ['a secret under 32 characters', { secret: 'x'.repeat(31) }, 'secret'],
+    ['an unknown event name', { events: ['order.created'] }, 'events[0]'],
+    ['no events', { events: [] }, 'events'],
+    ['a URL that is not http(s)', { url: 'ftp://example.com/hook' }, 'url'],
+    ['a URL that does not parse', { url: 'not a url' }, 'url'],
+    ['credentials in the URL', { url: 'https://user:pw@example.com/hook' }, 'url'],
+  ])('refuses %s with VALIDATION_ERROR and stores nothing', async (_what, body, field) => {
+    const before = (await tenant.api.get('/webhooks')).body.data.length;
+    const response = await register(tenant, body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('VALIDATION_ERROR');
+    expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+    expect((await tenant.api.get('/webhooks')).body.data).toHaveLength(before);
+  });
+
+  it('lists, changes (url, events, isActive) and deletes webhooks', async () => {
+    const { id } = (await register(tenant)).body.data;
+    const changed = await tenant.api.patch(`/webhooks/${id}`, { url: 'http://127.0.0.1:10/other', events: ['order.issue_detected'], isActive: false });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toMatchObject({ id, url: 'http://127.0.0.1:10/other', events: ['order.issue_detected'], isActive: false });
+    const partly = await tenant.api.patch(`/webhooks/${id}`, { isActive: true });
+    expect(partly.body.data).toMatchObject({ url: 'http://127.0.0.1:10/other', events: ['order.issue_detected'], isActive: true });
+    expect((await tenant.api.get('/webhooks')).body.data.map((w: { id: string }) => w.id)).toContain(id);
+
+    const bad = await tenant.api.patch(`/webhooks/${id}`, { events: ['nope'] });
+    expect(bad.status).toBe(400);
+
+    const deleted = await tenant.api.delete(`/webhooks/${id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.data).toEqual({ id, deleted: true });
+    expect((await tenant.api.get(`/webhooks/${id}`)).status).toBe(404);
+    expect((await tenant.api.delete(`/webhooks/${id}`)).status).toBe(404);
+  });
+
+  it("answers 404 for another tenant's webhook on every operation, and lists only one's own", async () => {
+    const { id } = (await register(tenant)).body.data;
+    const attempts = [
+      other.api.get(`/webhooks/${id}`),
+      other.api.patch(`/webhooks/${id}`, { isActive: false }),
+      other.api.delete(`/webhooks/${id}`),
+      other.api.post(`/webhooks/${id}/test`, { event: 'order.status_changed' }),
+      other.api.post(`/webhooks/${id}/replay`, {}),
+      other.api.get(`/webhooks/${id}/deliveries`),
+      other.api.get(`/webhooks/${id}/dead-letters`),
+    ];
+    for (const response of await Promise.all(attempts)) {
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe('NOT_FOUND');
+    }
+    expect((await other.api.get('/webhooks')).body.data.map((w: { id: string }) => w.id)).not.toContain(id);
+    expect((await tenant.api.get(`/webhooks/${id}`)).body.data.isActive).toBe(true);
+    expect((await tenant.api.get('/webhooks/not-a-uuid')).status).toBe(404);
+  });
+
+  it('needs the webhooks:manage permission', async () => {
+    const { api } = await ctx.issueKey(tenant.slug, { permissions: ['products:read'] });
+    const response = await api.get('/webhooks');
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('webhook URLs in production (spec §2.3; DESIGN.md §3)', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    ctx = await createTestContext({ nodeEnv: 'production' });
+    tenant = await ctx.tenant();
+  });
+  afterAll(() => ctx.close());
+
+  it('refuses http:// with VALIDATION_ERROR on registration and on change', async () => {
+    const response = await register(tenant, { url: 'http://example.com/hook' });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'url', message: 'must use https' }] });
+    const { id } = (await register(tenant, { url: 'https://example.com/hook' })).body.data;
+    expect((await tenant.api.patch(`/webhooks/${id}`, { url: 'http://example.com/hook' })).status).toBe(400);
+  });
+
+  it.each(['https://127.0.0.1/hook', 'https://10.0.0.8/hook', 'https://169.254.169.254/latest', 'https://[::1]/hook', 'https://100.64.1.1/'])(
+    'refuses the non-public address literal %s',
+    async (url) => {
+      const response = await register(tenant, { url });
+      expect(response.status).toBe(400);
+      expect(response.body.error.details[0].field).toBe('url');
+    },
+  );
+});

@@ -1,0 +1,75 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The exact bytes of the body, as a receiver must verify them. */
+  raw: Buffer;
+  body: { event: string; timestamp: string; data: Record<string, unknown>; test?: boolean };
+  at: number;
+}
+
+/** What the receiver answers to its n-th request (0-based); `hang` never answers. */
+export type Answer = { status?: number; headers?: Record<string, string>; body?: string; hang?: boolean; delayMs?: number };
+
+/** A webhook endpoint on loopback that records every request it gets. */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  answer: (request: ReceivedRequest, n: number) => Answer = () => ({ status: 200 });
+  private server: Server;
+  url = '';
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body: JSON.parse(raw.toString('utf8')), at: performance.now() };
+        const n = this.requests.length;
+        this.requests.push(received);
+        const answer = this.answer(received, n);
+        if (answer.hang) return;
+        const respond = () => res.writeHead(answer.status ?? 200, answer.headers).end(answer.body ?? 'ok');
+        if (answer.delayMs) setTimeout(respond, answer.delayMs);
+        else respond();
+      });
+    });
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  ofEvent(eventId: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.headers['x-service-event-id'] === eventId);
+  }
+}
+
+/** How an integrator checks X-Service-Signature: HMAC-SHA256 of the raw body, compared in constant time. */
+export function signatureIsValid(request: ReceivedRequest, secret: string): boolean {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(request.raw).digest('hex')}`);
+  const given = Buffer.from(String(request.headers['x-service-signature'] ?? ''));
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Polls `condition` until it holds or the deadline passes (then fails with `what`). */
+export async function waitFor<T>(what: string, condition: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
