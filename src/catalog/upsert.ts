@@ -39,7 +39,7 @@ const value = ({ value, sqlType }: SentColumn) => sql`${value}::${sql.raw(sqlTyp
  * sku, insert or update (only when something differs, so a repeated sync does not move
  * `updatedAt`), and check the location code.
  */
-function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[]): RawBuilder<UpsertRow> {
+export function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[]): RawBuilder<UpsertRow> {
   const names = sql.join(columns.map((c) => sql.ref(c.column)));
   const updated = columns.filter((c) => c.column !== 'external_id');
   const set = sql.join(updated.map((c) => sql`${sql.ref(c.column)} = excluded.${sql.ref(c.column)}`));
