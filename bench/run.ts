@@ -8,7 +8,6 @@ import type { Measurement } from './harness';
 const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[]> }>> = {
   core: () => import('./suites/core'),
   catalog: () => import('./suites/catalog'),
-  catalog: () => import('./suites/catalog'),
   limits: () => import('./suites/limits'),
 };
 
