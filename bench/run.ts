@@ -7,7 +7,6 @@ import type { Measurement } from './harness';
  */
 const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[]> }>> = {
   core: () => import('./suites/core'),
-  catalog: () => import('./suites/catalog'),
   limits: () => import('./suites/limits'),
 };
 
