@@ -1,7 +1,9 @@
 import { Command } from 'commander';
+import pino from 'pino';
 import { ConfigError, loadConfig } from './config';
 import { openConfiguredDatabase, closeOnSignals, startServer } from './server';
 import { addOperatorCommands } from './tenancy/cli';
+import { startDeliveryWorker } from './webhooks/worker';
 import { SERVICE_VERSION } from './version';
 
 function configOrExit() {
@@ -29,6 +31,21 @@ export async function main(argv: string[]): Promise<void> {
         console.log(`\nGenerated an admin token (stored in ${config.dataDir}/admin-token; shown once):\n\n  ${generatedAdminToken}\n`);
       }
       closeOnSignals(server.app.log, server.close);
+    });
+
+  program
+    .command('worker')
+    .description('run the webhook delivery worker only (any number may run against one PostgreSQL)')
+    .action(async () => {
+      const { config } = configOrExit();
+      const log = pino({ level: config.logLevel });
+      const database = await openConfiguredDatabase(config);
+      const worker = await startDeliveryWorker({ database, config, log });
+      log.info('webhook delivery worker started');
+      closeOnSignals(log, async () => {
+        await worker.stop();
+        await database.close();
+      });
     });
 
   program

@@ -4,6 +4,7 @@ import { buildApp } from './app';
 import type { Config } from './config';
 import { openDatabase, type DatabaseHandle } from './db';
 import { migrate } from './db/migrate';
+import { startDeliveryWorker } from './webhooks/worker';
 
 /** Opens the configured database (PGlite under the data directory unless DATABASE_URL is set) and migrates it. */
 export async function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
@@ -20,14 +21,17 @@ export async function openConfiguredDatabase(config: Config): Promise<DatabaseHa
 export interface RunningServer {
   app: FastifyInstance;
   address: string;
-  /** Stops taking requests, lets those in flight finish, then closes the database. */
+  /** Stops taking requests and the delivery worker, lets those in flight finish, then closes the database. */
   close(): Promise<void>;
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const database = await openConfiguredDatabase(config);
   const app = await buildApp({ config, database });
+  const worker = config.runWorker ? await startDeliveryWorker({ database, config, log: app.log }) : undefined;
   app.addHook('onClose', async () => {
+    // The worker records its attempts in flight before the database goes away.
+    await worker?.stop();
     await database.close();
   });
   const address = await app.listen({ port: config.port, host: config.host });

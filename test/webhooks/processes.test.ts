@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emit } from '../../src/events/outbox';
+import type { DomainEvent } from '../../src/events/types';
+import { ADMIN_TOKEN, createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
+import { Receiver, waitFor } from './receiver';
+
+const SECRET = 'whsec_process_tests_0123456789abcdef';
+
+const stockEvent = (n: number): DomainEvent => ({
+  event: 'product.stock_updated',
+  data: { productId: randomUUID(), sku: `SKU-${n}`, previousStock: n, newStock: n + 1, reason: 'INVENTORY_SYNC' },
+});
+
+interface WorkerProcess {
+  child: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+}
+
+// `pickport worker` is a separate process, which the embedded database (in this process's memory) cannot serve.
+describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (DESIGN.md §1; needs DATABASE_URL: PGlite lives inside one process)', () => {
+  let ctx: TestContext;
+  let receiver: Receiver;
+  let workerUrl: string;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    receiver = await new Receiver().start();
+    // The worker processes confine themselves to this file's schema, like the test database does.
+    const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(ctx.database.db);
+    const url = new URL(process.env.DATABASE_URL!);
+    url.searchParams.set('options', `-c search_path=${rows[0]!.schema}`);
+    workerUrl = url.toString();
+  });
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await receiver.close();
+    await ctx.close();
+  });
+
+  function startWorker(timeoutMs: number): WorkerProcess {
+    const child = spawn(process.execPath, ['bin/pickport.js', 'worker'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: workerUrl,
+        ADMIN_TOKEN,
+        PICKPORT_SECRET_KEY: ctx.config.secretKey.toString('hex'),
+        PICKPORT_DATA_DIR: join(tmpdir(), `pickport-worker-${randomUUID()}`),
+        PICKPORT_WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+        PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '100,200,300,400,500',
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    const ready = new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('webhook delivery worker started')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it started`)));
+    });
+    ready.catch(() => {});
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, ready, exited };
+  }
+
+  async function subscribe(): Promise<{ tenant: TestTenant; path: string }> {
+    const tenant = await ctx.tenant({ rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 });
+    const url = `${receiver.url}/${randomUUID()}`;
+    const path = new URL(url).pathname;
+    const response = await tenant.api.post('/webhooks', { url, events: ['product.stock_updated'], secret: SECRET });
+    expect(response.status).toBe(201);
+    return { tenant, path };
+  }
+
+  async function eventIdsOf(tenantId: string): Promise<string[]> {
+    return (await ctx.database.db.selectFrom('events').select('id').where('tenant_id', '=', tenantId).execute()).map((r) => r.id);
+  }
+
+  async function deliveredEventIds(tenantId: string): Promise<Set<string>> {
+    const rows = await ctx.database.db
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .where('tenant_id', '=', tenantId)
+      .where('status', '=', 'delivered')
+      .execute();
+    return new Set(rows.map((r) => r.event_id));
+  }
+
+  it('delivers every event after a worker is killed (SIGKILL) with deliveries in flight and another starts', async () => {
+    const { tenant, path } = await subscribe();
+    receiver.answer = () => ({ status: 200, delayMs: 300 });
+    const events = Array.from({ length: 30 }, (_, n) => stockEvent(n));
+    await ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, events));
+
+    const first = startWorker(1_000);
+    await first.ready;
+    await waitFor('deliveries in flight', () => receiver.requests.filter((r) => r.path === path).length >= 3, 30_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = startWorker(1_000);
+    await second.ready;
+    const eventIds = await eventIdsOf(tenant.id);
+    await waitFor('every event delivered', async () => (await deliveredEventIds(tenant.id)).size === eventIds.length, 60_000);
+    const received = new Set(receiver.requests.filter((r) => r.path === path).map((r) => r.headers['x-service-event-id']));
+    expect([...received].sort()).toEqual([...eventIds].sort());
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 120_000);
+
+  it('never sends one attempt twice with two workers taking from the same queue', async () => {
+    const { tenant, path } = await subscribe();
+    receiver.answer = () => ({ status: 200 });
+    const workers = [startWorker(5_000), startWorker(5_000)];
+    await Promise.all(workers.map((w) => w.ready));
+    for (let batch = 0; batch < 10; batch++) {
+      const events = Array.from({ length: 20 }, (_, n) => stockEvent(batch * 20 + n));
+      await ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, events));
+    }
+    await waitFor('200 events delivered', async () => (await deliveredEventIds(tenant.id)).size === 200, 60_000);
+
+    const received = receiver.requests.filter((r) => r.path === path);
+    const deliveryIds = received.map((r) => r.headers['x-service-delivery-id']);
+    expect(new Set(deliveryIds).size).toBe(deliveryIds.length);
+    // Every request the receiver got is one recorded attempt, and there is no attempt it got twice.
+    const attempts = await ctx.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'event_id'])
+      .where('tenant_id', '=', tenant.id)
+      .where('status', '!=', 'pending')
+      .execute();
+    expect(received.length).toBe(attempts.length);
+    expect([...deliveryIds].sort()).toEqual(attempts.map((a) => a.id).sort());
+
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
+  }, 120_000);
+});
