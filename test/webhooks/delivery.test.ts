@@ -127,6 +127,21 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     expect(ours().every((r) => r.body.test === undefined)).toBe(true);
   });
 
+  it('delivers a stock change made through POST /products end to end', async () => {
+    await webhook(['product.stock_updated']);
+    const product = { externalId: 'e2e-1', sku: 'E2E-SKU-1', name: 'Widget', stock: 5 };
+    expect((await tenant.api.post('/products', product)).status).toBe(201);
+    expect((await tenant.api.post('/products', { ...product, stock: 8 })).status).toBe(200);
+    const [request] = await waitFor('the stock event', () => ours().length >= 1 && ours());
+    const stored = (await tenant.api.get('/products/e2e-1')).body.data;
+    expect(request!.body).toEqual({
+      event: 'product.stock_updated',
+      timestamp: expect.any(String),
+      data: { productId: stored.id, sku: 'E2E-SKU-1', previousStock: 5, newStock: 8, reason: 'INVENTORY_SYNC' },
+    });
+    expect(signatureIsValid(request!, SECRET)).toBe(true);
+  });
+
   it('sends each webhook only the events it subscribed to, and another tenant nothing', async () => {
     const id = await webhook(['product.stock_updated']);
     const owner = tenant;
