@@ -7,7 +7,10 @@ import type { Measurement } from './harness';
  */
 const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[]> }>> = {
   core: () => import('./suites/core'),
+  catalog: () => import('./suites/catalog'),
   limits: () => import('./suites/limits'),
+  orders: () => import('./suites/orders'),
+  webhooks: () => import('./suites/webhooks'),
 };
 
 const wanted = process.argv.slice(2);

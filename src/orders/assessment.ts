@@ -20,45 +20,37 @@ export interface Assessment {
   resolved: boolean;
 }
 
-/** Stock that orders other than `exceptOrderId` hold, per product id. */
-async function heldQuantities(db: Executor, tenantId: string, productIds: string[], exceptOrderId?: string) {
-  if (productIds.length === 0) return new Map<string, number>();
-  let query = db
-    .selectFrom('order_items as i')
-    .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'i.tenant_id').onRef('o.id', '=', 'i.order_id'))
-    .select(['i.product_id', (eb) => eb.fn.sum<number>('i.quantity').as('held')])
-    .where('i.tenant_id', '=', tenantId)
-    .where('i.product_id', 'in', productIds)
-    .where('o.status', 'in', HOLDING_STATUSES)
-    .groupBy('i.product_id');
-  if (exceptOrderId) query = query.where('o.id', '!=', exceptOrderId);
-  const rows = await query.execute();
-  return new Map(rows.map((row) => [row.product_id as string, Number(row.held)]));
-}
-
 /**
  * Checks an order's lines against the catalog (spec §2.2): each must match a product by both
  * externalId and sku, and ask for no more than the stock other orders leave available.
  */
 export async function assessItems(db: Executor, tenantId: string, items: ItemLine[], exceptOrderId?: string): Promise<Assessment> {
   const externalIds = [...new Set(items.map((item) => item.productExternalId))];
+  // Each product with the stock that orders other than this one hold of it, in one query.
   const products = await db
-    .selectFrom('products')
-    .select(['id', 'external_id', 'sku', 'stock'])
-    .where('tenant_id', '=', tenantId)
-    .where('external_id', 'in', externalIds)
+    .selectFrom('products as p')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('order_items as i')
+          .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'i.tenant_id').onRef('o.id', '=', 'i.order_id'))
+          .select((sub) => sub.fn.sum<number>('i.quantity').as('held'))
+          .whereRef('i.tenant_id', '=', 'p.tenant_id')
+          .whereRef('i.product_id', '=', 'p.id')
+          .where('o.status', 'in', HOLDING_STATUSES)
+          .$if(exceptOrderId !== undefined, (sub) => sub.where('o.id', '!=', exceptOrderId as string))
+          .as('h'),
+      (join) => join.onTrue(),
+    )
+    .select(['p.id', 'p.external_id', 'p.sku', 'p.stock', 'h.held'])
+    .where('p.tenant_id', '=', tenantId)
+    .where('p.external_id', 'in', externalIds)
     .execute();
   const byExternalId = new Map(products.map((product) => [product.external_id, product]));
   const lines = items.map((item) => {
     const product = byExternalId.get(item.productExternalId);
     return { ...item, productId: product && product.sku === item.productSku ? product.id : null };
   });
-  const held = await heldQuantities(
-    db,
-    tenantId,
-    lines.flatMap((line) => (line.productId ? [line.productId] : [])),
-    exceptOrderId,
-  );
 
   const issues: OrderIssue[] = [];
   const warnings: string[] = [];
@@ -74,7 +66,7 @@ export async function assessItems(db: Executor, tenantId: string, items: ItemLin
       );
       return;
     }
-    const available = Number(product.stock) - (held.get(product.id) ?? 0);
+    const available = Number(product.stock) - Number(product.held ?? 0);
     if (line.quantity > available) {
       issues.push({ type: 'INSUFFICIENT_STOCK', ...issue });
       warnings.push(

@@ -39,25 +39,22 @@ function rejectRepeatedProducts(items: OrderInput['items']): void {
 export async function upsertOrder(tx: Tx, tenantId: string, input: OrderInput): Promise<UpsertOutcome> {
   rejectRepeatedProducts(input.items);
   await lockOrderBook(tx, tenantId);
-  const existing = await tx
+  // The order itself and whichever order holds the orderNumber, in one query.
+  const matches = await tx
     .selectFrom('orders')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where('external_id', '=', input.externalId)
+    .where((eb) => eb.or([eb('external_id', '=', input.externalId), eb('order_number', '=', input.orderNumber)]))
     .forUpdate()
-    .executeTakeFirst();
-  return existing ? updateOrder(tx, tenantId, existing, input) : createOrder(tx, tenantId, input);
+    .execute();
+  const existing = matches.find((row) => row.external_id === input.externalId);
+  if (existing) return updateOrder(tx, tenantId, existing, input);
+  const holder = matches[0];
+  if (holder) throw conflict(`orderNumber ${input.orderNumber} already belongs to order ${holder.external_id}`);
+  return createOrder(tx, tenantId, input);
 }
 
 async function createOrder(tx: Tx, tenantId: string, input: OrderInput): Promise<UpsertOutcome> {
-  const holder = await tx
-    .selectFrom('orders')
-    .select('external_id')
-    .where('tenant_id', '=', tenantId)
-    .where('order_number', '=', input.orderNumber)
-    .executeTakeFirst();
-  if (holder) throw conflict(`orderNumber ${input.orderNumber} already belongs to order ${holder.external_id}`);
-
   const assessment = await assessItems(tx, tenantId, input.items);
   const order = await tx
     .insertInto('orders')

@@ -91,19 +91,17 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const events: DomainEvent[] = [];
         for (const [index, candidate] of orders.entries()) {
           const externalId = externalIdOf(candidate);
-          // Each order in its own savepoint: a refused one leaves no trace, the others commit.
-          await sql`SAVEPOINT batch_order`.execute(tx);
           try {
             const invalid = checkOrder(candidate);
             if (invalid) throw invalid;
+            // upsertOrder refuses before it writes anything, so a refused order leaves no trace
+            // and the others commit (no savepoint needed).
             const outcome = await upsertOrder(tx, tenantId, candidate as OrderInput);
-            await sql`RELEASE SAVEPOINT batch_order`.execute(tx);
             counts.successCount++;
             counts[outcome.action === 'created' ? 'createdCount' : 'updatedCount']++;
             warnings.push(...outcome.warnings.map((warning) => ({ index, externalId, warning })));
             events.push(...outcome.events);
           } catch (error) {
-            await sql`ROLLBACK TO SAVEPOINT batch_order`.execute(tx);
             const apiError = toApiError(error as Error);
             if (apiError.statusCode >= 500) throw error;
             counts.errorCount++;

@@ -20,8 +20,13 @@ export interface ItemLine {
  * Lock order everywhere: product rows, then this lock, then order rows; never the other way.
  */
 export async function lockOrderBook(tx: Tx, tenantId: string): Promise<void> {
+  // Held until the transaction ends, so a batch asks once, not once per order.
+  const held = lockedBooks.get(tx);
+  if (held?.has(tenantId)) return;
   await sql`SELECT pg_advisory_xact_lock(hashtext('pickport.orders'), hashtext(${tenantId}))`.execute(tx);
+  lockedBooks.set(tx, (held ?? new Set()).add(tenantId));
 }
+const lockedBooks = new WeakMap<Tx, Set<string>>();
 
 /** The order, locked for the rest of the transaction; 404 when the tenant has no such order. */
 export async function lockOrder(tx: Tx, tenantId: string, externalId: string): Promise<OrderRow> {

@@ -1,0 +1,120 @@
+import Fastify from 'fastify';
+import type { Db } from '../../src/db';
+import type { OrderInput } from '../../src/orders/schemas';
+import { insertItems } from '../../src/orders/store';
+import { load, startBenchService, type Measurement } from '../harness';
+
+const SECONDS = 3;
+const BATCH_SIZE = 50;
+const ITEMS = 5;
+const PRODUCTS = 200;
+
+let counter = 0;
+/** A new order of 5 distinct catalog products, as a marketplace would send it. */
+function order(run: string): OrderInput {
+  counter++;
+  const first = (counter * 7) % (PRODUCTS - ITEMS);
+  const items = Array.from({ length: ITEMS }, (_, i) => ({ productExternalId: `P${first + i}`, productSku: `S${first + i}`, quantity: 1 + (i % 3) }));
+  return { externalId: `${run}-${counter}`, orderNumber: `${run}-N${counter}`, items, priority: 'high', shippingAddress: '1 Bench Street' };
+}
+
+async function seedCatalog(db: Db, tenantId: string): Promise<void> {
+  await db
+    .insertInto('products')
+    .values(Array.from({ length: PRODUCTS }, (_, i) => ({ tenant_id: tenantId, external_id: `P${i}`, sku: `S${i}`, name: `Product ${i}`, stock: 1_000_000_000 })))
+    .execute();
+}
+
+/** The baseline's work: the order row and its item rows, in one transaction, nothing else. */
+async function insertOrders(db: Db, tenantId: string, orders: OrderInput[]): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    for (const input of orders) {
+      const { id } = await tx
+        .insertInto('orders')
+        .values({
+          tenant_id: tenantId,
+          external_id: input.externalId,
+          order_number: input.orderNumber,
+          status: 'PENDING',
+          issues: '[]',
+          has_issues: false,
+          priority: input.priority ?? null,
+          shipping_address: input.shippingAddress ?? null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await insertItems(tx, tenantId, id, input.items.map((line) => ({ ...line, productId: null })));
+    }
+  });
+}
+
+/**
+ * Order intake: single POST /orders at 32 clients and batches of 50 orders × 5 items, each against
+ * a bare Fastify route inserting the same rows on the same database (no auth, validation, catalog
+ * check, stock holds, events or rate limit).
+ */
+export default async function orders(): Promise<Measurement[]> {
+  const service = await startBenchService();
+  const db = service.database.db;
+  const [serviceTenant, bareTenant] = [await service.tenant(), await service.tenant()];
+  await seedCatalog(db, serviceTenant.id);
+  await seedCatalog(db, bareTenant.id);
+  const bare = Fastify({ bodyLimit: 10 * 1024 * 1024 });
+  bare.post('/orders', async (request, reply) => {
+    await insertOrders(db, bareTenant.id, [request.body as OrderInput]);
+    return reply.status(201).send({ ok: true });
+  });
+  bare.post('/orders/batch', async (request) => {
+    const { orders: batch } = request.body as { orders: OrderInput[] };
+    await insertOrders(db, bareTenant.id, batch);
+    return { ok: true };
+  });
+  const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+  const json = { 'content-type': 'application/json' };
+  const auth = { ...json, authorization: `Bearer ${serviceTenant.key}` };
+  const publicUrl = `${service.url}/api/v1/public`;
+
+  try {
+    const single = (url: string, headers: Record<string, string>, run: string) =>
+      load({ url, method: 'POST', headers, body: () => JSON.stringify(order(run)), connections: 32, durationSeconds: SECONDS });
+    const singleBaseline = await single(`${bareUrl}/orders`, json, 'bare');
+    const singleService = await single(`${publicUrl}/orders`, auth, 'svc');
+
+    const batch = (url: string, headers: Record<string, string>, run: string) =>
+      load({
+        url,
+        method: 'POST',
+        headers,
+        body: () => JSON.stringify({ orders: Array.from({ length: BATCH_SIZE }, () => order(run)) }),
+        connections: 4,
+        durationSeconds: SECONDS,
+      });
+    const batchBaseline = await batch(`${bareUrl}/orders/batch`, json, 'bareb');
+    const batchService = await batch(`${publicUrl}/orders/batch`, auth, 'svcb');
+
+    for (const result of [singleBaseline, singleService, batchBaseline, batchService]) {
+      if (result.non2xx > 0) console.warn(`warning: ${result.non2xx} requests failed`);
+    }
+    return [
+      {
+        name: `POST /orders (${ITEMS} items), 32 connections`,
+        unit: 'req/s',
+        service: singleService.requestsPerSecond,
+        baseline: singleBaseline.requestsPerSecond,
+        higherIsBetter: true,
+      },
+      { name: 'POST /orders p99 latency', unit: 'ms', service: singleService.p99Ms, baseline: singleBaseline.p99Ms, higherIsBetter: false },
+      {
+        name: `POST /orders/batch of ${BATCH_SIZE} × ${ITEMS} items, 4 connections`,
+        unit: 'orders/s',
+        service: batchService.requestsPerSecond * BATCH_SIZE,
+        baseline: batchBaseline.requestsPerSecond * BATCH_SIZE,
+        higherIsBetter: true,
+      },
+      { name: `POST /orders/batch of ${BATCH_SIZE} p50 latency`, unit: 'ms', service: batchService.p50Ms, baseline: batchBaseline.p50Ms, higherIsBetter: false },
+    ];
+  } finally {
+    await bare.close();
+    await service.close();
+  }
+}
