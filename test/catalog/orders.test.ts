@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext, type TestTenant } from '../helpers/context';
+
+let ctx: TestContext;
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  tenant = await ctx.tenant({ rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 });
+});
+afterAll(() => ctx.close());
+
+const order = (externalId: string, items: { productExternalId: string; productSku: string }[]) =>
+  tenant.api.post('/orders', { externalId, orderNumber: `#${externalId}`, items: items.map((item) => ({ ...item, quantity: 1 })) });
+
+describe('catalog writes and open orders (spec §2.1 rule 3, DESIGN.md §3)', () => {
+  it('refuses a sku change of a product in an open order: 409 CONFLICT single, per-item CONFLICT in a batch', async () => {
+    await tenant.api.post('/products', { externalId: 'IN-ORDER', sku: 'IO-1', name: 'held', stock: 5 });
+    expect((await order('O-1', [{ productExternalId: 'IN-ORDER', productSku: 'IO-1' }])).status).toBe(201);
+
+    const single = await tenant.api.post('/products', { externalId: 'IN-ORDER', sku: 'IO-2', name: 'held' });
+    expect(single.status).toBe(409);
+    expect(single.body.error.code).toBe('CONFLICT');
+
+    const batch = await tenant.api.post('/products/batch', {
+      products: [
+        { externalId: 'IN-ORDER', sku: 'IO-2', name: 'held' },
+        { externalId: 'FREE', sku: 'FREE-1', name: 'free' },
+      ],
+    });
+    expect(batch.body.data).toMatchObject({ successCount: 1, errorCount: 1 });
+    expect(batch.body.errors).toEqual([expect.objectContaining({ index: 0, externalId: 'IN-ORDER', code: 'CONFLICT' })]);
+
+    // Other fields still change, and the sku is free again once the order is cancelled.
+    expect((await tenant.api.post('/products', { externalId: 'IN-ORDER', sku: 'IO-1', name: 'renamed', stock: 2 })).status).toBe(200);
+    expect((await tenant.api.post('/orders/O-1/cancel')).status).toBe(200);
+    expect((await tenant.api.post('/products', { externalId: 'IN-ORDER', sku: 'IO-2', name: 'renamed' })).status).toBe(200);
+  });
+
+  it('resolves a waiting order when its product is created, by single upsert or batch', async () => {
+    await order('O-2', [{ productExternalId: 'LATE-1', productSku: 'L-1' }]);
+    await order('O-3', [{ productExternalId: 'LATE-2', productSku: 'L-2' }]);
+    expect((await tenant.api.get('/orders/O-2')).body.data.status).toBe('PENDING_VALIDATION');
+
+    await tenant.api.post('/products', { externalId: 'LATE-1', sku: 'L-1', name: 'late', stock: 3 });
+    await tenant.api.post('/products/batch', { products: [{ externalId: 'LATE-2', sku: 'L-2', name: 'late', stock: 3 }] });
+    expect((await tenant.api.get('/orders/O-2')).body.data.status).toBe('PENDING');
+    expect((await tenant.api.get('/orders/O-3')).body.data.status).toBe('PENDING');
+  });
+});
