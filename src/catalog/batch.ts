@@ -5,7 +5,7 @@ import { productsInOpenOrders } from '../orders/catalog-hooks';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, columnDocument, unknownLocationWarning } from './fields';
 import type { BatchResponse, ProductInput } from './schemas';
-import { skuLockedByOrders } from './upsert';
+import { duplicateSku, skuLockedByOrders } from './upsert';
 
 type ItemError = BatchResponse['errors'][number];
 type ItemWarning = BatchResponse['warnings'][number];
@@ -82,7 +82,7 @@ export async function upsertBatch(
     const holder = skuHolder.get(sku);
     const claim = claimedBy.get(sku);
     if (holder !== undefined && holder !== externalId) {
-      fail(candidate.index, 'DUPLICATE_SKU', `sku "${sku}" already belongs to the product with externalId "${holder}"`);
+      fail(candidate.index, 'DUPLICATE_SKU', duplicateSku(sku, holder).message);
     } else if (claim !== undefined) {
       fail(candidate.index, 'DUPLICATE_SKU', `sku "${sku}" is claimed by products[${claim}] of this batch`);
     } else {

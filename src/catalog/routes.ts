@@ -29,20 +29,15 @@ const ITEM_PATH = /^\/products\/(\d+)(?:\/|$)/;
  * anything else (no `products` array) fails the request.
  */
 function problemsByItem(request: FastifyRequest): Map<number, FieldProblem[]> {
-  const byItem = new Map<number, FieldProblem[]>();
-  const issues = (request.validationError as { validation?: AjvIssue[] } | undefined)?.validation ?? [];
+  const issuesByItem = new Map<number, AjvIssue[]>();
   const requestIssues: AjvIssue[] = [];
-  for (const issue of issues) {
+  for (const issue of (request.validationError as { validation?: AjvIssue[] } | undefined)?.validation ?? []) {
     const match = ITEM_PATH.exec(issue.instancePath);
-    if (!match) {
-      requestIssues.push(issue);
-      continue;
-    }
-    const index = Number(match[1]);
-    byItem.set(index, [...(byItem.get(index) ?? []), ...fieldProblems([issue], undefined)]);
+    if (!match) requestIssues.push(issue);
+    else issuesByItem.set(Number(match[1]), [...(issuesByItem.get(Number(match[1])) ?? []), issue]);
   }
   if (requestIssues.length > 0) throw validationError(fieldProblems(requestIssues, 'body'));
-  return byItem;
+  return new Map([...issuesByItem].map(([index, issues]) => [index, fieldProblems(issues, undefined)]));
 }
 
 export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {

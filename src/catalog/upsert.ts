@@ -26,8 +26,15 @@ interface UpsertRow {
   location_known: boolean;
 }
 
-export const duplicateSku = (sku: string, owner: string) =>
-  new ApiError(409, 'DUPLICATE_SKU', `sku "${sku}" already belongs to the product with externalId "${owner}"`);
+/** `holder` is the other product's externalId, when known. */
+export const duplicateSku = (sku: string, holder?: string) =>
+  new ApiError(
+    409,
+    'DUPLICATE_SKU',
+    holder === undefined
+      ? `sku "${sku}" already belongs to another product`
+      : `sku "${sku}" already belongs to the product with externalId "${holder}"`,
+  );
 
 export const skuLockedByOrders = (sku: string) =>
   `The sku of this product cannot change while open orders reference it (current sku "${sku}"); resolve those orders first`;
@@ -115,7 +122,7 @@ async function runUpsert(tx: Tx, statement: RawBuilder<UpsertRow>, sku: string):
     return rows[0] as UpsertRow;
   } catch (error) {
     // Another request bound the sku between this statement's snapshot and its insert.
-    if (isUniqueViolation(error, 'products_tenant_id_sku_key')) throw duplicateSku(sku, 'another product');
+    if (isUniqueViolation(error, 'products_tenant_id_sku_key')) throw duplicateSku(sku);
     throw error;
   }
 }
