@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { DatabaseHandle, Db } from '../db';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
 import { decryptSecret } from './secrets';
-import { sendWebhook, type AttemptOutcome } from './sender';
+import { sendWebhook } from './sender';
 import type { DeliveryStatus } from './tables';
 
 export type WorkerConfig = Pick<Config, 'secretKey' | 'nodeEnv' | 'webhookTimeoutMs' | 'webhookRetryDelaysMs'>;
@@ -34,6 +34,49 @@ interface ClaimedDelivery {
   occurred_at: Date;
 }
 
+/** What one attempt did to its claimed row. */
+interface AttemptRecord {
+  tenant_id: string;
+  id: string;
+  lease_id: string;
+  /** The X-Service-Delivery-Id that was sent; it becomes the row's id. */
+  delivery_id: string;
+  status: DeliveryStatus;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+  /** Set when a retry follows. */
+  retry_in_ms: number | null;
+}
+
+/**
+ * Records attempts on their rows and creates the retry rows, in one statement. Only rows whose
+ * lease the worker still holds: a worker that outlived its lease must not record over the worker
+ * that took the row after it.
+ */
+async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
+  await sql`
+    WITH outcome AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS o(
+        tenant_id uuid, id uuid, lease_id uuid, delivery_id uuid, status text, status_code integer,
+        duration_ms integer, error text, response_body text, retry_in_ms integer)
+    ),
+    done AS (
+      UPDATE webhook_deliveries d
+      SET id = o.delivery_id, status = o.status, status_code = o.status_code, duration_ms = o.duration_ms,
+        error = o.error, response_body = o.response_body, attempted_at = now(), lease_id = NULL,
+        next_attempt_at = now() + o.retry_in_ms * interval '1 millisecond'
+      FROM outcome o
+      WHERE d.tenant_id = o.tenant_id AND d.id = o.id AND d.status = 'pending' AND d.lease_id = o.lease_id
+      RETURNING d.tenant_id, d.webhook_id, d.event_id, d.event, d.attempt, d.next_attempt_at
+    )
+    INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, event_id, event, attempt, next_attempt_at)
+    SELECT tenant_id, gen_random_uuid(), webhook_id, event_id, event, attempt + 1, next_attempt_at
+    FROM done WHERE next_attempt_at IS NOT NULL
+  `.execute(db);
+}
+
 /** Past the request timeout, the time a worker gets to record an attempt before the row is due again. */
 const LEASE_MARGIN_MS = 5_000;
 /** Jitter adds up to this share of a retry delay, and never more than five minutes. */
@@ -55,6 +98,8 @@ export class DeliveryWorker {
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
   readonly #leaseMs: number;
+  /** A saturated worker claims again once this few sends are left in flight: fewer, larger claims. */
+  readonly #refillAt: number;
   readonly #inFlight = new Set<Promise<void>>();
   #running = false;
   #loop: Promise<void> | undefined;
@@ -63,6 +108,8 @@ export class DeliveryWorker {
   #wakeUp: (() => void) | undefined;
   /** The last claim took every free slot, so more may be due than were taken. */
   #saturated = false;
+  #unrecorded: { record: AttemptRecord; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #recording: Promise<void> | undefined;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#database = options.database;
@@ -72,6 +119,7 @@ export class DeliveryWorker {
     this.#concurrency = options.concurrency ?? 32;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#leaseMs = options.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    this.#refillAt = Math.floor((this.#concurrency * 3) / 4);
   }
 
   async start(): Promise<void> {
@@ -88,6 +136,7 @@ export class DeliveryWorker {
     this.#wake();
     await this.#loop;
     await Promise.allSettled([...this.#inFlight]);
+    await this.#recording;
     await this.#unlisten?.();
   }
 
@@ -122,7 +171,7 @@ export class DeliveryWorker {
           const claimed = await this.#claim(free);
           for (const delivery of claimed) this.#dispatch(delivery);
           this.#saturated = claimed.length === free;
-          if (this.#saturated && this.#inFlight.size <= this.#concurrency / 2) continue;
+          if (this.#saturated && this.#inFlight.size <= this.#refillAt) continue;
           if (claimed.length === 0) sleepMs = Math.min(this.#pollIntervalMs, Math.max(10, await this.#nextDueInMs()));
         } else {
           this.#saturated = true;
@@ -137,11 +186,11 @@ export class DeliveryWorker {
   #dispatch(delivery: ClaimedDelivery): void {
     const task: Promise<void> = this.#attempt(delivery)
       .catch((error: unknown) => {
-        this.#log.error({ err: error, webhookId: delivery.webhook_id, eventId: delivery.event_id }, 'webhook attempt could not be recorded');
+        this.#log.error({ err: error, webhookId: delivery.webhook_id, eventId: delivery.event_id }, 'webhook attempt failed to run');
       })
       .finally(() => {
         this.#inFlight.delete(task);
-        if (this.#saturated && this.#inFlight.size <= this.#concurrency / 2) this.#wake();
+        if (this.#saturated && this.#inFlight.size <= this.#refillAt) this.#wake();
       });
     this.#inFlight.add(task);
   }
@@ -164,8 +213,24 @@ export class DeliveryWorker {
     const log = { webhookId: delivery.webhook_id, eventId: delivery.event_id, deliveryId: outcome.deliveryId, attempt: delivery.attempt };
     if (outcome.delivered) this.#log.debug(log, 'webhook delivered');
     else this.#log.info({ ...log, error: outcome.error, statusCode: outcome.statusCode, status }, 'webhook attempt failed');
-    await this.#record(delivery, outcome, status, retryInMs);
-    if (retryInMs !== null) this.#wake(); // so the loop sleeps only until this retry is due
+    // The slot frees once the receiver has answered; the record joins the next batch write.
+    const recorded = this.#record({
+      tenant_id: delivery.tenant_id,
+      id: delivery.id,
+      lease_id: delivery.lease_id,
+      delivery_id: outcome.deliveryId,
+      status,
+      status_code: outcome.statusCode,
+      duration_ms: outcome.durationMs,
+      error: outcome.error,
+      response_body: outcome.responseBody,
+      retry_in_ms: retryInMs,
+    });
+    recorded.then(
+      // A new retry row: the loop sleeps only until it is due.
+      () => retryInMs !== null && this.#wake(),
+      (error: unknown) => this.#log.error({ err: error, ...log }, 'webhook attempt could not be recorded; it is sent again when its lease ends'),
+    );
   }
 
   /** The delay before the attempt after `attempt`, or null when that was the last one. */
@@ -202,25 +267,27 @@ export class DeliveryWorker {
   }
 
   /**
-   * Records the attempt on its row (whose id becomes the X-Service-Delivery-Id that was sent) and
-   * creates the retry row. Only while this worker still holds the lease: a worker that outlived its
-   * lease must not record over the worker that took the row after it.
+   * Queues the attempt's record; records queued while one batch is being written go out together
+   * in the next, so a busy worker writes many attempts per statement.
    */
-  async #record(delivery: ClaimedDelivery, outcome: AttemptOutcome, status: DeliveryStatus, retryInMs: number | null): Promise<void> {
-    await sql`
-      WITH done AS (
-        UPDATE webhook_deliveries
-        SET id = ${outcome.deliveryId}, status = ${status}, status_code = ${outcome.statusCode},
-          duration_ms = ${outcome.durationMs}, error = ${outcome.error}, response_body = ${outcome.responseBody},
-          attempted_at = now(), lease_id = NULL,
-          next_attempt_at = now() + ${retryInMs}::integer * interval '1 millisecond'
-        WHERE tenant_id = ${delivery.tenant_id} AND id = ${delivery.id} AND status = 'pending' AND lease_id = ${delivery.lease_id}
-        RETURNING tenant_id, webhook_id, event_id, event, attempt, next_attempt_at
-      )
-      INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, event_id, event, attempt, next_attempt_at)
-      SELECT tenant_id, gen_random_uuid(), webhook_id, event_id, event, attempt + 1, next_attempt_at
-      FROM done WHERE next_attempt_at IS NOT NULL
-    `.execute(this.#db);
+  #record(record: AttemptRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#unrecorded.push({ record, resolve, reject });
+      if (!this.#recording) this.#recording = this.#writeRecords();
+    });
+  }
+
+  async #writeRecords(): Promise<void> {
+    while (this.#unrecorded.length > 0) {
+      const batch = this.#unrecorded.splice(0);
+      try {
+        await recordAttempts(this.#db, batch.map((entry) => entry.record));
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+    this.#recording = undefined;
   }
 
   /** Milliseconds until the earliest pending delivery of an active webhook is due (the poll interval when none is). */
