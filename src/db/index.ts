@@ -22,6 +22,8 @@ export interface DatabaseOptions {
   url?: string | undefined;
   /** Directory of the embedded database; unset keeps it in memory (tests). */
   dataDir?: string | undefined;
+  /** For the embedded database: start from this dumped data directory (a migrated template). */
+  loadDataDir?: Blob | undefined;
   /** Confines every connection to one schema, so parallel test runs never collide. */
   schema?: string | undefined;
   poolSize?: number;
@@ -76,6 +78,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 async function openPGlite(options: DatabaseOptions): Promise<DatabaseHandle> {
   const client = await PGlite.create(options.dataDir ?? 'memory://', {
     parsers: { [pgliteTypes.INT8]: parseNumber, [pgliteTypes.NUMERIC]: parseNumber },
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
   if (options.schema) {
     await client.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}; SET search_path = ${quoteIdentifier(options.schema)}`);
@@ -92,6 +95,8 @@ async function openPGlite(options: DatabaseOptions): Promise<DatabaseHandle> {
     },
     async close() {
       await db.destroy();
+      // Kysely skips a driver that never ran a query; the embedded database must close regardless.
+      if (!client.closed) await client.close();
     },
   };
 }

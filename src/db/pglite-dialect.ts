@@ -81,6 +81,8 @@ class PGliteDriver implements Driver {
   constructor(private readonly client: PGlite) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
+    // A closed PGlite may still answer from its WASM state; refuse like a stopped server would.
+    if (this.client.closed) throw new Error('the embedded database is closed');
     return new PGliteConnection(this.client);
   }
   async beginTransaction(connection: DatabaseConnection): Promise<void> {

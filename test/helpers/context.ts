@@ -1,11 +1,16 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { sql } from 'kysely';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
 import type { Config } from '../../src/config';
 import { openDatabase, quoteIdentifier, type DatabaseHandle } from '../../src/db';
+import { PGliteDialect } from '../../src/db/pglite-dialect';
+import type { Database } from '../../src/db/schema';
 import { migrate } from '../../src/db/migrate';
 import { PERMISSIONS, type Permission } from '../../src/tenancy/permissions';
 
@@ -106,13 +111,42 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));
+
+/**
+ * A migrated embedded database as a dump, made once per version of the migrations and shared by
+ * every test file through the temp directory: loading it is several times faster than initdb.
+ */
+async function migratedPGliteTemplate(): Promise<Blob> {
+  const hash = createHash('sha256');
+  for (const name of (await readdir(MIGRATIONS_DIR)).sort()) hash.update(name).update(await readFile(join(MIGRATIONS_DIR, name)));
+  const path = join(tmpdir(), `pickport-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  try {
+    return new Blob([await readFile(path)]);
+  } catch {
+    const client = await PGlite.create();
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    await migrate(db);
+    const dump = await client.dumpDataDir('none');
+    await db.destroy();
+    const partial = `${path}.${randomUUID()}`;
+    await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+    await rename(partial, path);
+    return dump;
+  }
+}
+
 /** Opens a fresh database for one test file: its own PGlite, or its own schema on DATABASE_URL. */
 export async function openTestDatabase(): Promise<{ database: DatabaseHandle; drop(): Promise<void> }> {
   const schema = `test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const url = process.env.DATABASE_URL;
-  const database = await openDatabase({ url, schema: url ? schema : undefined, poolSize: 10 });
-  if (url) await sql.raw(`CREATE SCHEMA ${quoteIdentifier(schema)}`).execute(database.db);
-  await migrate(database.db);
+  const database = url
+    ? await openDatabase({ url, schema, poolSize: 10 })
+    : await openDatabase({ loadDataDir: await migratedPGliteTemplate() });
+  if (url) {
+    await sql.raw(`CREATE SCHEMA ${quoteIdentifier(schema)}`).execute(database.db);
+    await migrate(database.db);
+  }
   return {
     database,
     async drop() {
