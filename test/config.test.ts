@@ -1,0 +1,71 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config';
+
+const freshDataDir = () => mkdtempSync(join(tmpdir(), 'pickport-config-'));
+
+describe('configuration from the environment', () => {
+  it('starts on the embedded database with defaults, generating the admin token and secret key once', () => {
+    const dir = freshDataDir();
+    const first = loadConfig({ PICKPORT_DATA_DIR: dir });
+    expect(first.config).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: undefined, nodeEnv: 'development', trustProxy: false });
+    expect(first.generatedAdminToken).toBe(first.config.adminToken);
+    expect(readFileSync(join(dir, 'admin-token'), 'utf8').trim()).toBe(first.config.adminToken);
+    expect(statSync(join(dir, 'admin-token')).mode & 0o077).toBe(0);
+    expect(first.config.secretKey).toHaveLength(32);
+
+    const second = loadConfig({ PICKPORT_DATA_DIR: dir });
+    expect(second.generatedAdminToken).toBeUndefined();
+    expect(second.config.adminToken).toBe(first.config.adminToken);
+    expect(second.config.secretKey.equals(first.config.secretKey)).toBe(true);
+  });
+
+  it('reads every documented variable', () => {
+    const { config } = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://db/pickport',
+      REDIS_URL: 'redis://cache:6379',
+      ADMIN_TOKEN: 'a-long-enough-admin-token',
+      PICKPORT_SECRET_KEY: 'ab'.repeat(32),
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'true',
+      PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://db/pickport',
+      redisUrl: 'redis://cache:6379',
+      adminToken: 'a-long-enough-admin-token',
+      nodeEnv: 'production',
+      logLevel: 'warn',
+      trustProxy: true,
+      webhookRetryDelaysMs: [10, 20, 30],
+    });
+    expect(config.secretKey.toString('hex')).toBe('ab'.repeat(32));
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be an integer/],
+    [{ PORT: '70000' }, /PORT must be an integer from 0 to 65535/],
+    [{ DATABASE_URL: 'mysql://db' }, /DATABASE_URL must start with postgres:/],
+    [{ REDIS_URL: 'not a url' }, /REDIS_URL is not a valid URL/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ NODE_ENV: 'staging' }, /NODE_ENV must be/],
+    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true or false/],
+    [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16 characters/],
+    [{ PICKPORT_SECRET_KEY: 'abc' }, /PICKPORT_SECRET_KEY must be 32 bytes/],
+    [{ DATABASE_URL: 'postgres://db/x' }, /ADMIN_TOKEN is required with DATABASE_URL/],
+    [
+      { DATABASE_URL: 'postgres://db/x', ADMIN_TOKEN: 'a-long-enough-admin-token', NODE_ENV: 'production' },
+      /PICKPORT_SECRET_KEY is required in production/,
+    ],
+  ])('refuses %o with a clear message', (env, message) => {
+    expect(() => loadConfig({ PICKPORT_DATA_DIR: freshDataDir(), ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ PICKPORT_DATA_DIR: freshDataDir(), ...env })).toThrow(message);
+  });
+});
