@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../db';
+import { batchItemError } from '../http/batch';
 import type { FieldProblem } from '../http/errors';
 import { productsInOpenOrders } from '../orders/catalog-hooks';
 import { afterProductWrites, type WrittenProduct } from './effects';
@@ -50,9 +51,8 @@ export async function upsertBatch(
   invalid: ReadonlyMap<number, FieldProblem[]>,
 ): Promise<BatchOutcome> {
   const errors: ItemError[] = [];
-  const fail = (index: number, code: string, error: string, details?: FieldProblem[]) => {
-    const externalId = (products[index] as { externalId?: unknown } | null)?.externalId;
-    errors.push({ index, externalId: typeof externalId === 'string' ? externalId : null, code, error, ...(details ? { details } : {}) });
+  const fail = (index: number, code: string, message: string, details?: FieldProblem[]) => {
+    errors.push(batchItemError(index, products[index], { code, message, details }));
   };
 
   const firstIndexOf = new Map<string, number>();

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { IsoDateTime, Page, RequestId, Success, pageQuery } from '../http/schemas';
+import { BatchResult, IsoDateTime, Page, RequestId, Success, pageQuery } from '../http/schemas';
 
 /*
  * Spec §2.1 as schemas. Optional fields other than stock, isActive and isCombo also take null,
@@ -93,26 +93,7 @@ export const UpsertResponse = Type.Object({
   requestId: RequestId,
 });
 
-export const BatchResponse = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    successCount: Type.Integer(),
-    createdCount: Type.Integer(),
-    updatedCount: Type.Integer(),
-    errorCount: Type.Integer(),
-  }),
-  errors: Type.Array(
-    Type.Object({
-      index: Type.Integer({ description: 'Position in `products`' }),
-      externalId: nullable(Type.String()),
-      code: Type.String({ description: 'VALIDATION_ERROR, DUPLICATE_SKU or CONFLICT' }),
-      error: Type.String(),
-      details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-    }),
-  ),
-  warnings: Type.Array(Type.Object({ index: Type.Integer(), externalId: Type.String(), warning: Type.String() })),
-  requestId: RequestId,
-});
+export const BatchResponse = BatchResult('products', 'VALIDATION_ERROR, DUPLICATE_SKU or CONFLICT');
 export type BatchResponse = Static<typeof BatchResponse>;
 
 export const ProductResponse = Success(Product);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db';
+import { open, seal } from '../security/secret-box';
 import { ApiError, validationError } from './errors';
 import type { Clock } from './rate-limit';
 
@@ -49,6 +50,22 @@ interface ExistingKey {
   reserved: boolean;
 }
 
+/**
+ * Stored bodies are encrypted at rest (they may carry secrets, such as the 201 of `POST /webhooks`),
+ * bound to their row's key so that a body copied onto another key does not decrypt.
+ */
+const boundTo = (reservation: Pick<Reservation, 'tenantId' | 'apiKeyId' | 'key'>) =>
+  `idempotency/${reservation.tenantId}/${reservation.apiKeyId}/${reservation.key}`;
+
+function openStoredBody(secretKey: Buffer, reservation: Reservation, body: string): string {
+  try {
+    return open(secretKey, body, boundTo(reservation));
+  } catch (cause) {
+    // Never run the write again: its first answer exists but cannot be read (another secret key?).
+    throw new Error('the stored answer of this X-Idempotency-Key cannot be decrypted', { cause });
+  }
+}
+
 /** 2xx and the 4xx a retry would get again; never 401, 403 or 429, which depend on the moment (DESIGN.md §3). */
 const isCacheable = (status: number) => (status >= 200 && status < 300) || (status >= 400 && status < 500 && ![401, 403, 429].includes(status));
 
@@ -90,6 +107,7 @@ export interface IdempotencyOptions {
 export function installIdempotency(scope: FastifyInstance, options: IdempotencyOptions = {}): void {
   const clock = options.clock ?? Date.now;
   const db = scope.db;
+  const { secretKey } = scope.config;
   let lastPurge = -Infinity;
 
   scope.decorateRequest('idempotency', null);
@@ -121,8 +139,9 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
     if (existing.state === 'in_progress') {
       throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
     }
+    const body = existing.body === null ? null : openStoredBody(secretKey, reservation, existing.body);
     reply.code(existing.status_code!).headers(existing.headers ?? {}).header('x-idempotency-replayed', 'true');
-    return reply.send(existing.body);
+    return reply.send(body);
   });
 
   scope.addHook('onSend', async (request, reply, payload) => {
@@ -131,7 +150,7 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
     reservation.settled = true;
     try {
       if (isCacheable(reply.statusCode) && typeof payload === 'string') {
-        await storeResponse(db, reservation, reply, payload);
+        await storeResponse(db, secretKey, reservation, reply, payload);
       } else {
         await releaseReservation(db, reservation);
       }
@@ -210,9 +229,10 @@ async function reserve(db: Db, reservation: Reservation, fingerprint: string, no
   throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key is contended by concurrent requests; retry');
 }
 
-/** Writes the answer into the reservation (kept 24 h from the reservation); false when the reservation is no longer this request's. */
+/** Writes the answer, body encrypted, into the reservation (kept 24 h from the reservation); false when the reservation is no longer this request's. */
 async function storeResponse(
   executor: Db | Tx,
+  secretKey: Buffer,
   reservation: Reservation,
   reply: FastifyReply,
   body: string,
@@ -223,7 +243,7 @@ async function storeResponse(
       state: 'done',
       status_code: reply.statusCode,
       headers: JSON.stringify(storedHeaders(reply)),
-      body,
+      body: seal(secretKey, body, boundTo(reservation)),
     })
     .where('tenant_id', '=', reservation.tenantId)
     .where('api_key_id', '=', reservation.apiKeyId)
@@ -254,7 +274,7 @@ async function releaseReservation(db: Db, reservation: Reservation): Promise<voi
 export async function storeWithinWrite(tx: Tx, request: FastifyRequest, reply: FastifyReply, body: string): Promise<void> {
   const reservation = request.idempotency;
   if (!reservation) return;
-  if (!(await storeResponse(tx, reservation, reply, body))) {
+  if (!(await storeResponse(tx, request.server.config.secretKey, reservation, reply, body))) {
     throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This request outlived the reservation of its X-Idempotency-Key and was rolled back; retry to get the stored answer');
   }
 }

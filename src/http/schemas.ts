@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 export const RequestId = Type.String({ format: 'uuid', description: 'Identifies this request in the service logs' });
 
@@ -56,3 +56,38 @@ export function pageQuery(defaultLimit: number, maxLimit: number) {
 }
 
 export const IsoDateTime = Type.String({ format: 'date-time', description: 'ISO 8601 date and time' });
+
+/**
+ * The answer of a partial batch (spec §4.2, §4.6; DESIGN.md §3), for `products` and `orders` alike:
+ * counters, one error per failed item and the warnings of the items that were saved. An item's
+ * `externalId` is echoed as sent; in `errors` it is null when the item had no string externalId.
+ */
+export function BatchResult(collection: string, codes: string) {
+  const index = Type.Integer({ minimum: 0, description: `Position of the item in \`${collection}\`` });
+  return Type.Object({
+    success: Type.Literal(true),
+    data: Type.Object({
+      successCount: Type.Integer({ description: 'Items saved (created or updated)' }),
+      createdCount: Type.Integer(),
+      updatedCount: Type.Integer(),
+      errorCount: Type.Integer({ description: 'Items refused; each has an entry in `errors`' }),
+    }),
+    errors: Type.Array(
+      Type.Object({
+        index,
+        externalId: Type.Union([Type.String(), Type.Null()], { description: "The item's externalId; null when it had none (or not a string)" }),
+        code: Type.String({ description: codes }),
+        error: Type.String(),
+        details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+      }),
+      { description: 'In index order' },
+    ),
+    warnings: Type.Array(Type.Object({ index, externalId: Type.String(), warning: Type.String() }), {
+      description: 'About items that were saved, in index order',
+    }),
+    requestId: RequestId,
+  });
+}
+export type BatchResult = Static<ReturnType<typeof BatchResult>>;
+export type BatchItemError = BatchResult['errors'][number];
+export type BatchItemWarning = BatchResult['warnings'][number];

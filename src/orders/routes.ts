@@ -4,8 +4,9 @@ import { emit } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { tenantOf } from '../http/auth';
 import { decodeCursor, encodeCursor } from '../http/cursor';
+import { batchItemError } from '../http/batch';
 import { ApiError, notFound, toApiError, validationError } from '../http/errors';
-import { responses } from '../http/schemas';
+import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
 import { bodyCheck } from '../http/validation';
 import { respondWithWrite } from '../http/write';
 import { moveOrder } from './lifecycle';
@@ -86,11 +87,10 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await respondWithWrite(request, reply, async (tx) => {
         const tenantId = tenantOf(request);
         const counts = { successCount: 0, createdCount: 0, updatedCount: 0, errorCount: 0 };
-        const errors: { index: number; externalId: string; code: string; error: string; details?: { field: string; message: string }[] }[] = [];
-        const warnings: { index: number; externalId: string; warning: string }[] = [];
+        const errors: BatchItemError[] = [];
+        const warnings: BatchItemWarning[] = [];
         const events: DomainEvent[] = [];
         for (const [index, candidate] of orders.entries()) {
-          const externalId = externalIdOf(candidate);
           try {
             const invalid = checkOrder(candidate);
             if (invalid) throw invalid;
@@ -99,19 +99,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
             const outcome = await upsertOrder(tx, tenantId, candidate as OrderInput);
             counts.successCount++;
             counts[outcome.action === 'created' ? 'createdCount' : 'updatedCount']++;
-            warnings.push(...outcome.warnings.map((warning) => ({ index, externalId, warning })));
+            warnings.push(...outcome.warnings.map((warning) => ({ index, externalId: outcome.order.external_id, warning })));
             events.push(...outcome.events);
           } catch (error) {
             const apiError = toApiError(error as Error);
             if (apiError.statusCode >= 500) throw error;
             counts.errorCount++;
-            errors.push({
-              index,
-              externalId,
-              code: apiError.code,
-              error: apiError.message,
-              ...(apiError.details ? { details: apiError.details } : {}),
-            });
+            errors.push(batchItemError(index, candidate, apiError));
           }
         }
         await emit(tx, tenantId, events);
@@ -233,8 +227,3 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 };
-
-function externalIdOf(candidate: unknown): string {
-  const externalId = (candidate as { externalId?: unknown } | null)?.externalId;
-  return typeof externalId === 'string' ? externalId : '';
-}

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoDateTime, Page, RequestId, Success, pageQuery } from '../http/schemas';
+import { BatchResult, IsoDateTime, Page, RequestId, Success, pageQuery } from '../http/schemas';
 
 export const ORDER_STATUSES = ['PENDING', 'PENDING_VALIDATION', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'] as const;
 export const OrderStatusSchema = Type.Union(ORDER_STATUSES.map((s) => Type.Literal(s)));
@@ -99,26 +99,7 @@ export const UpsertResponse = Type.Object({
 /** The batch body is checked order by order (one bad order does not fail the others). */
 export const BatchInput = Type.Object({ orders: Type.Array(Type.Unknown()) });
 
-export const BatchResponse = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    successCount: Type.Integer(),
-    createdCount: Type.Integer(),
-    updatedCount: Type.Integer(),
-    errorCount: Type.Integer(),
-  }),
-  errors: Type.Array(
-    Type.Object({
-      index: Type.Integer(),
-      externalId: Type.String(),
-      code: Type.String(),
-      error: Type.String(),
-      details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-    }),
-  ),
-  warnings: Type.Array(Type.Object({ index: Type.Integer(), externalId: Type.String(), warning: Type.String() })),
-  requestId: RequestId,
-});
+export const BatchResponse = BatchResult('orders', 'VALIDATION_ERROR or CONFLICT');
 
 export const OrderParams = Type.Object({ externalId: Type.String({ minLength: 1, maxLength: 100 }) });
 

@@ -168,6 +168,28 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
     expect(rows[0]!.n).toBe(0);
   });
 
+  it('stores the answer encrypted, bound to its key: a stored body copied onto another key is refused, not run again', async () => {
+    const { tenant, api } = await caller();
+    const [original, copy] = [randomUUID(), randomUUID()];
+    await write(api, original, { note: 'plaintext-marker' });
+    await write(api, copy, { note: 'plaintext-marker' });
+    const stored = await ctx.database.db
+      .selectFrom('idempotency_keys')
+      .select(['idempotency_key', 'body'])
+      .where('tenant_id', '=', tenant.id)
+      .where('idempotency_key', 'in', [original, copy])
+      .execute();
+    expect(stored).toHaveLength(2);
+    for (const row of stored) expect(row.body).not.toContain('plaintext-marker');
+    const originalBody = stored.find((row) => row.idempotency_key === original)!.body;
+    await ctx.database.db.updateTable('idempotency_keys').set({ body: originalBody }).where('idempotency_key', '=', copy).execute();
+
+    expect((await write(api, original, { note: 'plaintext-marker' })).body.data.note).toBe('plaintext-marker');
+    const moved = await write(api, copy, { note: 'plaintext-marker' });
+    expect(moved.status).toBe(500);
+    expect(await probeExecutions(ctx, tenant.id)).toBe(2);
+  });
+
   it('lets a retry take over a key whose request died mid-way, once its lease has passed', async () => {
     const { tenant, api } = await caller();
     const key = randomUUID();

@@ -34,7 +34,7 @@ describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.
       expect(response.body.errors).toEqual([
         expect.objectContaining({ index: 1, externalId: 'B-2', code: 'VALIDATION_ERROR', error: expect.stringContaining('items[0].quantity') }),
         expect.objectContaining({ index: 4, externalId: 'B-4', code: 'CONFLICT', error: expect.stringContaining('N-B-1') }),
-        expect.objectContaining({ index: 5, externalId: '', code: 'VALIDATION_ERROR' }),
+        expect.objectContaining({ index: 5, externalId: null, code: 'VALIDATION_ERROR' }),
       ]);
       expect(response.body.warnings).toEqual([{ index: 3, externalId: 'B-3', warning: expect.stringContaining('UNKNOWN') }]);
       expect((await tenant.api.get('/orders/B-1')).body.data.itemsCount).toBe(2);

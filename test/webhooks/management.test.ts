@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, twoTenants, type TestContext, type TestTenant } from '../helpers/context';
 
@@ -39,6 +41,35 @@ describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
     expect(JSON.stringify(list.body)).not.toContain(SECRET);
     const stored = await ctx.database.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toContain(SECRET);
+  });
+
+  it('keeps the secret encrypted in the stored idempotent answer of the registration, and the replay still shows it', async () => {
+    const key = randomUUID();
+    const first = await tenant.api.post(
+      '/webhooks',
+      { url: 'http://127.0.0.1:9/hook', events: ['order.status_changed'], secret: SECRET },
+      { 'x-idempotency-key': key },
+    );
+    expect(first.status).toBe(201);
+    expect(first.body.data.secret).toBe(SECRET);
+
+    const { rows } = await sql<{ state: string; body: string | null; headers: unknown }>`
+      SELECT state, body, headers FROM idempotency_keys WHERE tenant_id = ${tenant.id} AND idempotency_key = ${key}`.execute(ctx.database.db);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.state).toBe('done');
+    expect(rows[0]!.body).toMatch(/^v1\./);
+    expect(JSON.stringify(rows[0])).not.toContain(SECRET);
+    expect(JSON.stringify(rows[0])).not.toContain(first.body.data.id);
+
+    const replay = await tenant.api.post(
+      '/webhooks',
+      { url: 'http://127.0.0.1:9/hook', events: ['order.status_changed'], secret: SECRET },
+      { 'x-idempotency-key': key },
+    );
+    expect(replay.status).toBe(201);
+    expect(replay.headers['x-idempotency-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect(replay.body.data.secret).toBe(SECRET);
   });
 
   it.each([
