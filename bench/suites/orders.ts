@@ -7,14 +7,16 @@ import { load, startBenchService, type Measurement } from '../harness';
 const SECONDS = 3;
 const BATCH_SIZE = 50;
 const ITEMS = 5;
-const PRODUCTS = 200;
+/** Catalog size: each order takes 5 distinct products drawn at random from it, as a marketplace would send them. */
+const PRODUCTS = 5_000;
 
 let counter = 0;
-/** A new order of 5 distinct catalog products, as a marketplace would send it. */
+/** A new order of 5 distinct catalog products picked at random, as a marketplace would send it. */
 function order(run: string): OrderInput {
   counter++;
-  const first = (counter * 7) % (PRODUCTS - ITEMS);
-  const items = Array.from({ length: ITEMS }, (_, i) => ({ productExternalId: `P${first + i}`, productSku: `S${first + i}`, quantity: 1 + (i % 3) }));
+  const picked = new Set<number>();
+  while (picked.size < ITEMS) picked.add(Math.floor(Math.random() * PRODUCTS));
+  const items = [...picked].map((n, i) => ({ productExternalId: `P${n}`, productSku: `S${n}`, quantity: 1 + (i % 3) }));
   return { externalId: `${run}-${counter}`, orderNumber: `${run}-N${counter}`, items, priority: 'high', shippingAddress: '1 Bench Street' };
 }
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../db';
 import { batchItemError } from '../http/batch';
 import type { FieldProblem } from '../http/errors';
-import { productsInOpenOrders } from '../orders/catalog-hooks';
+import { lockProductsForOrders, productsInOpenOrders } from '../orders/catalog-hooks';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, columnDocument, unknownLocationWarning } from './fields';
 import type { BatchResponse, ProductInput } from './schemas';
@@ -93,21 +93,27 @@ export async function upsertBatch(
 
   const changingSku = accepted.flatMap(({ input }) => {
     const row = existing.get(input.externalId);
-    return row && row.sku !== input.sku ? [row.id] : [];
+    return row && row.sku !== input.sku ? [row] : [];
   });
-  const inOpenOrders = changingSku.length > 0 ? await productsInOpenOrders(tx, tenantId, changingSku) : new Set<string>();
-  const toInsert: Candidate[] = [];
+  const toInsert = accepted.filter((candidate) => !existing.has(candidate.input.externalId));
+  const inserted = await insertProducts(tx, tenantId, toInsert);
+  // The keys of the products whose write can resolve or free something for orders, after their rows.
+  const restocked = accepted.flatMap(({ input }) => {
+    const row = existing.get(input.externalId);
+    return row && input.stock !== undefined && Number(input.stock) > Number(row.stock) ? [row.external_id] : [];
+  });
+  await lockProductsForOrders(tx, tenantId, [...inserted.keys(), ...changingSku.map((row) => row.external_id), ...restocked]);
+  const inOpenOrders = changingSku.length > 0 ? await productsInOpenOrders(tx, tenantId, changingSku.map((row) => row.id)) : new Set<string>();
   const toUpdate: Candidate[] = [];
   for (const candidate of accepted) {
     const row = existing.get(candidate.input.externalId);
-    if (!row) toInsert.push(candidate);
-    else if (inOpenOrders.has(row.id)) fail(candidate.index, 'CONFLICT', skuLockedByOrders(row.sku));
+    if (!row) continue;
+    if (inOpenOrders.has(row.id)) fail(candidate.index, 'CONFLICT', skuLockedByOrders(row.sku));
     else toUpdate.push(candidate);
   }
 
   const written: WrittenProduct[] = [];
   const succeeded: Candidate[] = [];
-  const inserted = await insertProducts(tx, tenantId, toInsert);
   for (const candidate of toInsert) {
     const row = inserted.get(candidate.input.externalId);
     if (!row) {

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
 import { ApiError, conflict } from '../http/errors';
-import { productsInOpenOrders } from '../orders/catalog-hooks';
+import { productKeysTaken, productKeyWhen, productsInOpenOrders } from '../orders/catalog-hooks';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { sentColumns, unknownLocationWarning, type SentColumn } from './fields';
 import type { ProductInput } from './schemas';
@@ -24,6 +24,8 @@ interface UpsertRow {
   /** Another product holding the requested sku. */
   sku_owner: string | null;
   location_known: boolean;
+  /** Whether the statement took the product's key for the order checks (orders/catalog-hooks.ts). */
+  order_key: boolean;
 }
 
 /** `holder` is the other product's externalId, when known. */
@@ -46,7 +48,7 @@ const value = ({ value, sqlType }: SentColumn) => sql`${value}::${sql.raw(sqlTyp
  * sku, insert or update (only when something differs, so a repeated sync does not move
  * `updatedAt`), and check the location code.
  */
-export function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[]): RawBuilder<UpsertRow> {
+export function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[], orderKey = false): RawBuilder<UpsertRow> {
   const names = sql.join(columns.map((c) => sql.ref(c.column)));
   const updated = columns.filter((c) => c.column !== 'external_id');
   const set = sql.join(updated.map((c) => sql`${sql.ref(c.column)} = excluded.${sql.ref(c.column)}`));
@@ -75,7 +77,8 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
-      ${location} AS location_known
+      ${location} AS location_known,
+      ${orderKey ? productKeyWhen(tenantId, input.externalId, sql`written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock)`) : sql`false`} AS order_key
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true`;
@@ -87,7 +90,8 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
  * undoes the write.
  */
 export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInput): Promise<UpsertResult> {
-  const statement = upsertStatement(tenantId, input, sentColumns(input));
+  // Writes that can resolve or free something for orders also take the product's key, after the row.
+  const statement = upsertStatement(tenantId, input, sentColumns(input), true);
   let row = await runUpsert(tx, statement, input.sku);
   if (row.id === null && row.old_id === null && row.sku_owner === null) {
     // The externalId was inserted by a concurrent request after this statement's snapshot; the
@@ -95,6 +99,7 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
     row = await runUpsert(tx, statement, input.sku);
   }
   if (row.sku_owner !== null) throw duplicateSku(input.sku, row.sku_owner);
+  if (row.order_key) productKeysTaken(tx, tenantId, [input.externalId]);
   const id = row.id ?? row.old_id;
   if (id === null) throw conflict('The product changed concurrently; retry the request');
 

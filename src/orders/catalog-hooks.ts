@@ -1,22 +1,51 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
 import { emit } from '../events/outbox';
 import { recheckWaitingOrders } from './revalidation';
-import { lockOrderBook } from './store';
+import { lockProductKeys, noteProductKeys, productKeySql } from './store';
 
 /*
  * How catalog writes reach orders. The catalog calls these inside its write transaction;
  * the orders feature owns what they do.
+ *
+ * A catalog write that can resolve or free something for orders (a create, an sku change, a
+ * restock) takes the product's key (store.ts) after its product row lock and before the checks
+ * below, which then see every order that intake committed under that key; an order that intake
+ * decides after the key is granted sees the product as written. No other key is taken between.
  */
+
+/**
+ * For the catalog's single-product write statement: SQL that takes the product's key when
+ * `condition` holds (the write created the product, changed its sku or raised its stock) and
+ * yields whether it did. Evaluate it after the statement locked or wrote the product row; when it
+ * yields true, tell `productKeysTaken`.
+ */
+export function productKeyWhen(tenantId: string, externalId: string, condition: RawBuilder<boolean>): RawBuilder<boolean> {
+  return sql<boolean>`CASE WHEN ${condition} THEN ${productKeySql(tenantId, sql<string>`${externalId}::text`)} ELSE false END`;
+}
+
+/** Records that the catalog's statement took these products' keys. */
+export function productKeysTaken(tx: Tx, tenantId: string, externalIds: string[]): void {
+  noteProductKeys(tx, tenantId, externalIds);
+}
+
+/**
+ * Takes, in one statement, the keys of the products a catalog batch creates, re-skus or restocks
+ * (after their rows are locked or written, before `productsInOpenOrders`).
+ */
+export async function lockProductsForOrders(tx: Tx, tenantId: string, productExternalIds: string[]): Promise<void> {
+  await lockProductKeys(tx, tenantId, productExternalIds);
+}
 
 /**
  * Ids of the given products that open orders (neither DISPATCHED nor CANCELLED) reference:
  * their sku must not change (spec §2.1 rule 3, DESIGN.md §3). Only lines that resolved to the
  * product count: a line that names the product with another sku is waiting for exactly that fix.
+ * The caller holds the products' keys, so that no order resolves against the old sku between
+ * this check and the commit.
  */
 export async function productsInOpenOrders(tx: Tx, tenantId: string, productIds: string[]): Promise<Set<string>> {
   if (productIds.length === 0) return new Set();
-  // Taken so that no order resolves against the old sku between this check and the commit.
-  await lockOrderBook(tx, tenantId);
   const rows = await tx
     .selectFrom('order_items as i')
     .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'i.tenant_id').onRef('o.id', '=', 'i.order_id'))
@@ -31,7 +60,8 @@ export async function productsInOpenOrders(tx: Tx, tenantId: string, productIds:
 
 /**
  * Re-checks waiting orders after products were created, corrected (sku) or restocked, so that a
- * PENDING_VALIDATION order whose items now all resolve moves to PENDING (DESIGN.md §3).
+ * PENDING_VALIDATION order whose items now all resolve moves to PENDING (DESIGN.md §3). With the
+ * keys already held and no order waiting, this is one plain query.
  */
 export async function revalidateOrdersForProducts(tx: Tx, tenantId: string, productExternalIds: string[]): Promise<void> {
   await emit(tx, tenantId, await recheckWaitingOrders(tx, tenantId, productExternalIds));

@@ -5,13 +5,13 @@ import type { DomainEvent } from '../events/types';
 import { tenantOf } from '../http/auth';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { batchItemError } from '../http/batch';
-import { ApiError, notFound, toApiError, validationError } from '../http/errors';
+import { ApiError, conflict, notFound, toApiError, validationError } from '../http/errors';
 import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
 import { bodyCheck } from '../http/validation';
 import { respondWithWrite } from '../http/write';
 import { moveOrder } from './lifecycle';
-import { upsertOrder } from './intake';
-import { recheckWaitingOrders } from './revalidation';
+import { lockKeysForOrders, upsertOrder } from './intake';
+import { prepareRecheck, runRecheck } from './revalidation';
 import {
   BatchInput,
   BatchResponse,
@@ -23,7 +23,7 @@ import {
   OrderResponse,
   UpsertResponse,
 } from './schemas';
-import { findOrder, itemsOf, lockOrder, lockOrderBook, loadOrderView, orderSummary, orderView } from './store';
+import { findOrder, itemsOf, lockOrder, lockProductKeys, loadOrderView, orderSummary, orderView } from './store';
 
 export const MAX_BATCH_ORDERS = 50;
 const MAX_BATCH_BYTES = 10 * 1024 * 1024;
@@ -90,6 +90,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const errors: BatchItemError[] = [];
         const warnings: BatchItemWarning[] = [];
         const events: DomainEvent[] = [];
+        // The product keys of every valid order at once (store.ts), rather than order after order.
+        await lockKeysForOrders(tx, tenantId, orders.filter((candidate) => !checkOrder(candidate)) as OrderInput[]);
         for (const [index, candidate] of orders.entries()) {
           try {
             const invalid = checkOrder(candidate);
@@ -193,19 +195,29 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await respondWithWrite(request, reply, async (tx) => {
         const tenantId = tenantOf(request);
-        await lockOrderBook(tx, tenantId);
+        // The keys of the order's products, then the order (the lock order of store.ts); waiting
+        // orders are found before the order row is locked. An order whose items changed meanwhile
+        // (another request updated it) gets a 409 rather than a second batch of keys.
+        const unlocked = await findOrder(tx, tenantId, request.params.externalId);
+        if (!unlocked) throw notFound(`Order ${request.params.externalId}`);
+        const products = ((await itemsOf(tx, tenantId, [unlocked.id])).get(unlocked.id) ?? []).map((item) => item.product_external_id);
+        await lockProductKeys(tx, tenantId, products);
+        const freed = unlocked.status === 'PENDING' || unlocked.status === 'PENDING_VALIDATION' ? await prepareRecheck(tx, tenantId, products) : undefined;
         let order = await lockOrder(tx, tenantId, request.params.externalId);
         const events: DomainEvent[] = [];
         if (order.status !== 'CANCELLED') {
           if (order.status !== 'PENDING' && order.status !== 'PENDING_VALIDATION') {
             throw new ApiError(409, 'ORDER_IN_PROGRESS', `Order ${order.external_id} is ${order.status}; the warehouse has it and it can no longer be cancelled`);
           }
+          const items = (await itemsOf(tx, tenantId, [order.id])).get(order.id) ?? [];
+          if (!freed || items.some((item) => !products.includes(item.product_external_id))) {
+            throw conflict(`Order ${order.external_id} was changed by a concurrent request; retry the request`);
+          }
           const moved = await moveOrder(tx, order, 'CANCELLED', 'cancelled_at');
           order = moved.order;
           events.push(moved.event);
           // What the order held is free again for orders waiting on stock.
-          const items = (await itemsOf(tx, tenantId, [order.id])).get(order.id) ?? [];
-          events.push(...(await recheckWaitingOrders(tx, tenantId, items.map((item) => item.product_external_id))));
+          events.push(...(await runRecheck(tx, freed)));
         }
         await emit(tx, tenantId, events);
         return {

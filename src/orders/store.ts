@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { notFound } from '../http/errors';
 import type { OrderView } from './schemas';
@@ -14,19 +14,79 @@ export interface ItemLine {
   quantity: number;
 }
 
-/**
- * Serializes the writes that decide or change what orders hold of the stock (intake, cancel,
- * re-validation, picking) within one tenant, so two orders can never both take the last units.
- * Lock order everywhere: product rows, then this lock, then order rows; never the other way.
+/*
+ * Product keys: what keeps the stock holds of orders and the catalog consistent (DESIGN.md §3).
+ *
+ * Every write that decides or changes what orders hold of a product, or how an order line
+ * resolves against it, takes the product's key: a transaction-scoped advisory lock on
+ * hashtextextended(tenant_id || ':' || productExternalId, 0). Order intake, cancel, the re-check
+ * of waiting orders, picking short, and the catalog writes that can resolve or free something
+ * (create, sku change, restock) all take it, so that of two of them on one product the second
+ * reads what the first committed. Writes on different products no longer wait for each other.
+ *
+ * A key only helps a statement that starts after it was taken: under READ COMMITTED a statement
+ * reads the snapshot of its start, so a statement that waited for a key inside itself does not see
+ * what the holder committed meanwhile. Whatever must see it (the catalog + holds query of intake,
+ * the waiting-orders query of a re-check, the sku-change check) runs as a later statement.
+ *
+ * LOCK ORDER, everywhere (no deadlocks):
+ *   1. product rows (FOR UPDATE, or the row an INSERT/UPDATE of products writes): catalog upsert
+ *      and batch, picking, stock adjustments;
+ *   2. product keys, ALL the keys a transaction needs in ONE statement, sorted by key (the SQL
+ *      sorts the hashed keys before taking them); a transaction never asks for keys it does not
+ *      hold once it holds some (intake answers 409 rather than doing so, see intake.ts);
+ *   3. order rows (FOR UPDATE on orders).
+ * Never the other way round: no product row lock after a key, no key after an order row.
+ * start-picking, pack and dispatch change no holds and only lock the order row.
  */
-export async function lockOrderBook(tx: Tx, tenantId: string): Promise<void> {
-  // Held until the transaction ends, so a batch asks once, not once per order.
-  const held = lockedBooks.get(tx);
-  if (held?.has(tenantId)) return;
-  await sql`SELECT pg_advisory_xact_lock(hashtext('pickport.orders'), hashtext(${tenantId}))`.execute(tx);
-  lockedBooks.set(tx, (held ?? new Set()).add(tenantId));
+
+/** The keys held by each open transaction, as `tenantId:externalId`. */
+const heldKeys = new WeakMap<Tx, Set<string>>();
+const keyName = (tenantId: string, externalId: string) => `${tenantId}:${externalId}`;
+
+/**
+ * SQL that takes the keys of the given products, sorted, and yields how many it took. Fold it
+ * into a statement that runs anyway; record the keys with `noteProductKeys` once it ran.
+ */
+export function productKeysSql(tenantId: string, externalIds: RawBuilder<string[]> | string[]): RawBuilder<number> {
+  const ids = Array.isArray(externalIds) ? sql`${externalIds}::text[]` : externalIds;
+  return sql<number>`(SELECT count(*) FROM (
+      SELECT pg_advisory_xact_lock(k) FROM (
+        SELECT DISTINCT hashtextextended(${tenantId}::text || ':' || e, 0) AS k FROM unnest(${ids}) AS e
+      ) AS keys ORDER BY k
+    ) AS locked)`;
 }
-const lockedBooks = new WeakMap<Tx, Set<string>>();
+
+/** SQL taking the key of one product (the externalId is an SQL expression), yielding true. */
+export function productKeySql(tenantId: string, externalId: RawBuilder<string>): RawBuilder<boolean> {
+  return sql<boolean>`(pg_advisory_xact_lock(hashtextextended(${tenantId}::text || ':' || ${externalId}, 0))::text IS NOT NULL)`;
+}
+
+export function noteProductKeys(tx: Tx, tenantId: string, externalIds: Iterable<string>): void {
+  const held = heldKeys.get(tx) ?? new Set<string>();
+  for (const id of externalIds) held.add(keyName(tenantId, id));
+  heldKeys.set(tx, held);
+}
+
+/** Whether the transaction already took some product keys (it must not take another batch). */
+export const holdsProductKeys = (tx: Tx) => (heldKeys.get(tx)?.size ?? 0) > 0;
+
+/** The given products whose keys the transaction does not hold. */
+export function missingProductKeys(tx: Tx, tenantId: string, externalIds: Iterable<string>): string[] {
+  const held = heldKeys.get(tx);
+  return [...new Set(externalIds)].filter((id) => !held?.has(keyName(tenantId, id)));
+}
+
+/**
+ * Takes the keys of the given products the transaction does not hold yet, in one statement (none
+ * when it holds them all). Call it once per transaction, before any order row lock.
+ */
+export async function lockProductKeys(tx: Tx, tenantId: string, externalIds: Iterable<string>): Promise<void> {
+  const missing = missingProductKeys(tx, tenantId, externalIds);
+  if (missing.length === 0) return;
+  await sql`SELECT ${productKeysSql(tenantId, missing)}`.execute(tx);
+  noteProductKeys(tx, tenantId, missing);
+}
 
 /** The order, locked for the rest of the transaction; 404 when the tenant has no such order. */
 export async function lockOrder(tx: Tx, tenantId: string, externalId: string): Promise<OrderRow> {

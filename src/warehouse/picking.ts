@@ -3,8 +3,8 @@ import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import { conflict, notFound, validationError } from '../http/errors';
 import { moveOrder } from '../orders/lifecycle';
-import { recheckWaitingOrders } from '../orders/revalidation';
-import { findOrder, itemsOf, lockOrder, lockOrderBook, type OrderRow } from '../orders/store';
+import { prepareRecheck, runRecheck } from '../orders/revalidation';
+import { findOrder, itemsOf, lockOrder, type OrderRow } from '../orders/store';
 
 export interface PickedLine {
   productExternalId: string;
@@ -22,8 +22,8 @@ export async function completePicking(
   externalId: string,
   lines: PickedLine[] = [],
 ): Promise<{ order: OrderRow; events: DomainEvent[] }> {
-  // Product rows are locked before the order book and the order (the lock order of orders/store.ts);
-  // an IN_PICKING order's items no longer change, so they can be read first.
+  // Product rows, then product keys, then the order (the lock order of orders/store.ts); an
+  // IN_PICKING order's items no longer change, so they can be read first.
   const unlocked = await findOrder(tx, tenantId, externalId);
   if (!unlocked) throw notFound(`Order ${externalId}`);
   const notPicking = (status: string) => conflict(`Order ${externalId} is ${status}; only an IN_PICKING order can complete picking`);
@@ -41,7 +41,10 @@ export async function completePicking(
         .forUpdate()
         .execute()
     : [];
-  await lockOrderBook(tx, tenantId);
+  // A line picked short frees stock the order held, for orders waiting on it: their keys, and the
+  // waiting orders found, before the order row is locked.
+  const short = items.filter((item) => (picked.get(item.product_external_id) ?? item.quantity) < item.quantity);
+  const freed = short.length > 0 ? await prepareRecheck(tx, tenantId, short.map((item) => item.product_external_id)) : undefined;
   const order = await lockOrder(tx, tenantId, externalId);
   if (order.status !== 'IN_PICKING') throw notPicking(order.status);
 
@@ -81,8 +84,7 @@ export async function completePicking(
       event: 'order.items_adjusted',
       data: { externalId: order.external_id, orderNumber: order.order_number, status: moved.order.status, items: adjusted, reason: 'SHORT_PICK' },
     });
-    // A short pick frees stock the order held for orders waiting on it.
-    events.push(...(await recheckWaitingOrders(tx, tenantId, adjusted.map((line) => line.productExternalId))));
+    if (freed) events.push(...(await runRecheck(tx, freed)));
   }
   return { order: moved.order, events };
 }
