@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
+import { inTransaction } from '../db/transaction';
 import { markStoredWithWrite, storeWithinWrite } from './idempotency';
 
 /** What a write route answers, decided inside its transaction. */
@@ -19,7 +20,7 @@ export async function respondWithWrite<B>(
   reply: FastifyReply,
   work: (tx: Tx) => Promise<WriteOutcome<B>>,
 ): Promise<FastifyReply> {
-  const payload = await request.server.db.transaction().execute(async (tx) => {
+  const payload = await inTransaction(request.server.db, async (tx) => {
     const outcome = await work(tx);
     reply.status(outcome.statusCode).type('application/json; charset=utf-8');
     // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db';
+import { inTransaction } from '../db/transaction';
 import { emit } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { conflict, notFound, validationError } from '../http/errors';
@@ -47,7 +48,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** Runs one order write and answers the whole order. */
   async function orderWrite(slug: string, requestId: string, work: (tx: Tx, tenantId: string) => Promise<OrderRow>) {
     const tenantId = await tenantIdOf(db, slug);
-    const order = await db.transaction().execute((tx) => work(tx, tenantId));
+    const order = await inTransaction(db, (tx) => work(tx, tenantId));
     return { success: true as const, data: await loadOrderView(db, tenantId, order), requestId };
   }
 
@@ -121,7 +122,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw validationError([{ field: 'body', message: 'must have exactly one of stock and delta' }]);
       }
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const data = await db.transaction().execute(async (tx) => {
+      const data = await inTransaction(db, async (tx) => {
         const product = await tx
           .selectFrom('products')
           .select(['id', 'external_id', 'sku', 'stock'])
@@ -169,7 +170,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
       const codes = [...new Set(request.body.codes)].sort();
-      await db.transaction().execute(async (tx) => {
+      await inTransaction(db, async (tx) => {
         await tx.deleteFrom('warehouse_locations').where('tenant_id', '=', tenantId).execute();
         if (codes.length > 0) await tx.insertInto('warehouse_locations').values(codes.map((code) => ({ tenant_id: tenantId, code }))).execute();
       });
