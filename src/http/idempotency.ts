@@ -47,7 +47,6 @@ interface ExistingKey {
   status_code: number | null;
   headers: Record<string, string> | null;
   body: string | null;
-  reserved: boolean;
 }
 
 /**
@@ -162,32 +161,37 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
 }
 
 /**
- * Takes the key for this request, or reports the row that holds it. Inserting and reading the
- * existing row is one statement, so that a concurrent holder is seen as it was, never waited for.
- * An expired row (24 h) or a lapsed lease is taken over. Resolves to undefined once the key is ours.
- * Throws 409 when the key belongs to a different request.
+ * Takes the key for this request, or reports the row that holds it. The insert waits only for a
+ * holder that is committing (a reservation commits at once; an answer is stored just before its
+ * write commits), so a request still running is seen as `in_progress`, never waited for. An expired row (24 h) or a lapsed lease is taken over.
+ * Resolves to undefined once the key is ours. Throws 409 when the key belongs to a different request.
+ *
+ * The reservation commits with `synchronous_commit` off (for its own transaction only, set by the
+ * statement itself): it is visible to other requests as soon as it returns, but its commit does
+ * not wait for a WAL flush. That is safe: the write it guards commits later, and a commit flushes
+ * the WAL up to its own record, so the reservation is durable before any write that depends on it.
+ * A crash can only lose the reservation of a request that had not committed anything.
  */
 async function reserve(db: Db, reservation: Reservation, fingerprint: string, now: number): Promise<ExistingKey | undefined> {
   const lockedUntil = new Date(now + RESERVATION_LEASE_MS);
   const expiresAt = new Date(now + IDEMPOTENCY_TTL_MS);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const { rows } = await sql<ExistingKey>`
-      WITH reserved AS (
-        INSERT INTO idempotency_keys (tenant_id, api_key_id, idempotency_key, fingerprint, state, request_id, locked_until, expires_at)
-        VALUES (${reservation.tenantId}, ${reservation.apiKeyId}, ${reservation.key}, ${fingerprint}, 'in_progress', ${reservation.requestId}, ${lockedUntil}, ${expiresAt})
-        ON CONFLICT DO NOTHING
-        RETURNING 1
-      )
-      SELECT true AS reserved, null AS fingerprint, null AS state, null AS locked_until, null AS expires_at, null AS status_code, null AS headers, null AS body
-      FROM reserved
-      UNION ALL
-      SELECT false, fingerprint, state, locked_until, expires_at, status_code, headers, body
-      FROM idempotency_keys
-      WHERE tenant_id = ${reservation.tenantId} AND api_key_id = ${reservation.apiKeyId} AND idempotency_key = ${reservation.key}
-        AND NOT EXISTS (SELECT 1 FROM reserved)
+    // Selecting from set_config makes it run before the insert, in the insert's own transaction.
+    const inserted = await sql<{ reserved: boolean }>`
+      INSERT INTO idempotency_keys (tenant_id, api_key_id, idempotency_key, fingerprint, state, request_id, locked_until, expires_at)
+      SELECT ${reservation.tenantId}, ${reservation.apiKeyId}, ${reservation.key}, ${fingerprint}, 'in_progress', ${reservation.requestId}, ${lockedUntil}, ${expiresAt}
+      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+      ON CONFLICT DO NOTHING
+      RETURNING true AS reserved
     `.execute(db);
-    const [row] = rows;
-    if (row?.reserved) return undefined;
+    if (inserted.rows.length > 0) return undefined;
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .select(['fingerprint', 'state', 'locked_until', 'expires_at', 'status_code', 'headers', 'body'])
+      .where('tenant_id', '=', reservation.tenantId)
+      .where('api_key_id', '=', reservation.apiKeyId)
+      .where('idempotency_key', '=', reservation.key)
+      .executeTakeFirst();
     // Gone between the insert and the read: released by a request that failed. Try again.
     if (!row) continue;
     const lapsed = row.expires_at.getTime() <= now || (row.state === 'in_progress' && row.locked_until.getTime() <= now);

@@ -190,6 +190,18 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
     expect(await probeExecutions(ctx, tenant.id)).toBe(2);
   });
 
+  it('commits the reservation without a WAL flush, but only the reservation: the connections keep synchronous_commit on', async () => {
+    const { api } = await caller();
+    for (let i = 0; i < 5; i++) expect((await write(api, randomUUID())).status).toBe(201);
+    // As many at once as the pool holds, so that the connections the reservations ran on answer too.
+    const settings = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        sql<{ setting: string }>`SELECT current_setting('synchronous_commit') AS setting, pg_sleep(0.02)`.execute(ctx.database.db),
+      ),
+    );
+    expect(new Set(settings.map(({ rows }) => rows[0]!.setting))).toEqual(new Set(['on']));
+  });
+
   it('lets a retry take over a key whose request died mid-way, once its lease has passed', async () => {
     const { tenant, api } = await caller();
     const key = randomUUID();
