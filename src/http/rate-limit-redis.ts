@@ -1,47 +1,64 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Clock, RateLimits, WindowStore, WindowTally } from './rate-limit';
 
 /**
- * Counts one request atomically, on the Redis server's clock (or ARGV[4] when a test injects
- * time). KEYS[1]: sorted set of the window's request times; KEYS[2]: hash {day, count}.
- * ARGV: perMinute, perDay (0: none), windowMs, nowMs or '', a unique member.
- * Returns {nowMs, inWindowBefore, pivotMs, dayCount}, the fields of WindowTally.
+ * Counts n requests of one bucket atomically, as if they came one after another at the same
+ * time: the Redis server's clock, or ARGV[4] when a test injects time. KEYS[1]: sorted set of the
+ * window's request times (score: ms; member: unique per request); KEYS[2]: hash of request counts
+ * by UTC day number (today's, and yesterday's until the first request of today deletes it).
+ * ARGV: perMinute, perDay (0: none), windowMs, nowMs or '', n, a member prefix unique to this call.
+ * Returns {nowMs, inWindowBefore of the first request, dayCount after the last (0 without a daily
+ * quota), then the pivot times of the ranks max(0, before + 1 - perMinute) to max(0, before + n - perMinute)}.
+ * Seven commands whatever n; the day key's expiry is set only by the first request of a day.
  */
 const COUNT_SCRIPT = `
 local perMinute = tonumber(ARGV[1])
 local perDay = tonumber(ARGV[2])
 local windowMs = tonumber(ARGV[3])
 local now = tonumber(ARGV[4])
+local n = tonumber(ARGV[5])
 if not now then
   local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  now = time[1] * 1000 + math.floor(time[2] / 1000)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 local before = redis.call('ZCARD', KEYS[1])
-redis.call('ZADD', KEYS[1], now, ARGV[5])
+local entries = {}
+for i = 1, n do
+  entries[2 * i - 1] = now
+  entries[2 * i] = ARGV[6] .. i
+end
+redis.call('ZADD', KEYS[1], unpack(entries))
 redis.call('PEXPIRE', KEYS[1], windowMs)
-local counted = before + 1
-local pivot = 0
-if counted > perMinute then pivot = counted - perMinute end
-local pivotMs = tonumber(redis.call('ZRANGE', KEYS[1], pivot, pivot, 'WITHSCORES')[2])
 local dayCount = 0
 if perDay > 0 then
-  local day = math.floor(now / 86400000)
-  if tonumber(redis.call('HGET', KEYS[2], 'day')) == day then
-    dayCount = redis.call('HINCRBY', KEYS[2], 'count', 1)
-  else
-    redis.call('HSET', KEYS[2], 'day', day, 'count', 1)
-    dayCount = 1
+  local today = math.floor(now / 86400000)
+  dayCount = redis.call('HINCRBY', KEYS[2], today, n)
+  if dayCount == n then
+    redis.call('HDEL', KEYS[2], today - 1)
+    redis.call('PEXPIRE', KEYS[2], (today + 1) * 86400000 + windowMs - now)
   end
-  redis.call('PEXPIRE', KEYS[2], (day + 1) * 86400000 + windowMs - now)
 end
-return {now, before, pivotMs, dayCount}
+local reply = {now, before, dayCount}
+local pivots = redis.call('ZRANGE', KEYS[1], math.max(0, before + 1 - perMinute), math.max(0, before + n - perMinute), 'WITHSCORES')
+for i = 2, #pivots, 2 do reply[#reply + 1] = tonumber(pivots[i]) end
+return reply
 `;
 
+/** At most this many requests per script call (Lua's unpack has a stack limit). */
+const MAX_BATCH = 500;
+
 interface CountingRedis extends Redis {
-  countRequest(window: string, day: string, ...args: (string | number)[]): Promise<[number, number, number, number]>;
+  countRequests(window: string, day: string, ...args: (string | number)[]): Promise<number[]>;
+}
+
+/** The requests of one bucket waiting for the next script call, and how to answer each. */
+interface Batch {
+  bucket: string;
+  limits: RateLimits;
+  waiters: ((tally: WindowTally | Promise<WindowTally>) => void)[];
 }
 
 export interface RedisWindowStoreOptions {
@@ -58,6 +75,11 @@ export interface RedisWindowStoreOptions {
 /** Windows shared by every instance through Redis; falls back to this instance's memory when Redis is down. */
 export class RedisWindowStore implements WindowStore {
   readonly #redis: CountingRedis;
+  /** Window members are this instance's random prefix, a call's sequence number and its request's index: unique, and short. */
+  readonly #memberPrefix = randomBytes(6).toString('base64url');
+  #sequence = 0;
+  readonly #batches = new Map<string, Batch>();
+  #flushScheduled = false;
   #failing = false;
 
   constructor(private readonly options: RedisWindowStoreOptions) {
@@ -68,7 +90,7 @@ export class RedisWindowStore implements WindowStore {
       maxRetriesPerRequest: 1,
       commandTimeout: 1000,
     }) as CountingRedis;
-    this.#redis.defineCommand('countRequest', { numberOfKeys: 2, lua: COUNT_SCRIPT });
+    this.#redis.defineCommand('countRequests', { numberOfKeys: 2, lua: COUNT_SCRIPT });
     this.#redis.on('error', (error: Error) => this.#markFailing(error));
     this.#redis.on('ready', () => this.#markWorking());
   }
@@ -78,23 +100,65 @@ export class RedisWindowStore implements WindowStore {
     await this.#redis.connect().catch((error: Error) => this.#markFailing(error));
   }
 
-  async count(bucket: string, limits: RateLimits): Promise<WindowTally> {
+  /**
+   * Requests of one bucket that arrive in the same turn of the event loop share one script call,
+   * sent once the turn's I/O is handled (setImmediate): one command and one reply instead of one
+   * per request, which is where the cost of a Redis round trip goes on both sides.
+   */
+  count(bucket: string, limits: RateLimits): Promise<WindowTally> {
+    let batch = this.#batches.get(bucket);
+    if (batch && (batch.limits.perMinute !== limits.perMinute || batch.limits.perDay !== limits.perDay || batch.waiters.length >= MAX_BATCH)) {
+      this.#batches.delete(bucket);
+      void this.#send(batch);
+      batch = undefined;
+    }
+    if (!batch) {
+      batch = { bucket, limits, waiters: [] };
+      this.#batches.set(bucket, batch);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#flush);
+      }
+    }
+    const waiters = batch.waiters;
+    return new Promise((resolve) => waiters.push(resolve));
+  }
+
+  readonly #flush = (): void => {
+    this.#flushScheduled = false;
+    const batches = [...this.#batches.values()];
+    this.#batches.clear();
+    for (const batch of batches) void this.#send(batch);
+  };
+
+  async #send({ bucket, limits, waiters }: Batch): Promise<void> {
     const key = `${this.options.keyPrefix}rl:{${bucket}}`;
+    const n = waiters.length;
     try {
-      const [nowMs, inWindowBefore, pivotMs, dayCount] = await this.#redis.countRequest(
+      const reply = await this.#redis.countRequests(
         `${key}:window`,
         `${key}:day`,
         limits.perMinute,
         limits.perDay ?? 0,
         this.options.windowMs,
         this.options.clock ? this.options.clock() : '',
-        randomUUID(),
+        n,
+        `${this.#memberPrefix}${(this.#sequence++).toString(36)}.`,
       );
       this.#markWorking();
-      return { nowMs, inWindowBefore, pivotMs, dayCount };
+      const [nowMs, before, dayTotal] = reply as [number, number, number];
+      const firstPivot = Math.max(0, before + 1 - limits.perMinute);
+      for (let i = 0; i < n; i++) {
+        waiters[i]!({
+          nowMs,
+          inWindowBefore: before + i,
+          pivotMs: reply[3 + Math.max(0, before + i + 1 - limits.perMinute) - firstPivot]!,
+          dayCount: limits.perDay === undefined ? 0 : dayTotal - n + i + 1,
+        });
+      }
     } catch (error) {
       this.#markFailing(error as Error);
-      return this.options.fallback.count(bucket, limits);
+      for (const resolve of waiters) resolve(this.options.fallback.count(bucket, limits));
     }
   }
 

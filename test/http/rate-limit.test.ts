@@ -88,6 +88,23 @@ describe.each([
     expect(limitHeaders(afterMinute).remaining).toBe(5 - 3);
   });
 
+  // On Redis, concurrent requests of one bucket share one script call: each must still get its own count.
+  it.skipIf(skip)('counts concurrent requests one by one: minute and daily limits', async () => {
+    const api = await client({ rateLimitPerMinute: 5 });
+    const burst = await Promise.all(Array.from({ length: 8 }, () => api.get('/probe/read')));
+    const served = burst.filter((r) => r.status === 200);
+    expect(served.map((r) => limitHeaders(r).remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(3);
+    expect(new Set(burst.map((r) => limitHeaders(r).reset)).size).toBe(1);
+
+    const daily = await client({ dailyLimit: 3 });
+    const dayBurst = await Promise.all(Array.from({ length: 5 }, () => daily.get('/probe/read')));
+    expect(dayBurst.filter((r) => r.status === 200)).toHaveLength(3);
+    const refused = dayBurst.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(2);
+    for (const r of refused) expect(r.body.error.message).toMatch(/Daily limit of 3 requests/);
+  });
+
   it.skipIf(skip)('refuses past the daily limit with a message naming it, until the UTC day ends', async () => {
     const api = await client({ dailyLimit: 3 });
     const dayStart = Date.UTC(2026, 4, 5);
