@@ -1,10 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
 import { conflict, notFound, validationError } from '../http/errors';
 import { IsoDateTime, Success, responses } from '../http/schemas';
 import { generateApiKey, hashApiKey, shownPrefix } from './api-keys';
 import { invalidAllowListEntries } from './ip-allow-list';
 import { PermissionSchema } from './permissions';
+import type { TenancyTables } from './tables';
 
 const Tenant = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -50,18 +51,20 @@ const KeyParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 const adminRoute = { tags: ['operator'], security: [{ adminToken: [] }] };
 
-interface ApiKeyRow {
-  id: string;
-  name: string | null;
-  prefix: string;
-  permissions: string[];
-  rate_limit_per_minute: number;
-  daily_limit: number;
-  allowed_ips: string[] | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  created_at: Date;
-}
+const KEY_COLUMNS = [
+  'id',
+  'name',
+  'prefix',
+  'permissions',
+  'rate_limit_per_minute',
+  'daily_limit',
+  'allowed_ips',
+  'expires_at',
+  'revoked_at',
+  'created_at',
+] as const;
+
+type ApiKeyRow = Pick<Selectable<TenancyTables['api_keys']>, (typeof KEY_COLUMNS)[number]>;
 
 function keyView(row: ApiKeyRow) {
   return {
@@ -83,25 +86,12 @@ function keyStatus(row: ApiKeyRow): 'active' | 'revoked' | 'expired' {
   return 'active';
 }
 
-const tenantView = (row: { id: string; slug: string; name: string; created_at: Date }) => ({
+const tenantView = (row: Selectable<TenancyTables['tenants']>) => ({
   id: row.id,
   slug: row.slug,
   name: row.name,
   createdAt: row.created_at.toISOString(),
 });
-
-const KEY_COLUMNS = [
-  'id',
-  'name',
-  'prefix',
-  'permissions',
-  'rate_limit_per_minute',
-  'daily_limit',
-  'allowed_ips',
-  'expires_at',
-  'revoked_at',
-  'created_at',
-] as const;
 
 /** Operator API: tenants and their API keys (DESIGN.md §2). */
 export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
