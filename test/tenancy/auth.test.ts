@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLIC_PREFIX } from '../../src/app';
+import { buildApp, PUBLIC_PREFIX } from '../../src/app';
 import { ApiClient, createTestContext, type TestContext, type TestTenant } from '../helpers/context';
 
 /** Spec §5: every public route but health needs a valid key with the route's permission. */
@@ -56,6 +56,19 @@ describe('API key authentication (spec §5)', () => {
       expect((await ctx.admin('POST', `/api/v1/admin/api-keys/${id}/revoke`)).status).toBe(200);
       expectError(await getProducts({ authorization: `Bearer ${key}` }), 401, 'UNAUTHORIZED');
     });
+  });
+
+  it('revocation takes effect at once on every instance sharing the database', async () => {
+    const other = await buildApp({ config: ctx.config, database: ctx.database, logger: false });
+    try {
+      const { key, id } = await ctx.issueKey(tenant.slug);
+      const viaOther = () => other.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/products`, headers: { authorization: `Bearer ${key}` } });
+      expect((await viaOther()).statusCode).toBe(200);
+      expect((await ctx.admin('POST', `/api/v1/admin/api-keys/${id}/revoke`)).status).toBe(200);
+      expectError(await viaOther(), 401, 'UNAUTHORIZED');
+    } finally {
+      await other.close();
+    }
   });
 
   it('rotation issues a working key with the same permissions and deactivates the old one', async () => {
