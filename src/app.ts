@@ -57,6 +57,9 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Long-lived webhook receivers and batch clients must not hang shutdown forever.
     forceCloseConnections: 'idle',
+    // Fastify's own closing 503 is not in the spec's envelope; a request that still arrives on an
+    // open connection during shutdown is served instead (the database closes after the server).
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
