@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db, Tx } from '../db';
+import type { Database } from '../db/schema';
 import { open, seal } from '../security/secret-box';
 import { ApiError, validationError } from './errors';
 import type { Clock } from './rate-limit';
@@ -188,9 +189,7 @@ async function reserve(db: Db, reservation: Reservation, fingerprint: string, no
     const row = await db
       .selectFrom('idempotency_keys')
       .select(['fingerprint', 'state', 'locked_until', 'expires_at', 'status_code', 'headers', 'body'])
-      .where('tenant_id', '=', reservation.tenantId)
-      .where('api_key_id', '=', reservation.apiKeyId)
-      .where('idempotency_key', '=', reservation.key)
+      .where(keyRow(reservation))
       .executeTakeFirst();
     // Gone between the insert and the read: released by a request that failed. Try again.
     if (!row) continue;
@@ -208,9 +207,7 @@ async function reserve(db: Db, reservation: Reservation, fingerprint: string, no
           headers: null,
           body: null,
         })
-        .where('tenant_id', '=', reservation.tenantId)
-        .where('api_key_id', '=', reservation.apiKeyId)
-        .where('idempotency_key', '=', reservation.key)
+        .where(keyRow(reservation))
         .where((eb) =>
           eb.or([
             eb('expires_at', '<=', new Date(now)),
@@ -233,6 +230,24 @@ async function reserve(db: Db, reservation: Reservation, fingerprint: string, no
   throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key is contended by concurrent requests; retry');
 }
 
+type KeyRowFilter = (eb: ExpressionBuilder<Database, 'idempotency_keys'>) => Expression<SqlBool>;
+
+/** The row of the reservation's key, whoever holds it. */
+const keyRow =
+  (reservation: Reservation): KeyRowFilter =>
+  (eb) =>
+    eb.and([
+      eb('tenant_id', '=', reservation.tenantId),
+      eb('api_key_id', '=', reservation.apiKeyId),
+      eb('idempotency_key', '=', reservation.key),
+    ]);
+
+/** The same row, only while this request still holds it unfinished. */
+const heldReservation =
+  (reservation: Reservation): KeyRowFilter =>
+  (eb) =>
+    eb.and([keyRow(reservation)(eb), eb('request_id', '=', reservation.requestId), eb('state', '=', 'in_progress')]);
+
 /** Writes the answer, body encrypted, into the reservation (kept 24 h from the reservation); false when the reservation is no longer this request's. */
 async function storeResponse(
   executor: Db | Tx,
@@ -249,11 +264,7 @@ async function storeResponse(
       headers: JSON.stringify(storedHeaders(reply)),
       body: seal(secretKey, body, boundTo(reservation)),
     })
-    .where('tenant_id', '=', reservation.tenantId)
-    .where('api_key_id', '=', reservation.apiKeyId)
-    .where('idempotency_key', '=', reservation.key)
-    .where('request_id', '=', reservation.requestId)
-    .where('state', '=', 'in_progress')
+    .where(heldReservation(reservation))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -262,11 +273,7 @@ async function storeResponse(
 async function releaseReservation(db: Db, reservation: Reservation): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', reservation.tenantId)
-    .where('api_key_id', '=', reservation.apiKeyId)
-    .where('idempotency_key', '=', reservation.key)
-    .where('request_id', '=', reservation.requestId)
-    .where('state', '=', 'in_progress')
+    .where(heldReservation(reservation))
     .execute();
 }
 
