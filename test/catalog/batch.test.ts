@@ -1,12 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, twoTenants, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 
 let ctx: TestContext;
 let tenant: TestTenant;
 let seq = 0;
-/** The default 60 requests a minute would throttle a test file. */
-const UNLIMITED = { rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 };
 const fresh = (extra: Record<string, unknown> = {}) => {
   seq++;
   return { externalId: `B-${seq}`, sku: `BSKU-${seq}`, name: `Batch product ${seq}`, ...extra };

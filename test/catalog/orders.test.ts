@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 
 let ctx: TestContext;
 let tenant: TestTenant;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  tenant = await ctx.tenant({ rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 });
+  tenant = await ctx.tenant(UNLIMITED);
 });
 afterAll(() => ctx.close());
 

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, type ApiClient, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, twoTenants, type ApiClient, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 
 let ctx: TestContext;
-/** The default 60 requests a minute would throttle a test file. */
-const UNLIMITED = { rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 };
 
 beforeAll(async () => {
   ctx = await createTestContext();

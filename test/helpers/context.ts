@@ -98,6 +98,9 @@ export interface KeyOptions {
   expiresAt?: string;
 }
 
+/** Limits no test file reaches, for tests that are not about rate limiting. */
+export const UNLIMITED: KeyOptions = { rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 };
+
 export interface TestContext {
   app: FastifyInstance;
   database: DatabaseHandle;

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
-import { createTestContext, openTestDatabase, testConfig, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, openTestDatabase, testConfig, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 
 /** Spec §1 and §7, DESIGN.md §3: the envelope on every JSON answer, and each error kind. */
 describe('response envelope and errors', () => {
@@ -10,7 +10,7 @@ describe('response envelope and errors', () => {
   let tenant: TestTenant;
   beforeAll(async () => {
     ctx = await createTestContext();
-    tenant = await ctx.tenant({ rateLimitPerMinute: 10_000 });
+    tenant = await ctx.tenant(UNLIMITED);
   });
   afterAll(() => ctx.close());
 

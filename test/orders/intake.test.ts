@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, seedProducts, warehouse } from './helpers';
 
 describe('POST /orders (spec §2.2, §3.2, §4.5)', () => {
@@ -7,7 +7,7 @@ describe('POST /orders (spec §2.2, §3.2, §4.5)', () => {
   let tenant: TestTenant;
   beforeAll(async () => {
     ctx = await createTestContext();
-    tenant = await ctx.tenant({ rateLimitPerMinute: 100_000 });
+    tenant = await ctx.tenant(UNLIMITED);
     await seedProducts(tenant, [
       { externalId: 'P1', sku: 'SKU-P1', stock: 10 },
       { externalId: 'P2', sku: 'SKU-P2', stock: 5 },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, twoTenants, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, seedProducts, stockOf, warehouse } from './helpers';
 
 describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.md §3)', () => {
@@ -7,7 +7,7 @@ describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.
   let tenant: TestTenant;
   beforeAll(async () => {
     ctx = await createTestContext();
-    tenant = await ctx.tenant({ rateLimitPerMinute: 100_000 });
+    tenant = await ctx.tenant(UNLIMITED);
     await seedProducts(tenant, [
       { externalId: 'P1', sku: 'SKU-P1', stock: 100 },
       { externalId: 'P2', sku: 'SKU-P2', stock: 100 },
@@ -70,7 +70,7 @@ describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.
     });
 
     it('pages with a keyset cursor until hasMore is false, with total', async () => {
-      const other = await ctx.tenant({ rateLimitPerMinute: 100_000 });
+      const other = await ctx.tenant(UNLIMITED);
       await seedProducts(other, [{ externalId: 'P1', sku: 'SKU-P1', stock: 1000 }]);
       for (let i = 0; i < 5; i++) await other.api.post('/orders', order(`L-${i}`, [item('P1')]));
       const seen: string[] = [];

@@ -4,7 +4,7 @@ import { upsertProduct } from '../../src/catalog/upsert';
 import type { Database } from '../../src/db/schema';
 import { ApiError } from '../../src/http/errors';
 import { upsertOrder } from '../../src/orders/intake';
-import { createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order, seedProducts, warehouse } from './helpers';
 
 /*
@@ -19,7 +19,7 @@ describe('races between intake, catalog writes and cancel, under concurrent requ
   let tenant: TestTenant;
   beforeAll(async () => {
     ctx = await createTestContext();
-    tenant = await ctx.tenant({ rateLimitPerMinute: 100_000 });
+    tenant = await ctx.tenant(UNLIMITED);
   });
   afterAll(() => ctx.close());
 
@@ -83,7 +83,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
   let tenant: TestTenant;
   beforeAll(async () => {
     ctx = await createTestContext();
-    tenant = await ctx.tenant({ rateLimitPerMinute: 100_000 });
+    tenant = await ctx.tenant(UNLIMITED);
   });
   afterAll(() => ctx.close());
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext, UNLIMITED } from '../helpers/context';
 import { item, order, seedProducts, stockOf, warehouse } from '../orders/helpers';
 
 type Action =
@@ -42,7 +42,7 @@ describe('stock and reservations under any sequence of order operations (propert
   it('stock never goes negative and holds add up', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 2, maxLength: 2 }), fc.array(action, { maxLength: 12 }), async (initial, actions) => {
-        const tenant = await ctx.tenant({ rateLimitPerMinute: 1_000_000 });
+        const tenant = await ctx.tenant(UNLIMITED);
         const floor = warehouse(ctx, tenant);
         const products = initial.map((stock, i) => ({ externalId: `P${i}`, sku: `SKU-P${i}`, stock }));
         await seedProducts(tenant, products);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, seedProducts, stockOf, warehouse } from '../orders/helpers';
 
 describe('warehouse API (DESIGN.md §2, spec §3.2)', () => {
@@ -8,7 +8,7 @@ describe('warehouse API (DESIGN.md §2, spec §3.2)', () => {
   let floor: ReturnType<typeof warehouse>;
   beforeAll(async () => {
     ctx = await createTestContext();
-    tenant = await ctx.tenant({ rateLimitPerMinute: 100_000 });
+    tenant = await ctx.tenant(UNLIMITED);
     floor = warehouse(ctx, tenant);
     await seedProducts(tenant, [
       { externalId: 'P1', sku: 'SKU-P1', stock: 50 },

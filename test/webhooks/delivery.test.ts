@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
-import { createTestContext, type TestContext, type TestTenant } from '../helpers/context';
+import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { Receiver, signatureIsValid, waitFor, type Answer } from './receiver';
 
 const SECRET = 'whsec_delivery_tests_0123456789abcdef';
@@ -75,7 +75,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
   let path = '';
 
   async function webhook(events: string[] = ALL_EVENTS, url = `${receiver.url}/${randomUUID()}`): Promise<string> {
-    tenant = await ctx.tenant({ rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 });
+    tenant = await ctx.tenant(UNLIMITED);
     path = new URL(url).pathname;
     const response = await tenant.api.post('/webhooks', { url, events, secret: SECRET });
     expect(response.status).toBe(201);
@@ -361,7 +361,7 @@ describe('destination guard in production (DESIGN.md §3)', () => {
   });
 
   it('refuses at send time a name that resolves to a loopback address (BLOCKED_DESTINATION)', async () => {
-    const tenant = await ctx.tenant({ rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 });
+    const tenant = await ctx.tenant(UNLIMITED);
     const port = new URL(receiver.url).port;
     const registered = await tenant.api.post('/webhooks', { url: `https://localhost:${port}/hook`, events: ['order.status_changed'], secret: SECRET });
     expect(registered.status).toBe(201);

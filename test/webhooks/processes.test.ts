@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
-import { ADMIN_TOKEN, createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
+import { ADMIN_TOKEN, createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { Receiver, waitFor } from './receiver';
 
 const SECRET = 'whsec_process_tests_0123456789abcdef';
@@ -72,7 +72,7 @@ describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (DESIGN
   }
 
   async function subscribe(): Promise<{ tenant: TestTenant; path: string }> {
-    const tenant = await ctx.tenant({ rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 });
+    const tenant = await ctx.tenant(UNLIMITED);
     const url = `${receiver.url}/${randomUUID()}`;
     const path = new URL(url).pathname;
     const response = await tenant.api.post('/webhooks', { url, events: ['product.stock_updated'], secret: SECRET });
