@@ -16,6 +16,7 @@ import { healthRoutes } from './http/health';
 import { ErrorResponse } from './http/schemas';
 import { validatorCompiler } from './http/validation';
 import { orderRoutes } from './orders/routes';
+import { ApiKeyCache } from './tenancy/key-cache';
 import { tenancyRoutes } from './tenancy/routes';
 import { warehouseRoutes } from './warehouse/routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -26,6 +27,7 @@ declare module 'fastify' {
     config: Config;
     db: Db;
     database: DatabaseHandle;
+    apiKeys: ApiKeyCache;
   }
 }
 
@@ -65,6 +67,10 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.decorate('config', config);
   app.decorate('db', database.db);
   app.decorate('database', database);
+  const apiKeys = new ApiKeyCache(database, app.log);
+  app.decorate('apiKeys', apiKeys);
+  await apiKeys.start();
+  app.addHook('onClose', () => apiKeys.stop());
   app.decorate('healthChecks', new Map());
   app.setValidatorCompiler(validatorCompiler());
   installErrorHandling(app);

@@ -12,8 +12,11 @@ export type Executor = Db | Tx;
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
-  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
-  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to a NOTIFY channel; resolves to an unsubscribe function. `onLost` is called once if
+   * the subscription breaks (its connection failed): notifications may have been missed since.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -53,23 +56,43 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const listeners = new Set<pg.Client>();
+  let closing = false;
   return {
     db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
     kind: 'postgres',
-    async listen(channel, onNotify) {
-      const client = new pg.Client({ connectionString: url });
-      client.on('error', () => {});
-      await client.connect();
+    async listen(channel, onNotify, onLost) {
+      // keepAlive: a connection whose peer vanished is noticed, rather than waiting for NOTIFYs forever.
+      const client = new pg.Client({ connectionString: url, keepAlive: true });
+      let ended = false;
+      const lost = () => {
+        if (ended) return;
+        ended = true;
+        listeners.delete(client);
+        if (!closing) onLost?.();
+      };
+      client.on('error', lost);
+      client.on('end', lost);
       client.on('notification', (message) => onNotify(message.payload ?? ''));
-      await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+      } catch (error) {
+        ended = true;
+        await client.end().catch(() => {});
+        throw error;
+      }
       listeners.add(client);
       return async () => {
+        ended = true;
         listeners.delete(client);
         await client.end().catch(() => {});
       };
     },
     async close() {
-      await Promise.all([...listeners].map((client) => client.end().catch(() => {})));
+      closing = true;
+      const open = [...listeners];
+      listeners.clear();
+      await Promise.all(open.map((client) => client.end().catch(() => {})));
       await pool.end();
     },
   };

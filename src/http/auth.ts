@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { API_KEY_PATTERN, findApiKeyByHash, hashApiKey } from '../tenancy/api-keys';
+import { API_KEY_PATTERN, hashApiKey } from '../tenancy/api-keys';
 import { isAddressAllowed } from '../tenancy/ip-allow-list';
 import type { Permission } from '../tenancy/permissions';
 import { ApiError } from './errors';
@@ -46,7 +46,7 @@ async function identify(request: FastifyRequest): Promise<void> {
     request.authFailure = unauthorized('Malformed Authorization header; expected Bearer pk_live_ followed by 40 characters');
     return;
   }
-  const key = await findApiKeyByHash(request.server.db, hashApiKey(match[1]));
+  const key = await request.server.apiKeys.find(hashApiKey(match[1]));
   if (!key) {
     request.authFailure = unauthorized('Invalid API key');
   } else if (key.revoked_at) {

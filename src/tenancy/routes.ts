@@ -204,9 +204,11 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .updateTable('api_keys')
         .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())` })
         .where('id', '=', request.params.id)
-        .returning(KEY_COLUMNS)
+        .returning([...KEY_COLUMNS, 'key_hash'])
         .executeTakeFirst();
       if (!row) throw notFound('API key');
+      // Other instances hear of it through the key's trigger; this one forgets it before answering.
+      app.apiKeys.forget(row.key_hash);
       return { success: true as const, data: { ...keyView(row), revokedAt: row.revoked_at?.toISOString() ?? null, status: keyStatus(row) }, requestId: request.id };
     },
   );
@@ -223,7 +225,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const key = generateApiKey();
-      const row = await db.transaction().execute(async (tx) => {
+      const { row, oldKeyHash } = await db.transaction().execute(async (tx) => {
         const old = await tx
           .updateTable('api_keys')
           .set({ revoked_at: sql<Date>`now()` })
@@ -235,7 +237,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           const exists = await tx.selectFrom('api_keys').select('id').where('id', '=', request.params.id).executeTakeFirst();
           throw exists ? conflict('A revoked key cannot be rotated; issue a new key instead') : notFound('API key');
         }
-        return tx
+        const issued = await tx
           .insertInto('api_keys')
           .values({
             tenant_id: old.tenant_id,
@@ -250,7 +252,9 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           })
           .returning(KEY_COLUMNS)
           .executeTakeFirstOrThrow();
+        return { row: issued, oldKeyHash: old.key_hash };
       });
+      app.apiKeys.forget(oldKeyHash);
       return reply.status(201).send({ success: true, data: { ...keyView(row), key }, requestId: request.id });
     },
   );

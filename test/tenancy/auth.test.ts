@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
-import { ApiClient, createTestContext, type TestContext, type TestTenant } from '../helpers/context';
+import { API_KEYS_CHANNEL } from '../../src/tenancy/key-cache';
+import { ApiClient, createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
 
 /** Spec §5: every public route but health needs a valid key with the route's permission. */
 describe('API key authentication (spec §5)', () => {
@@ -58,17 +60,64 @@ describe('API key authentication (spec §5)', () => {
     });
   });
 
-  it('revocation takes effect at once on every instance sharing the database', async () => {
-    const other = await buildApp({ config: ctx.config, database: ctx.database, logger: false });
-    try {
+  describe('on every instance sharing the database, though each caches keys', () => {
+    /** A second instance that has seen (and cached) the key, and a way to ask it. */
+    async function secondInstance() {
+      const other = await buildApp({ config: ctx.config, database: ctx.database, logger: false });
       const { key, id } = await ctx.issueKey(tenant.slug);
       const viaOther = () => other.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/products`, headers: { authorization: `Bearer ${key}` } });
       expect((await viaOther()).statusCode).toBe(200);
-      expect((await ctx.admin('POST', `/api/v1/admin/api-keys/${id}/revoke`)).status).toBe(200);
-      expectError(await viaOther(), 401, 'UNAUTHORIZED');
-    } finally {
-      await other.close();
+      return { other, id, viaOther };
     }
+
+    /** The change reaches the other instance as a notification at commit: a few milliseconds, not a cache lifetime. */
+    async function refusedWithinASecond(request: () => Promise<{ statusCode: number; json(): any }>) {
+      const deadline = Date.now() + 1_000;
+      let response = await request();
+      while (response.statusCode === 200 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        response = await request();
+      }
+      expectError(response, 401, 'UNAUTHORIZED');
+    }
+
+    it('a key revoked through the operator API is refused by the other instance', async () => {
+      const { other, id, viaOther } = await secondInstance();
+      try {
+        expect((await ctx.admin('POST', `/api/v1/admin/api-keys/${id}/revoke`)).status).toBe(200);
+        await refusedWithinASecond(viaOther);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a key revoked by hand in SQL is refused too (the table announces every change)', async () => {
+      const { other, id, viaOther } = await secondInstance();
+      try {
+        await ctx.database.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).execute();
+        await refusedWithinASecond(viaOther);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it.skipIf(!usingPostgres)('an instance that lost its subscription looks every key up until it is back', async () => {
+      const { other, id, viaOther } = await secondInstance();
+      try {
+        await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = ${`LISTEN "${API_KEYS_CHANNEL}"`}`.execute(ctx.database.db);
+        // With the subscription gone, a change is not heard: only a lookup can see it.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sql`ALTER TABLE api_keys DISABLE TRIGGER api_key_changed`.execute(ctx.database.db);
+        try {
+          await ctx.database.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).execute();
+        } finally {
+          await sql`ALTER TABLE api_keys ENABLE TRIGGER api_key_changed`.execute(ctx.database.db);
+        }
+        expectError(await viaOther(), 401, 'UNAUTHORIZED');
+      } finally {
+        await other.close();
+      }
+    });
   });
 
   it('rotation issues a working key with the same permissions and deactivates the old one', async () => {
