@@ -19,8 +19,10 @@ export interface WrittenProduct {
  * The consequences of a request's writes, inside its transaction and once per request:
  * `product.stock_updated` for existing products whose stock changed, and a re-check of waiting
  * orders for products that were created, got another sku or more stock (DESIGN.md §3).
+ * `ordersWaiting` is what the statement that took those products' keys found: when no order waits
+ * for them, there is nothing to re-check.
  */
-export async function afterProductWrites(tx: Tx, tenantId: string, written: WrittenProduct[]): Promise<void> {
+export async function afterProductWrites(tx: Tx, tenantId: string, written: WrittenProduct[], ordersWaiting: boolean): Promise<void> {
   const events: DomainEvent[] = [];
   const revalidate: string[] = [];
   for (const product of written) {
@@ -36,5 +38,5 @@ export async function afterProductWrites(tx: Tx, tenantId: string, written: Writ
     }
   }
   await emit(tx, tenantId, events);
-  if (revalidate.length > 0) await revalidateOrdersForProducts(tx, tenantId, revalidate);
+  if (ordersWaiting && revalidate.length > 0) await revalidateOrdersForProducts(tx, tenantId, revalidate);
 }

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
 import { ApiError, conflict } from '../http/errors';
-import { productKeysTaken, productKeyWhen, productsInOpenOrders } from '../orders/catalog-hooks';
+import { productKeyAndWaitingOrdersWhen, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { sentColumns, unknownLocationWarning, type SentColumn } from './fields';
 import type { ProductInput } from './schemas';
@@ -24,8 +24,11 @@ interface UpsertRow {
   /** Another product holding the requested sku. */
   sku_owner: string | null;
   location_known: boolean;
-  /** Whether the statement took the product's key for the order checks (orders/catalog-hooks.ts). */
-  order_key: boolean;
+  /**
+   * null when the statement did not take the product's key (orders/catalog-hooks.ts); once it took
+   * it, whether orders wait for the product.
+   */
+  orders_waiting: boolean | null;
 }
 
 /** `holder` is the other product's externalId, when known. */
@@ -46,7 +49,8 @@ const value = ({ value, sqlType }: SentColumn) => sql`${value}::${sql.raw(sqlTyp
 /**
  * POST /products in one statement: lock and read the current row, find another holder of the
  * sku, insert or update (only when something differs, so a repeated sync does not move
- * `updatedAt`), and check the location code.
+ * `updatedAt`), check the location code, and (with `orderKey`) take the product's key and look for
+ * orders waiting for it when the write can resolve something for them.
  */
 export function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[], orderKey = false): RawBuilder<UpsertRow> {
   const names = sql.join(columns.map((c) => sql.ref(c.column)));
@@ -78,7 +82,7 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       ${location} AS location_known,
-      ${orderKey ? productKeyWhen(tenantId, input.externalId, sql`written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock)`) : sql`false`} AS order_key
+      ${orderKey ? productKeyAndWaitingOrdersWhen(tenantId, input.externalId, sql`written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock)`) : sql`NULL::boolean`} AS orders_waiting
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true`;
@@ -99,7 +103,7 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
     row = await runUpsert(tx, statement, input.sku);
   }
   if (row.sku_owner !== null) throw duplicateSku(input.sku, row.sku_owner);
-  if (row.order_key) productKeysTaken(tx, tenantId, [input.externalId]);
+  if (row.orders_waiting !== null) productKeysTaken(tx, tenantId, [input.externalId]);
   const id = row.id ?? row.old_id;
   if (id === null) throw conflict('The product changed concurrently; retry the request');
 
@@ -116,7 +120,7 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
   if (written.skuChanged && (await productsInOpenOrders(tx, tenantId, [id])).size > 0) {
     throw conflict(skuLockedByOrders(row.old_sku as string));
   }
-  await afterProductWrites(tx, tenantId, [written]);
+  await afterProductWrites(tx, tenantId, [written], row.orders_waiting === true);
   const warnings = row.location_known || !input.locationCode ? [] : [unknownLocationWarning(input.locationCode)];
   return { created: written.created, id, warnings };
 }

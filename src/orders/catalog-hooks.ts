@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
 import { emit } from '../events/outbox';
 import { recheckWaitingOrders } from './revalidation';
-import { lockProductKeys, noteProductKeys, productKeySql } from './store';
+import { noteProductKeys, productKeySql, productKeysSql } from './store';
 
 /*
  * How catalog writes reach orders. The catalog calls these inside its write transaction;
@@ -14,14 +14,25 @@ import { lockProductKeys, noteProductKeys, productKeySql } from './store';
  * decides after the key is granted sees the product as written. No other key is taken between.
  */
 
+/** SQL yielding whether orders wait for any of the products; call it only once their keys are held. */
+export function ordersWaitingForSql(tenantId: string, externalIds: RawBuilder<string[]>): RawBuilder<boolean> {
+  // orders_waiting_for (migration 008) reads with a fresh snapshot: it sees orders committed while
+  // the calling statement waited for the keys, which the statement's own snapshot would not.
+  return sql<boolean>`EXISTS (SELECT 1 FROM orders_waiting_for(${tenantId}::uuid, ${externalIds}))`;
+}
+
 /**
- * For the catalog's single-product write statement: SQL that takes the product's key when
- * `condition` holds (the write created the product, changed its sku or raised its stock) and
- * yields whether it did. Evaluate it after the statement locked or wrote the product row; when it
- * yields true, tell `productKeysTaken`.
+ * For the catalog's single-product write statement: SQL that, when `condition` holds (the write
+ * created the product, changed its sku or raised its stock), takes the product's key and then
+ * tells whether orders wait for the product; NULL when the condition does not hold and no key
+ * was taken. Evaluate it after the statement locked or wrote the product row; when it is not
+ * NULL, tell `productKeysTaken`.
  */
-export function productKeyWhen(tenantId: string, externalId: string, condition: RawBuilder<boolean>): RawBuilder<boolean> {
-  return sql<boolean>`CASE WHEN ${condition} THEN ${productKeySql(tenantId, sql<string>`${externalId}::text`)} ELSE false END`;
+export function productKeyAndWaitingOrdersWhen(tenantId: string, externalId: string, condition: RawBuilder<boolean>): RawBuilder<boolean | null> {
+  // CASE evaluates its branches in order: the key is held before the orders are looked for.
+  return sql<boolean | null>`CASE WHEN ${condition} THEN
+      CASE WHEN ${productKeySql(tenantId, sql<string>`${externalId}::text`)} THEN ${ordersWaitingForSql(tenantId, sql<string[]>`ARRAY[${externalId}::text]`)} END
+    END`;
 }
 
 /** Records that the catalog's statement took these products' keys. */
@@ -31,10 +42,16 @@ export function productKeysTaken(tx: Tx, tenantId: string, externalIds: string[]
 
 /**
  * Takes, in one statement, the keys of the products a catalog batch creates, re-skus or restocks
- * (after their rows are locked or written, before `productsInOpenOrders`).
+ * (after their rows are locked or written, before `productsInOpenOrders`), and answers whether
+ * orders wait for any of them: when none do, the batch needs no re-check.
  */
-export async function lockProductsForOrders(tx: Tx, tenantId: string, productExternalIds: string[]): Promise<void> {
-  await lockProductKeys(tx, tenantId, productExternalIds);
+export async function lockProductsForOrders(tx: Tx, tenantId: string, productExternalIds: string[]): Promise<boolean> {
+  const ids = [...new Set(productExternalIds)];
+  if (ids.length === 0) return false;
+  const { rows } = await sql<{ waiting: boolean }>`
+    SELECT CASE WHEN ${productKeysSql(tenantId, ids)} >= 0 THEN ${ordersWaitingForSql(tenantId, sql<string[]>`${ids}::text[]`)} END AS waiting`.execute(tx);
+  noteProductKeys(tx, tenantId, ids);
+  return rows[0]?.waiting === true;
 }
 
 /**

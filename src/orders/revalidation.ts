@@ -38,8 +38,7 @@ export async function prepareRecheck(
       ARRAY(SELECT i.product_external_id FROM order_items i WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) AS products
     FROM orders o
     WHERE o.tenant_id = ${tenantId}
-      AND (o.status = 'PENDING_VALIDATION' OR (o.status = 'PENDING' AND o.has_issues))
-      AND o.id IN (SELECT order_id FROM order_items WHERE tenant_id = ${tenantId} AND product_external_id = ANY(${ids}::text[]))
+      AND o.id IN (SELECT orders_waiting_for(${tenantId}::uuid, ${ids}::text[]))
       ${exceptOrderId ? sql`AND o.id <> ${exceptOrderId}` : sql``}`.execute(tx);
   await lockProductKeys(
     tx,
