@@ -1,8 +1,9 @@
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
 import { PGliteDialect } from './pglite-dialect';
+import { PostgresDialect } from './postgres-dialect';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -58,7 +59,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const listeners = new Set<pg.Client>();
   let closing = false;
   return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    db: new Kysely<Database>({ dialect: new PostgresDialect(pool) }),
     kind: 'postgres',
     async listen(channel, onNotify, onLost) {
       // keepAlive: a connection whose peer vanished is noticed, rather than waiting for NOTIFYs forever.

@@ -10,6 +10,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import { ridersForBegin, ridersForCommit } from './riders';
 
 const ROLLBACK = Symbol('rollback');
 
@@ -85,10 +86,22 @@ class PGliteDriver implements Driver {
     if (this.client.closed) throw new Error('the embedded database is closed');
     return new PGliteConnection(this.client);
   }
+  // Transaction riders (riders.ts) run as statements of their own: in process, a round trip is free.
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await (connection as PGliteConnection).begin();
+    const riders = ridersForBegin(connection);
+    if (!riders?.afterBegin) return;
+    try {
+      riders.beginRows = (await connection.executeQuery(riders.afterBegin)).rows;
+    } catch (error) {
+      await (connection as PGliteConnection).end(false);
+      throw error;
+    }
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const rider = ridersForCommit(connection)?.beforeCommit;
+    // If the rider fails, Kysely rolls the transaction back.
+    if (rider) await connection.executeQuery(rider);
     await (connection as PGliteConnection).end(true);
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {

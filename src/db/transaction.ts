@@ -1,4 +1,6 @@
+import type { CompiledQuery } from 'kysely';
 import type { Db, Tx } from './index';
+import { withRiders, type TransactionRiders } from './riders';
 
 /** deadlock_detected and serialization_failure: PostgreSQL rolled the transaction back, and running it again is safe. */
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
@@ -8,11 +10,20 @@ const ATTEMPTS = 3;
  * Runs `work` in one transaction, running it again when PostgreSQL aborted it as a deadlock victim.
  * Locks taken in a fixed order keep deadlocks rare (see src/orders/store.ts); this keeps the rare
  * one from reaching the client as a 500. `work` must do nothing outside the transaction.
+ *
+ * With `afterBegin`, that statement rides with BEGIN (riders.ts) and `work` finds its rows in
+ * `riders.beginRows`; `work` may set `riders.beforeCommit`, which rides with COMMIT. Each attempt
+ * has riders of its own.
  */
-export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  db: Db,
+  work: (tx: Tx, riders: TransactionRiders) => Promise<T>,
+  afterBegin?: CompiledQuery,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    const riders: TransactionRiders = afterBegin ? { afterBegin } : {};
     try {
-      return await db.transaction().execute(work);
+      return await withRiders(riders, () => db.transaction().execute((tx) => work(tx, riders)));
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (attempt >= ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATES.has(code)) throw error;

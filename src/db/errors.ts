@@ -1,0 +1,8 @@
+/** Whether PostgreSQL refused a write because `constraint` (a unique index) already holds its key. */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const e = error as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === constraint;
+}
+
+/** Whether a statement gave up waiting for a lock (lock_timeout). */
+export const isLockTimeout = (error: unknown) => (error as { code?: string }).code === '55P03';

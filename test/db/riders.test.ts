@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db';
+import { inTransaction } from '../../src/db/transaction';
+import { openTestDatabase } from '../helpers/context';
+
+/** Statements that ride with BEGIN and COMMIT (src/db/riders.ts), on the database this run uses. */
+describe('transaction riders', () => {
+  let database: DatabaseHandle;
+  let drop: () => Promise<void>;
+  const notes = () => sql<{ note: string }>`SELECT note FROM rider_notes ORDER BY note`.execute(database.db).then((r) => r.rows.map((row) => row.note));
+
+  beforeAll(async () => {
+    ({ database, drop } = await openTestDatabase());
+    await sql`CREATE TABLE rider_notes (note text PRIMARY KEY, at timestamptz, n numeric, flag boolean)`.execute(database.db);
+  });
+  afterAll(() => drop());
+
+  it('gives the work what the BEGIN rider read, and commits the COMMIT rider with the work', async () => {
+    const db = database.db;
+    await sql`INSERT INTO rider_notes (note) VALUES ('before')`.execute(db);
+    const seen = await inTransaction(
+      db,
+      async (tx, riders) => {
+        await sql`INSERT INTO rider_notes (note) VALUES ('work')`.execute(tx);
+        riders.beforeCommit = sql`INSERT INTO rider_notes (note) VALUES (${'rider'})`.compile(db);
+        return riders.beginRows;
+      },
+      sql`SELECT note FROM rider_notes WHERE note = ${'before'}`.compile(db),
+    );
+    expect(seen).toEqual([{ note: 'before' }]);
+    expect(await notes()).toEqual(['before', 'rider', 'work']);
+    await sql`DELETE FROM rider_notes`.execute(db);
+  });
+
+  it('carries values exactly, whatever quotes or backslashes they hold', async () => {
+    const db = database.db;
+    const tricky = `it's a \\'quote\\' -- and $1; DROP TABLE rider_notes; \\x00`;
+    const at = new Date('2026-11-22T10:11:12.345Z');
+    await inTransaction(db, async (_tx, riders) => {
+      riders.beforeCommit = sql`INSERT INTO rider_notes VALUES (${tricky}, ${at}, ${12.5}, ${true})`.compile(db);
+    });
+    const { rows } = await sql<{ note: string; at: Date; n: number; flag: boolean }>`SELECT * FROM rider_notes`.execute(db);
+    expect(rows).toEqual([{ note: tricky, at, n: 12.5, flag: true }]);
+    await sql`DELETE FROM rider_notes`.execute(db);
+  });
+
+  it('rolls the work back when the COMMIT rider fails', async () => {
+    const db = database.db;
+    await sql`INSERT INTO rider_notes (note) VALUES ('taken')`.execute(db);
+    const attempt = inTransaction(db, async (tx, riders) => {
+      await sql`INSERT INTO rider_notes (note) VALUES ('work')`.execute(tx);
+      riders.beforeCommit = sql`INSERT INTO rider_notes (note) VALUES (${'taken'})`.compile(db);
+    });
+    await expect(attempt).rejects.toMatchObject({ code: '23505' });
+    expect(await notes()).toEqual(['taken']);
+    await sql`DELETE FROM rider_notes`.execute(db);
+  });
+
+  it('leaves every connection usable after a BEGIN rider fails', async () => {
+    const db = database.db;
+    for (let i = 0; i < 12; i++) {
+      await expect(inTransaction(db, async () => 'never', sql`SELECT 1 / ${0}::int`.compile(db))).rejects.toMatchObject({ code: '22012' });
+    }
+    // Were a connection left in its failed transaction, these would fail on it.
+    const results = await Promise.all(Array.from({ length: 12 }, () => inTransaction(db, async (tx) => (await sql<{ one: number }>`SELECT 1 AS one`.execute(tx)).rows[0])));
+    expect(results).toEqual(Array.from({ length: 12 }, () => ({ one: 1 })));
+  });
+});
