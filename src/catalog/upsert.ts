@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
+import { isUniqueViolation } from '../db/errors';
 import { ApiError, conflict } from '../http/errors';
 import { productKeyAndWaitingOrdersWhen, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
 import { afterProductWrites, type WrittenProduct } from './effects';
@@ -134,9 +135,4 @@ async function runUpsert(tx: Tx, statement: RawBuilder<UpsertRow>, sku: string):
     if (isUniqueViolation(error, 'products_tenant_id_sku_key')) throw duplicateSku(sku);
     throw error;
   }
-}
-
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const e = error as { code?: string; constraint?: string };
-  return e.code === '23505' && e.constraint === constraint;
 }

@@ -1,19 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import type { Db, Tx } from '../db';
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../db';
 import type { Database } from '../db/schema';
+import { isUniqueViolation } from '../db/errors';
 import { open, seal } from '../security/secret-box';
-import { ApiError, validationError } from './errors';
+import { ApiError, errorBody, validationError } from './errors';
 import type { Clock } from './rate-limit';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 /**
- * How long a reservation blocks its key. A process that dies mid-request leaves an in_progress row;
- * after the lease a retry takes it over. A request still running past its lease loses its write:
- * storing its answer finds the reservation gone and rolls the transaction back.
+ * A request holds its key on its instance from arrival until its answer is stored. Should a request
+ * never reach that point (it always does, even when its client went away), this frees the key.
  */
-export const RESERVATION_LEASE_MS = 2 * 60_000;
+export const IN_FLIGHT_BOUND_MS = 2 * 60_000;
+/**
+ * How long storing an answer waits for another instance's transaction that is storing one for the
+ * same key; past it, the request answers 409 "still being processed" and rolls back.
+ */
+const CONCURRENT_ANSWER_WAIT = '100ms';
 /** Expired keys are purged by the writes themselves, at most this often per instance. */
 const PURGE_INTERVAL_MS = 60_000;
 const PURGE_BATCH = 1000;
@@ -24,47 +29,45 @@ const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 /** Headers that describe this delivery of a response rather than the response itself. */
 const UNSTORED_HEADERS = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'x-request-id', 'retry-after']);
 
-/** The key a request holds, from its reservation until its answer is stored or the key released. */
-interface Reservation {
+/** A write that carries a valid X-Idempotency-Key. */
+export interface IdempotentRequest {
   tenantId: string;
   apiKeyId: string;
   key: string;
+  fingerprint: string;
   requestId: string;
-  /** The answer is stored (with the write) or the key released; nothing is left to do. */
+  /** When it arrived, by the idempotency clock: answers stored before `arrivedAt - TTL` have expired. */
+  arrivedAt: number;
+  /** The answer is stored (with the write, or after it) or is not to be: nothing is left to do. */
   settled: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency: Reservation | null;
+    idempotency: IdempotentRequest | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route does work before its transaction (an outbound call): a stored answer is looked for
+     * before the handler runs, not only when the transaction begins.
+     */
+    idempotencyLookupFirst?: boolean;
   }
 }
 
-interface ExistingKey {
+export interface StoredAnswer {
   fingerprint: string;
-  state: 'in_progress' | 'done';
-  locked_until: Date;
-  expires_at: Date;
-  status_code: number | null;
-  headers: Record<string, string> | null;
-  body: string | null;
+  status_code: number;
+  headers: Record<string, string>;
+  body: string;
 }
 
 /**
  * Stored bodies are encrypted at rest (they may carry secrets, such as the 201 of `POST /webhooks`),
  * bound to their row's key so that a body copied onto another key does not decrypt.
  */
-const boundTo = (reservation: Pick<Reservation, 'tenantId' | 'apiKeyId' | 'key'>) =>
-  `idempotency/${reservation.tenantId}/${reservation.apiKeyId}/${reservation.key}`;
-
-function openStoredBody(secretKey: Buffer, reservation: Reservation, body: string): string {
-  try {
-    return open(secretKey, body, boundTo(reservation));
-  } catch (cause) {
-    // Never run the write again: its first answer exists but cannot be read (another secret key?).
-    throw new Error('the stored answer of this X-Idempotency-Key cannot be decrypted', { cause });
-  }
-}
+const boundTo = (request: Pick<IdempotentRequest, 'tenantId' | 'apiKeyId' | 'key'>) =>
+  `idempotency/${request.tenantId}/${request.apiKeyId}/${request.key}`;
 
 /** 2xx and the 4xx a retry would get again; never 401, 403 or 429, which depend on the moment (DESIGN.md §3). */
 const isCacheable = (status: number) => (status >= 200 && status < 300) || (status >= 400 && status < 500 && ![401, 403, 429].includes(status));
@@ -95,19 +98,29 @@ function storedHeaders(reply: FastifyReply): Record<string, string> {
   return headers;
 }
 
+export const stillRunning = () =>
+  new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
+const usedForAnotherRequest = () =>
+  new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation');
+
 export interface IdempotencyOptions {
   clock?: Clock;
 }
 
 /**
- * `X-Idempotency-Key` on the public writes (spec §8, DESIGN.md §3). A request with a key reserves
- * it before validation (so that a 400 is remembered too); `respondWithWrite` stores the answer in
- * the write's own transaction; any other answer is stored or the key released when it is sent.
+ * `X-Idempotency-Key` on the public writes (spec §8, DESIGN.md §3, docs/limits.md). No row is
+ * written before the answer: a key is held on its instance while its request runs, the stored
+ * answer is looked for when the write's transaction begins, and the answer is stored by the
+ * transaction's commit (`respondWithWrite`), or, for an answer given outside one, when it is sent.
+ * The table's primary key settles a race between instances: of two answers for one key, one commits.
  */
 export function installIdempotency(scope: FastifyInstance, options: IdempotencyOptions = {}): void {
   const clock = options.clock ?? Date.now;
   const db = scope.db;
   const { secretKey } = scope.config;
+  /** Keys of the requests running on this instance, with their arrival time. */
+  const inFlight = new Map<string, number>();
+  const slotOf = (request: IdempotentRequest) => `${request.apiKeyId}/${request.key}`;
   let lastPurge = -Infinity;
 
   scope.decorateRequest('idempotency', null);
@@ -124,175 +137,124 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
       lastPurge = now;
       await purgeExpiredIdempotencyKeys(db, new Date(now)).catch((err: unknown) => request.log.warn({ err }, 'purging idempotency keys failed'));
     }
-    const reservation: Reservation = {
+    const idempotent: IdempotentRequest = {
       tenantId: request.apiKey.tenantId,
       apiKeyId: request.apiKey.id,
       key: header.toLowerCase(),
+      fingerprint: fingerprintOf(request),
       requestId: request.id,
+      arrivedAt: now,
       settled: false,
     };
-    const existing = await reserve(db, reservation, fingerprintOf(request), now);
-    if (!existing) {
-      request.idempotency = reservation;
-      return;
+    const slot = slotOf(idempotent);
+    const holder = inFlight.get(slot);
+    if (holder !== undefined && now - holder < IN_FLIGHT_BOUND_MS) throw stillRunning();
+    if (request.routeOptions.config.idempotencyLookupFirst) {
+      const stored = await db.executeQuery<StoredAnswer>(storedAnswerQuery(db, idempotent));
+      if (stored.rows[0]) return reply.send(replay(reply, idempotent, stored.rows[0], secretKey));
     }
-    if (existing.state === 'in_progress') {
-      throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
-    }
-    const body = existing.body === null ? null : openStoredBody(secretKey, reservation, existing.body);
-    reply.code(existing.status_code!).headers(existing.headers ?? {}).header('x-idempotency-replayed', 'true');
-    return reply.send(body);
+    inFlight.set(slot, now);
+    request.idempotency = idempotent;
   });
 
   scope.addHook('onSend', async (request, reply, payload) => {
-    const reservation = request.idempotency;
-    if (!reservation || reservation.settled) return payload;
-    reservation.settled = true;
+    const idempotent = request.idempotency;
+    if (!idempotent || idempotent.settled) return payload;
+    idempotent.settled = true;
     try {
-      if (isCacheable(reply.statusCode) && typeof payload === 'string') {
-        await storeResponse(db, secretKey, reservation, reply, payload);
-      } else {
-        await releaseReservation(db, reservation);
+      if (!isCacheable(reply.statusCode) || typeof payload !== 'string') return payload;
+      // An answer given outside a write's transaction (a validation error, a 4xx that rolled the
+      // write back): stored now, unless another request with the key stored one first.
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        try {
+          await db.executeQuery(answerInsert(db, idempotent, reply, payload, secretKey));
+          return payload;
+        } catch (error) {
+          if (!isUniqueViolation(error, 'idempotency_keys_pkey')) throw error;
+        }
+        const answer = await answerOfTakenKey(db, idempotent);
+        if (answer) return replay(reply, idempotent, answer, secretKey);
       }
+      return payload;
     } catch (err) {
-      request.log.error({ err }, 'settling an idempotency key failed; it frees itself when its lease ends');
+      request.log.error({ err }, 'storing the answer of an idempotent request failed; a retry runs again');
+      return payload;
+    } finally {
+      inFlight.delete(slotOf(idempotent));
     }
-    return payload;
   });
-}
 
-/**
- * Takes the key for this request, or reports the row that holds it. The insert waits only for a
- * holder that is committing (a reservation commits at once; an answer is stored just before its
- * write commits), so a request still running is seen as `in_progress`, never waited for. An expired row (24 h) or a lapsed lease is taken over.
- * Resolves to undefined once the key is ours. Throws 409 when the key belongs to a different request.
- *
- * The reservation commits with `synchronous_commit` off (for its own transaction only, set by the
- * statement itself): it is visible to other requests as soon as it returns, but its commit does
- * not wait for a WAL flush. That is safe: the write it guards commits later, and a commit flushes
- * the WAL up to its own record, so the reservation is durable before any write that depends on it.
- * A crash can only lose the reservation of a request that had not committed anything.
- */
-async function reserve(db: Db, reservation: Reservation, fingerprint: string, now: number): Promise<ExistingKey | undefined> {
-  const lockedUntil = new Date(now + RESERVATION_LEASE_MS);
-  const expiresAt = new Date(now + IDEMPOTENCY_TTL_MS);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    // Selecting from set_config makes it run before the insert, in the insert's own transaction.
-    const inserted = await sql<{ reserved: boolean }>`
-      INSERT INTO idempotency_keys (tenant_id, api_key_id, idempotency_key, fingerprint, state, request_id, locked_until, expires_at)
-      SELECT ${reservation.tenantId}, ${reservation.apiKeyId}, ${reservation.key}, ${fingerprint}, 'in_progress', ${reservation.requestId}, ${lockedUntil}, ${expiresAt}
-      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-      ON CONFLICT DO NOTHING
-      RETURNING true AS reserved
-    `.execute(db);
-    if (inserted.rows.length > 0) return undefined;
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .select(['fingerprint', 'state', 'locked_until', 'expires_at', 'status_code', 'headers', 'body'])
-      .where(keyRow(reservation))
-      .executeTakeFirst();
-    // Gone between the insert and the read: released by a request that failed. Try again.
-    if (!row) continue;
-    const lapsed = row.expires_at.getTime() <= now || (row.state === 'in_progress' && row.locked_until.getTime() <= now);
-    if (lapsed) {
-      const taken = await db
-        .updateTable('idempotency_keys')
-        .set({
-          fingerprint,
-          state: 'in_progress',
-          request_id: reservation.requestId,
-          locked_until: lockedUntil,
-          expires_at: expiresAt,
-          status_code: null,
-          headers: null,
-          body: null,
-        })
-        .where(keyRow(reservation))
-        .where((eb) =>
-          eb.or([
-            eb('expires_at', '<=', new Date(now)),
-            eb.and([eb('state', '=', 'in_progress'), eb('locked_until', '<=', new Date(now))]),
-          ]),
-        )
-        .executeTakeFirst();
-      if (taken.numUpdatedRows > 0n) return undefined;
-      continue;
-    }
-    if (row.fingerprint !== fingerprint) {
-      throw new ApiError(
-        409,
-        'IDEMPOTENCY_CONFLICT',
-        'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation',
-      );
-    }
-    return row;
-  }
-  throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key is contended by concurrent requests; retry');
+  // The answer was stored by its write's commit (onSend had nothing to do), or the client went away.
+  scope.addHook('onResponse', async (request) => {
+    if (request.idempotency) inFlight.delete(slotOf(request.idempotency));
+  });
 }
 
 type KeyRowFilter = (eb: ExpressionBuilder<Database, 'idempotency_keys'>) => Expression<SqlBool>;
 
-/** The row of the reservation's key, whoever holds it. */
+/** The row of the request's key, whoever stored it. */
 const keyRow =
-  (reservation: Reservation): KeyRowFilter =>
+  (request: IdempotentRequest): KeyRowFilter =>
   (eb) =>
-    eb.and([
-      eb('tenant_id', '=', reservation.tenantId),
-      eb('api_key_id', '=', reservation.apiKeyId),
-      eb('idempotency_key', '=', reservation.key),
-    ]);
+    eb.and([eb('tenant_id', '=', request.tenantId), eb('api_key_id', '=', request.apiKeyId), eb('idempotency_key', '=', request.key)]);
 
-/** The same row, only while this request still holds it unfinished. */
-const heldReservation =
-  (reservation: Reservation): KeyRowFilter =>
-  (eb) =>
-    eb.and([keyRow(reservation)(eb), eb('request_id', '=', reservation.requestId), eb('state', '=', 'in_progress')]);
-
-/** Writes the answer, body encrypted, into the reservation (kept 24 h from the reservation); false when the reservation is no longer this request's. */
-async function storeResponse(
-  executor: Db | Tx,
-  secretKey: Buffer,
-  reservation: Reservation,
-  reply: FastifyReply,
-  body: string,
-): Promise<boolean> {
-  const result = await executor
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'done',
-      status_code: reply.statusCode,
-      headers: JSON.stringify(storedHeaders(reply)),
-      body: seal(secretKey, body, boundTo(reservation)),
-    })
-    .where(heldReservation(reservation))
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
-
-/** Frees the key so that a retry runs (after a 5xx, or an answer not worth remembering). */
-async function releaseReservation(db: Db, reservation: Reservation): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where(heldReservation(reservation))
-    .execute();
+/** The answer stored under the request's key, if one is stored and has not expired. */
+export function storedAnswerQuery(db: Db, request: IdempotentRequest): CompiledQuery<StoredAnswer> {
+  return db
+    .selectFrom('idempotency_keys')
+    .select(['fingerprint', 'status_code', 'headers', 'body'])
+    .where(keyRow(request))
+    .where('expires_at', '>', new Date(request.arrivedAt))
+    .compile();
 }
 
 /**
- * Stores the answer of an idempotent write inside the write's transaction, before commit, so that
- * the two commit together. No-op without a key. Throws (rolling the write back) if the reservation
- * lapsed and another request took the key over meanwhile: the write then happens once, there.
+ * Stores the answer under the request's key, body encrypted, for 24 hours from the request's
+ * arrival. Fails on the primary key when a row holds the key (see `settleTakenKey`); waits at most
+ * `CONCURRENT_ANSWER_WAIT` for another transaction storing an answer for the same key (then fails
+ * with lock_not_available: that request is still running). The wait is set by the statement
+ * itself, for the rest of its transaction, so the statement can ride with a COMMIT.
  */
-export async function storeWithinWrite(tx: Tx, request: FastifyRequest, reply: FastifyReply, body: string): Promise<void> {
-  const reservation = request.idempotency;
-  if (!reservation) return;
-  if (!(await storeResponse(tx, request.server.config.secretKey, reservation, reply, body))) {
-    throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This request outlived the reservation of its X-Idempotency-Key and was rolled back; retry to get the stored answer');
-  }
+export function answerInsert(db: Db, request: IdempotentRequest, reply: FastifyReply, body: string, secretKey: Buffer): CompiledQuery {
+  return sql`
+    INSERT INTO idempotency_keys (tenant_id, api_key_id, idempotency_key, fingerprint, request_id, status_code, headers, body, expires_at)
+    SELECT ${request.tenantId}, ${request.apiKeyId}, ${request.key}, ${request.fingerprint}, ${request.requestId}, ${reply.statusCode},
+      ${JSON.stringify(storedHeaders(reply))}, ${seal(secretKey, body, boundTo(request))}, ${new Date(request.arrivedAt + IDEMPOTENCY_TTL_MS)}
+    FROM (SELECT set_config('lock_timeout', ${CONCURRENT_ANSWER_WAIT}, true)) AS bounded_wait`.compile(db);
 }
 
-/** Called once the write's transaction committed: the stored answer is final. */
-export function markStoredWithWrite(request: FastifyRequest): void {
-  if (request.idempotency) request.idempotency.settled = true;
+/**
+ * After an answer failed to store because a row holds the key: the live answer there, if any.
+ * A row past its 24 hours (not purged yet) is deleted instead, so that the request can run again.
+ */
+export async function answerOfTakenKey(db: Db, request: IdempotentRequest): Promise<StoredAnswer | undefined> {
+  const live = (await db.executeQuery(storedAnswerQuery(db, request))).rows[0];
+  if (live) return live;
+  await db.deleteFrom('idempotency_keys').where(keyRow(request)).where('expires_at', '<=', new Date(request.arrivedAt)).execute();
+  return undefined;
+}
+
+/**
+ * Makes the stored answer this request's: its status, headers and very body, marked
+ * `X-Idempotency-Replayed`; or 409 when the key was used for a different request. Returns the
+ * payload to send.
+ */
+export function replay(reply: FastifyReply, request: IdempotentRequest, stored: StoredAnswer, secretKey: Buffer): string {
+  request.settled = true;
+  if (stored.fingerprint !== request.fingerprint) {
+    const error = usedForAnotherRequest();
+    reply.code(error.statusCode).type('application/json; charset=utf-8');
+    return JSON.stringify(errorBody(request.requestId, error));
+  }
+  let body: string;
+  try {
+    body = open(secretKey, stored.body, boundTo(request));
+  } catch (cause) {
+    // Never run the write again: its first answer exists but cannot be read (another secret key?).
+    throw new Error('the stored answer of this X-Idempotency-Key cannot be decrypted', { cause });
+  }
+  reply.code(stored.status_code).headers(stored.headers).header('x-idempotency-replayed', 'true');
+  return body;
 }
 
 /** Deletes up to a batch of keys past their 24 hours; returns how many. */

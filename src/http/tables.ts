@@ -6,12 +6,10 @@ export interface HttpTables {
     api_key_id: string;
     idempotency_key: string;
     fingerprint: string;
-    state: 'in_progress' | 'done';
     request_id: string;
-    locked_until: Date;
-    status_code: number | null;
-    headers: ColumnType<Record<string, string> | null, string | null, string | null>;
-    body: string | null;
+    status_code: number;
+    headers: ColumnType<Record<string, string>, string, string>;
+    body: string;
     expires_at: Date;
     created_at: Generated<Date>;
   };

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
+import { isLockTimeout, isUniqueViolation } from '../db/errors';
 import { inTransaction } from '../db/transaction';
-import { markStoredWithWrite, storeWithinWrite } from './idempotency';
+import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery, type StoredAnswer } from './idempotency';
 
 /** What a write route answers, decided inside its transaction. */
 export interface WriteOutcome<B = unknown> {
@@ -9,25 +10,55 @@ export interface WriteOutcome<B = unknown> {
   body: B;
 }
 
+/** Thrown inside the transaction to roll it back untouched: the key's answer is already stored. */
+const ALREADY_ANSWERED = Symbol('already answered');
+
 /**
  * Runs a public write in one transaction and sends its answer. Every write route of the public API
- * goes through here, so that whatever must commit with the write (its events, the stored response
+ * goes through here, so that whatever must commit with the write (its events, the stored answer
  * of an idempotent request) commits in the same transaction. The body is serialized (by the route's
  * response schema) inside the transaction, so that a replay sends the very bytes of the first answer.
+ *
+ * With an X-Idempotency-Key, the look-up of a stored answer rides with BEGIN and the answer with
+ * COMMIT (db/riders.ts): an idempotent write costs no round trip more than another.
  */
 export async function respondWithWrite<B>(
   request: FastifyRequest,
   reply: FastifyReply,
   work: (tx: Tx) => Promise<WriteOutcome<B>>,
 ): Promise<FastifyReply> {
-  const payload = await inTransaction(request.server.db, async (tx) => {
-    const outcome = await work(tx);
-    reply.status(outcome.statusCode).type('application/json; charset=utf-8');
-    // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.
-    const serialized = reply.serialize(outcome.body) as string;
-    await storeWithinWrite(tx, request, reply, serialized);
-    return serialized;
-  });
-  markStoredWithWrite(request);
-  return reply.send(payload);
+  const { db, config } = request.server;
+  const idempotent = request.idempotency;
+  const lookup = idempotent ? storedAnswerQuery(db, idempotent) : undefined;
+  for (let attempt = 1; ; attempt++) {
+    let stored: StoredAnswer | undefined;
+    try {
+      const payload = await inTransaction(
+        db,
+        async (tx, riders) => {
+          stored = riders.beginRows?.[0] as StoredAnswer | undefined;
+          if (stored) throw ALREADY_ANSWERED;
+          const outcome = await work(tx);
+          reply.status(outcome.statusCode).type('application/json; charset=utf-8');
+          // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.
+          const serialized = reply.serialize(outcome.body) as string;
+          if (idempotent) riders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
+          return serialized;
+        },
+        lookup,
+      );
+      if (idempotent) idempotent.settled = true;
+      return reply.send(payload);
+    } catch (error) {
+      if (!idempotent) throw error;
+      if (error === ALREADY_ANSWERED) return reply.send(replay(reply, idempotent, stored!, config.secretKey));
+      // Another instance is committing an answer for this key: its request is still running.
+      if (isLockTimeout(error)) throw stillRunning();
+      if (!isUniqueViolation(error, 'idempotency_keys_pkey') || attempt > 1) throw error;
+      // Another request's answer for this key committed while this one ran, and this write rolled
+      // back: that answer is the one. Unless the row had expired, which then made way for a rerun.
+      const answer = await answerOfTakenKey(db, idempotent);
+      if (answer) return reply.send(replay(reply, idempotent, answer, config.secretKey));
+    }
+  }
 }

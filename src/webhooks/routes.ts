@@ -232,7 +232,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks/:id/test',
     {
-      config: manage,
+      // The send happens before the transaction: a retry must find the stored answer before it.
+      config: { ...manage, idempotencyLookupFirst: true },
       schema: {
         ...route('Send a synthetic event (marked test: true) once, without retries, and answer how it went'),
         params: IdParams,

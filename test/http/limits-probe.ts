@@ -45,6 +45,8 @@ export interface ProbeOptions {
   config?: Partial<Config>;
   /** Held before the write of `POST /probe/write` when set. */
   gate?: () => Gate | undefined;
+  /** Held inside the write's transaction, before it writes, when set. */
+  gateInWrite?: () => Gate | undefined;
 }
 
 /**
@@ -70,6 +72,7 @@ export async function probeApp(ctx: TestContext, options: ProbeOptions = {}): Pr
         async (request, reply) => {
           await options.gate?.()?.pass();
           return respondWithWrite(request, reply, async (tx) => {
+            await options.gateInWrite?.()?.pass();
             await tx.insertInto('events').values({ tenant_id: tenantOf(request), event: 'probe', data: JSON.stringify(request.body ?? {}) }).execute();
             if (request.body?.fail === 404) throw new ApiError(404, 'NOT_FOUND', 'Probe not found');
             if (request.body?.fail === 500) throw new Error('probe failure');

@@ -325,6 +325,17 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     expect((await tenant.api.post(`/webhooks/${id}/test`, { event: 'order.created' })).status).toBe(400);
   });
 
+  it('does not send a test event again for a retry with the same X-Idempotency-Key: the answer is replayed', async () => {
+    const id = await webhook(['order.status_changed']);
+    const key = randomUUID();
+    const first = await tenant.api.post(`/webhooks/${id}/test`, { event: 'order.status_changed' }, { 'x-idempotency-key': key });
+    expect(first.status).toBe(200);
+    const retry = await tenant.api.post(`/webhooks/${id}/test`, { event: 'order.status_changed' }, { 'x-idempotency-key': key });
+    expect(retry.headers['x-idempotency-replayed']).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(ours()).toHaveLength(1);
+  });
+
   it('pages the delivery history with a cursor and filters it by event and status', async () => {
     const id = await webhook();
     await fire(EVENTS);
