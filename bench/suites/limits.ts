@@ -5,41 +5,60 @@ const TARGET = 'under 15% overhead';
 const ROUNDS = 3;
 const ROUND_SECONDS = 3;
 
-interface Endpoints {
-  read(durationSeconds: number): Promise<LoadResult>;
-  write(idempotent: boolean, durationSeconds: number): Promise<LoadResult>;
-}
+const MEASURES = ['read', 'product', 'order'] as const;
+type Measure = (typeof MEASURES)[number];
+/** Products the orders draw their 3 items from. */
+const ORDERABLE = 1_000;
 
-/** GET /products/{externalId} and POST /products (a new product each request) on one service. */
+type Endpoints = Record<Measure, (idempotent: boolean, durationSeconds: number) => Promise<LoadResult>>;
+
+/**
+ * GET /products/{externalId}, POST /products (a new product each request: the cheapest write, one
+ * row) and POST /orders (a new order of 3 items each request: the write retries matter most for)
+ * on one service.
+ */
 async function endpoints(service: BenchService): Promise<Endpoints> {
   const { key } = await service.tenant();
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const base = `${service.url}/api/v1/public/products`;
-  const created = await fetch(base, { method: 'POST', headers, body: JSON.stringify({ externalId: 'bench-read', sku: 'BENCH-READ', name: 'Read me' }) });
-  if (created.status !== 201) throw new Error(`creating the product failed: ${created.status} ${await created.text()}`);
+  const base = `${service.url}/api/v1/public`;
+  const catalog = Array.from({ length: ORDERABLE }, (_, n) => ({ externalId: `P${n}`, sku: `S${n}`, name: `Product ${n}`, stock: 1_000_000_000 }));
+  for (let from = 0; from < ORDERABLE; from += 200) {
+    const seeded = await fetch(`${base}/products/batch`, { method: 'POST', headers, body: JSON.stringify({ products: catalog.slice(from, from + 200) }) });
+    if (seeded.status !== 200) throw new Error(`seeding the catalog failed: ${seeded.status} ${await seeded.text()}`);
+  }
   let next = 0;
   const newProduct = () => {
     const n = next++;
     return JSON.stringify({ externalId: `bench-${n}`, sku: `BENCH-${n}`, name: `Product ${n}`, stock: 10 });
   };
+  const newOrder = () => {
+    const n = next++;
+    const items = [0, 1, 2].map((i) => {
+      const p = (n * 7 + i * 331) % ORDERABLE;
+      return { productExternalId: `P${p}`, productSku: `S${p}`, quantity: 1 };
+    });
+    return JSON.stringify({ externalId: `order-${n}`, orderNumber: `N-${n}`, items });
+  };
+  const post = (path: string, body: () => string) => (idempotent: boolean, durationSeconds: number) =>
+    load({
+      url: `${base}${path}`,
+      method: 'POST',
+      headers,
+      durationSeconds,
+      body,
+      ...(idempotent ? { headersPerRequest: () => ({ 'x-idempotency-key': randomUUID() }) } : {}),
+    });
   return {
-    read: (durationSeconds) => load({ url: `${base}/bench-read`, headers, durationSeconds }),
-    write: (idempotent, durationSeconds) =>
-      load({
-        url: base,
-        method: 'POST',
-        headers,
-        durationSeconds,
-        body: newProduct,
-        ...(idempotent ? { headersPerRequest: () => ({ 'x-idempotency-key': randomUUID() }) } : {}),
-      }),
+    read: (_idempotent, durationSeconds) => load({ url: `${base}/products/P0`, headers, durationSeconds }),
+    product: post('/products', newProduct),
+    order: post('/orders', newOrder),
   };
 }
 
 /**
- * The cost of rate limiting and idempotency: one read and one write, on a service with limiting
+ * The cost of rate limiting and idempotency: one read and two writes, on a service with limiting
  * off and no idempotency key (the baseline), then with limiting in memory and, when REDIS_URL is
- * set, in Redis, the write sending a fresh X-Idempotency-Key each time. The services run side by
+ * set, in Redis, the writes sending a fresh X-Idempotency-Key each time. The services run side by
  * side and are measured in alternation, best of `ROUNDS`, so that a busy moment of the machine
  * does not fall on one of them only.
  */
@@ -57,43 +76,39 @@ export default async function limits(): Promise<Measurement[]> {
       const service = await startBenchService({ redisUrl: variant.redisUrl, rateLimiting: variant.rateLimiting, redisKeyPrefix: `bench-${randomUUID()}:` });
       services.push(service);
       const run = await endpoints(service);
-      await run.read(1);
+      await run.read(false, 1);
       runs.set(variant.name, run);
     }
-    const best = new Map<string, { read: number; write: number }>();
+    const best = new Map<string, Record<Measure, number>>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const variant of variants) {
         const run = runs.get(variant.name)!;
-        const read = await run.read(ROUND_SECONDS);
-        // The baseline sends no key; the others a fresh one per request.
-        const write = await run.write(variant.rateLimiting, ROUND_SECONDS);
-        if (read.non2xx + write.non2xx > 0) throw new Error(`${variant.name}: ${read.non2xx + write.non2xx} requests failed`);
-        const previous = best.get(variant.name) ?? { read: 0, write: 0 };
-        best.set(variant.name, { read: Math.max(previous.read, read.requestsPerSecond), write: Math.max(previous.write, write.requestsPerSecond) });
+        const previous = best.get(variant.name) ?? { read: 0, product: 0, order: 0 };
+        for (const measure of MEASURES) {
+          // The baseline sends no key; the others a fresh one per write.
+          const result = await run[measure](variant.rateLimiting, ROUND_SECONDS);
+          if (result.non2xx > 0) throw new Error(`${variant.name}, ${measure}: ${result.non2xx} requests failed`);
+          previous[measure] = Math.max(previous[measure], result.requestsPerSecond);
+        }
+        best.set(variant.name, previous);
       }
     }
     const baseline = best.get('baseline')!;
-    return variants.slice(1).flatMap(({ name }) => {
-      const measured = best.get(name)!;
-      return [
-        {
-          name: `GET /products/{externalId} with rate limiting ${name}, req/s vs limiting off`,
-          unit: 'req/s',
-          service: measured.read,
-          baseline: baseline.read,
-          higherIsBetter: true,
-          target: TARGET,
-        },
-        {
-          name: `POST /products with rate limiting ${name} + a fresh X-Idempotency-Key, req/s vs neither`,
-          unit: 'req/s',
-          service: measured.write,
-          baseline: baseline.write,
-          higherIsBetter: true,
-          target: TARGET,
-        },
-      ];
-    });
+    const names: Record<Measure, string> = {
+      read: 'GET /products/{externalId} with rate limiting {variant}, req/s vs limiting off',
+      product: 'POST /products with rate limiting {variant} + a fresh X-Idempotency-Key, req/s vs neither',
+      order: 'POST /orders (3 items) with rate limiting {variant} + a fresh X-Idempotency-Key, req/s vs neither',
+    };
+    return variants.slice(1).flatMap(({ name }) =>
+      MEASURES.map((measure) => ({
+        name: names[measure].replace('{variant}', name),
+        unit: 'req/s',
+        service: best.get(name)![measure],
+        baseline: baseline[measure],
+        higherIsBetter: true,
+        target: TARGET,
+      })),
+    );
   } finally {
     for (const service of services) await service.close();
   }
