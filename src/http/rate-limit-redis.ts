@@ -78,7 +78,10 @@ export class RedisWindowStore implements WindowStore {
   /** Window members are this instance's random prefix, a call's sequence number and its request's index: unique, and short. */
   readonly #memberPrefix = randomBytes(6).toString('base64url');
   #sequence = 0;
-  readonly #batches = new Map<string, Batch>();
+  /** Per bucket, the requests waiting for their script call. */
+  readonly #pending = new Map<string, Batch>();
+  /** Per bucket, how many script calls are on their way to Redis and back. */
+  readonly #inFlight = new Map<string, number>();
   #flushScheduled = false;
   #failing = false;
 
@@ -101,39 +104,48 @@ export class RedisWindowStore implements WindowStore {
   }
 
   /**
-   * Requests of one bucket that arrive in the same turn of the event loop share one script call,
-   * sent once the turn's I/O is handled (setImmediate): one command and one reply instead of one
-   * per request, which is where the cost of a Redis round trip goes on both sides.
+   * Requests of one bucket share script calls: those that arrive in the same turn of the event
+   * loop are sent together once the turn's I/O is handled (setImmediate), and while a bucket's call
+   * is on its way, the bucket's new requests wait and go together in the next call when it is back.
+   * One command and one reply serve many requests (that is where a Redis round trip costs, on both
+   * sides), the more so the busier the bucket; a request waits at most for one call before its own.
    */
   count(bucket: string, limits: RateLimits): Promise<WindowTally> {
-    let batch = this.#batches.get(bucket);
+    let batch = this.#pending.get(bucket);
     if (batch && (batch.limits.perMinute !== limits.perMinute || batch.limits.perDay !== limits.perDay || batch.waiters.length >= MAX_BATCH)) {
-      this.#batches.delete(bucket);
+      this.#pending.delete(bucket);
       void this.#send(batch);
       batch = undefined;
     }
     if (!batch) {
       batch = { bucket, limits, waiters: [] };
-      this.#batches.set(bucket, batch);
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(this.#flush);
-      }
+      this.#pending.set(bucket, batch);
+      if (!this.#inFlight.has(bucket)) this.#scheduleFlush();
     }
     const waiters = batch.waiters;
     return new Promise((resolve) => waiters.push(resolve));
   }
 
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(this.#flush);
+  }
+
+  /** Sends the waiting requests of every bucket that has no call on its way. */
   readonly #flush = (): void => {
     this.#flushScheduled = false;
-    const batches = [...this.#batches.values()];
-    this.#batches.clear();
-    for (const batch of batches) void this.#send(batch);
+    for (const [bucket, batch] of this.#pending) {
+      if (this.#inFlight.has(bucket)) continue;
+      this.#pending.delete(bucket);
+      void this.#send(batch);
+    }
   };
 
   async #send({ bucket, limits, waiters }: Batch): Promise<void> {
     const key = `${this.options.keyPrefix}rl:{${bucket}}`;
     const n = waiters.length;
+    this.#inFlight.set(bucket, (this.#inFlight.get(bucket) ?? 0) + 1);
     try {
       const reply = await this.#redis.countRequests(
         `${key}:window`,
@@ -159,6 +171,12 @@ export class RedisWindowStore implements WindowStore {
     } catch (error) {
       this.#markFailing(error as Error);
       for (const resolve of waiters) resolve(this.options.fallback.count(bucket, limits));
+    } finally {
+      const left = this.#inFlight.get(bucket)! - 1;
+      if (left > 0) this.#inFlight.set(bucket, left);
+      else this.#inFlight.delete(bucket);
+      // The requests that came meanwhile go next, with those of the current turn.
+      if (left === 0 && this.#pending.has(bucket)) this.#scheduleFlush();
     }
   }
 

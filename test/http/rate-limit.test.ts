@@ -103,6 +103,18 @@ describe.each([
     const refused = dayBurst.filter((r) => r.status === 429);
     expect(refused).toHaveLength(2);
     for (const r of refused) expect(r.body.error.message).toMatch(/Daily limit of 3 requests/);
+
+    // Arriving over several turns, many while a call for the bucket is on its way (they wait and go together).
+    const staggered = await client({ rateLimitPerMinute: 7 });
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const wave = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        for (let turn = 0; turn < i; turn++) await nextTurn();
+        return staggered.get('/probe/read');
+      }),
+    );
+    expect(wave.filter((r) => r.status === 200).map((r) => limitHeaders(r).remaining).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(wave.filter((r) => r.status === 429)).toHaveLength(5);
   });
 
   it.skipIf(skip)('refuses past the daily limit with a message naming it, until the UTC day ends', async () => {
