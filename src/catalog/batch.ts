@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { batchItemError } from '../http/batch';
 import type { FieldProblem } from '../http/errors';
-import { lockProductsForOrders, productsInOpenOrders } from '../orders/catalog-hooks';
+import { lockProductsForOrders, productKeysAndWaitingOrdersSql, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, columnDocument, unknownLocationWarning } from './fields';
 import type { BatchResponse, ProductInput } from './schemas';
@@ -37,8 +37,9 @@ const INSERT_DEFAULTS: Record<string, string> = { stock: '0', is_active: 'true',
 
 /**
  * POST /products/batch (spec §4.2), set-based: one statement locks and reads every product the
- * batch names (by externalId or sku), one inserts the new products, one updates the existing
- * ones, then the request's events and order re-checks; a handful of statements for 200 products.
+ * batch names (by externalId or sku), one inserts the new products (and takes the keys for the
+ * order checks), one updates the existing ones, then the request's events and, only when orders
+ * wait for its products, their re-check; a handful of statements for 200 products.
  *
  * Items are decided in index order before anything is written, so the outcome never depends on
  * timing: an externalId sent twice fails from its second occurrence on; a sku that another
@@ -96,13 +97,17 @@ export async function upsertBatch(
     return row && row.sku !== input.sku ? [row] : [];
   });
   const toInsert = accepted.filter((candidate) => !existing.has(candidate.input.externalId));
-  const inserted = await insertProducts(tx, tenantId, toInsert.map((candidate) => candidate.input));
-  // The keys of the products whose write can resolve or free something for orders, after their rows.
+  // The products besides the new ones whose write can resolve or free something for orders: their
+  // keys are taken after their rows (locked above), with those of the new products.
   const restocked = accepted.flatMap(({ input }) => {
     const row = existing.get(input.externalId);
     return row && input.stock !== undefined && Number(input.stock) > Number(row.stock) ? [row.external_id] : [];
   });
-  const ordersWaiting = await lockProductsForOrders(tx, tenantId, [...inserted.keys(), ...changingSku.map((row) => row.external_id), ...restocked]);
+  const alsoKeyed = [...changingSku.map((row) => row.external_id), ...restocked];
+  const { inserted, ordersWaiting } =
+    toInsert.length > 0
+      ? await insertTakingKeys(tx, tenantId, toInsert.map((candidate) => candidate.input), alsoKeyed)
+      : { inserted: new Map<string, LockedRow>(), ordersWaiting: await lockProductsForOrders(tx, tenantId, alsoKeyed) };
   const inOpenOrders = changingSku.length > 0 ? await productsInOpenOrders(tx, tenantId, changingSku.map((row) => row.id)) : new Set<string>();
   const toUpdate: Candidate[] = [];
   for (const candidate of accepted) {
@@ -187,9 +192,11 @@ async function lockNamedProducts(tx: Tx, tenantId: string, candidates: Candidate
   return rows;
 }
 
-/** Inserts the given new products; the bench's baseline runs this same statement on its own. */
-export async function insertProducts(db: Executor, tenantId: string, inputs: readonly ProductInput[]): Promise<Map<string, LockedRow>> {
-  if (inputs.length === 0) return new Map();
+/**
+ * The statement inserting the given new products, returning their rows. No conflict target: a row
+ * another request inserted meanwhile (same externalId or sku) is skipped, not an error.
+ */
+function insertStatement(tenantId: string, inputs: readonly ProductInput[]): RawBuilder<LockedRow> {
   const documents = JSON.stringify(inputs.map((input) => columnDocument(input)));
   const columns = sql.join(PRODUCT_FIELDS.map((f) => sql.ref(f.column)));
   const values = sql.join(
@@ -199,15 +206,42 @@ export async function insertProducts(db: Executor, tenantId: string, inputs: rea
       return fallback === undefined ? ref : sql`COALESCE(${ref}, ${sql.raw(fallback)})`;
     }),
   );
-  // No conflict target: a row another request inserted meanwhile (same externalId or sku) is skipped, not an error.
-  const { rows } = await sql<LockedRow>`
+  return sql<LockedRow>`
     INSERT INTO products (tenant_id, ${columns})
     SELECT ${tenantId}::uuid, ${values}
     FROM jsonb_to_recordset(${documents}::jsonb) AS r(${recordColumns})
     ORDER BY r.external_id
     ON CONFLICT DO NOTHING
-    RETURNING id, external_id, sku, stock`.execute(db);
+    RETURNING id, external_id, sku, stock`;
+}
+
+/** Inserts the given new products, and nothing else: the bench's baseline for a batch. */
+export async function insertProducts(db: Executor, tenantId: string, inputs: readonly ProductInput[]): Promise<Map<string, LockedRow>> {
+  if (inputs.length === 0) return new Map();
+  const { rows } = await insertStatement(tenantId, inputs).execute(db);
   return new Map(rows.map((row) => [row.external_id, row]));
+}
+
+/**
+ * Inserts the given new products and, in the same statement once their rows are written, takes the
+ * keys of the new products and of `alsoKeyed` for the order checks (orders/catalog-hooks.ts).
+ */
+async function insertTakingKeys(
+  tx: Tx,
+  tenantId: string,
+  inputs: readonly ProductInput[],
+  alsoKeyed: string[],
+): Promise<{ inserted: Map<string, LockedRow>; ordersWaiting: boolean }> {
+  const { rows } = await sql<Partial<LockedRow> & { orders_waiting: boolean }>`
+    WITH inserted AS (${insertStatement(tenantId, inputs)})
+    SELECT i.id, i.external_id, i.sku, i.stock, keyed.orders_waiting
+    FROM (
+      SELECT ${productKeysAndWaitingOrdersSql(tenantId, sql<string[]>`ARRAY(SELECT external_id FROM inserted) || ${alsoKeyed}::text[]`)} AS orders_waiting
+    ) AS keyed
+    LEFT JOIN inserted AS i ON true`.execute(tx);
+  const inserted = new Map(rows.flatMap((row) => (row.id ? [[row.external_id!, row as LockedRow] as const] : [])));
+  productKeysTaken(tx, tenantId, [...inserted.keys(), ...alsoKeyed]);
+  return { inserted, ordersWaiting: rows[0]?.orders_waiting === true };
 }
 
 /**

@@ -41,15 +41,21 @@ export function productKeysTaken(tx: Tx, tenantId: string, externalIds: string[]
 }
 
 /**
- * Takes, in one statement, the keys of the products a catalog batch creates, re-skus or restocks
- * (after their rows are locked or written, before `productsInOpenOrders`), and answers whether
- * orders wait for any of them: when none do, the batch needs no re-check.
+ * For a catalog batch's statements: SQL that takes, at once and sorted, the keys of the products
+ * the batch creates, re-skus or restocks (`externalIds`, an SQL array; evaluate it after their rows
+ * are locked or written, before `productsInOpenOrders`), then tells whether orders wait for any of
+ * them: when none do, the batch needs no re-check. Tell `productKeysTaken` once it ran.
  */
+export function productKeysAndWaitingOrdersSql(tenantId: string, externalIds: RawBuilder<string[]>): RawBuilder<boolean> {
+  return sql<boolean>`CASE WHEN ${productKeysSql(tenantId, externalIds)} >= 0 THEN ${ordersWaitingForSql(tenantId, externalIds)} END`;
+}
+
+/** `productKeysAndWaitingOrdersSql` as a statement of its own, for a batch that creates nothing. */
 export async function lockProductsForOrders(tx: Tx, tenantId: string, productExternalIds: string[]): Promise<boolean> {
   const ids = [...new Set(productExternalIds)];
   if (ids.length === 0) return false;
   const { rows } = await sql<{ waiting: boolean }>`
-    SELECT CASE WHEN ${productKeysSql(tenantId, ids)} >= 0 THEN ${ordersWaitingForSql(tenantId, sql<string[]>`${ids}::text[]`)} END AS waiting`.execute(tx);
+    SELECT ${productKeysAndWaitingOrdersSql(tenantId, sql<string[]>`${ids}::text[]`)} AS waiting`.execute(tx);
   noteProductKeys(tx, tenantId, ids);
   return rows[0]?.waiting === true;
 }
