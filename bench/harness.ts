@@ -122,3 +122,30 @@ export async function bestTimeMs(runs: number, fn: () => Promise<unknown>): Prom
   }
   return best;
 }
+
+export interface Paired {
+  baseline: LoadResult;
+  service: LoadResult;
+}
+
+/**
+ * Runs the baseline and the service in alternation, `rounds` times each, and keeps the best round
+ * of each (throughput; the latencies of that round). On a small machine shared with other work a
+ * busy moment then cannot fall on one side only, and warming up favours neither.
+ */
+export async function alternate(rounds: number, baseline: () => Promise<LoadResult>, service: () => Promise<LoadResult>): Promise<Paired> {
+  let best: Paired | undefined;
+  for (let round = 0; round < rounds; round++) {
+    const pair = { baseline: await baseline(), service: await service() };
+    for (const result of [pair.baseline, pair.service]) {
+      if (result.non2xx > 0) console.warn(`warning: ${result.non2xx} requests failed`);
+    }
+    best = best
+      ? {
+          baseline: pair.baseline.requestsPerSecond > best.baseline.requestsPerSecond ? pair.baseline : best.baseline,
+          service: pair.service.requestsPerSecond > best.service.requestsPerSecond ? pair.service : best.service,
+        }
+      : pair;
+  }
+  return best!;
+}

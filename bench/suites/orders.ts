@@ -2,9 +2,11 @@ import Fastify from 'fastify';
 import type { Db } from '../../src/db';
 import type { OrderInput } from '../../src/orders/schemas';
 import { insertItems } from '../../src/orders/store';
-import { load, startBenchService, type Measurement } from '../harness';
+import { alternate, load, startBenchService, type Measurement } from '../harness';
 
 const SECONDS = 3;
+/** Measured in alternation with the baseline, best of this many rounds each. */
+const ROUNDS = 3;
 const BATCH_SIZE = 50;
 const ITEMS = 5;
 /** Catalog size: each order takes 5 distinct products drawn at random from it, as a marketplace would send them. */
@@ -79,8 +81,11 @@ export default async function orders(): Promise<Measurement[]> {
   try {
     const single = (url: string, headers: Record<string, string>, run: string) =>
       load({ url, method: 'POST', headers, body: () => JSON.stringify(order(run)), connections: 32, durationSeconds: SECONDS });
-    const singleBaseline = await single(`${bareUrl}/orders`, json, 'bare');
-    const singleService = await single(`${publicUrl}/orders`, auth, 'svc');
+    const { baseline: singleBaseline, service: singleService } = await alternate(
+      ROUNDS,
+      () => single(`${bareUrl}/orders`, json, 'bare'),
+      () => single(`${publicUrl}/orders`, auth, 'svc'),
+    );
 
     const batch = (url: string, headers: Record<string, string>, run: string) =>
       load({
@@ -91,12 +96,11 @@ export default async function orders(): Promise<Measurement[]> {
         connections: 4,
         durationSeconds: SECONDS,
       });
-    const batchBaseline = await batch(`${bareUrl}/orders/batch`, json, 'bareb');
-    const batchService = await batch(`${publicUrl}/orders/batch`, auth, 'svcb');
-
-    for (const result of [singleBaseline, singleService, batchBaseline, batchService]) {
-      if (result.non2xx > 0) console.warn(`warning: ${result.non2xx} requests failed`);
-    }
+    const { baseline: batchBaseline, service: batchService } = await alternate(
+      ROUNDS,
+      () => batch(`${bareUrl}/orders/batch`, json, 'bareb'),
+      () => batch(`${publicUrl}/orders/batch`, auth, 'svcb'),
+    );
     return [
       {
         name: `POST /orders (${ITEMS} items), 32 connections`,

@@ -5,9 +5,9 @@ import type { CompiledQuery, DatabaseConnection } from 'kysely';
 /**
  * Statements that travel with a transaction's BEGIN and COMMIT instead of costing round trips of
  * their own (the idempotency lookup and the stored answer, src/http/write.ts). On PostgreSQL each
- * goes in one message with its BEGIN or COMMIT (the simple query protocol runs several statements
- * per message, but takes no parameters: the rider's are written into its text as literals); on the
- * embedded database, where a round trip costs nothing, it runs as a statement of its own.
+ * goes in one message with its BEGIN or COMMIT (postgres-dialect.ts: the simple query protocol runs
+ * several statements per message, but takes no parameters, so they are written into the text as
+ * literals); on the embedded database, where a round trip costs nothing, it runs on its own.
  */
 export interface TransactionRiders {
   /** Runs right after BEGIN; its rows land in `beginRows`. */
@@ -41,19 +41,52 @@ export function ridersForCommit(connection: DatabaseConnection): TransactionRide
 }
 
 /**
- * The query as one parameterless text, each `$n` replaced by its value as an SQL literal (strings
- * escaped by node-postgres's own `escapeLiteral`). Only for the values riders carry: strings,
- * numbers, booleans, dates and null; anything else is refused rather than guessed at.
+ * The query as one parameterless text, or undefined when a parameter cannot be written as a
+ * literal (binary data). Each `$n` outside quotes becomes the very text node-postgres would bind
+ * for it (`prepareValue`), quoted by its `escapeLiteral`: an untyped literal, which the server
+ * types from its context exactly as it types an untyped parameter.
  */
-export function inlineParameters(query: CompiledQuery): string {
-  return query.sql.replace(/\$(\d+)/g, (_, position: string) => literal(query.parameters[Number(position) - 1]));
+export function inlineParameters(query: CompiledQuery): string | undefined {
+  const text = query.sql;
+  let inlined = '';
+  let copiedUpTo = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === "'" || char === '"') {
+      i = closingQuote(text, i);
+    } else if (char === '$' && isDigit(text[i + 1])) {
+      let end = i + 1;
+      while (isDigit(text[end])) end++;
+      const literal = asLiteral(query.parameters[Number(text.slice(i + 1, end)) - 1]);
+      if (literal === undefined) return undefined;
+      inlined += text.slice(copiedUpTo, i) + literal;
+      copiedUpTo = end;
+      i = end - 1;
+    }
+  }
+  return inlined + text.slice(copiedUpTo);
 }
 
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') return pg.escapeLiteral(value);
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (value instanceof Date) return pg.escapeLiteral(value.toISOString());
-  throw new Error(`a transaction rider cannot carry a parameter of type ${typeof value}`);
+const isDigit = (char: string | undefined) => char !== undefined && char >= '0' && char <= '9';
+
+/** The index of the quote closing the string or identifier opened at `start` (a doubled quote is part of it). */
+function closingQuote(text: string, start: number): number {
+  const quote = text[start];
+  let i = start + 1;
+  while (i < text.length) {
+    if (text[i] !== quote) i++;
+    else if (text[i + 1] === quote) i += 2;
+    else return i;
+  }
+  return i;
+}
+
+/** node-postgres's own conversion of a parameter to the text it binds (exported, but not in its types). */
+const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils;
+
+function asLiteral(value: unknown): string | undefined {
+  const prepared = prepareValue(value);
+  if (prepared === null) return 'NULL';
+  if (typeof prepared !== 'string') return undefined;
+  return pg.escapeLiteral(prepared);
 }

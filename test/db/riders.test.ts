@@ -4,7 +4,10 @@ import type { DatabaseHandle } from '../../src/db';
 import { inTransaction } from '../../src/db/transaction';
 import { openTestDatabase } from '../helpers/context';
 
-/** Statements that ride with BEGIN and COMMIT (src/db/riders.ts), on the database this run uses. */
+/**
+ * Statements that ride with BEGIN and COMMIT (src/db/riders.ts), and on PostgreSQL a transaction's
+ * first statement, which carries its BEGIN (src/db/postgres-dialect.ts); on the database this run uses.
+ */
 describe('transaction riders', () => {
   let database: DatabaseHandle;
   let drop: () => Promise<void>;
@@ -43,6 +46,32 @@ describe('transaction riders', () => {
     const { rows } = await sql<{ note: string; at: Date; n: number; flag: boolean }>`SELECT * FROM rider_notes`.execute(db);
     expect(rows).toEqual([{ note: tricky, at, n: 12.5, flag: true }]);
     await sql`DELETE FROM rider_notes`.execute(db);
+  });
+
+  it("carries a transaction's first statement with its BEGIN exactly: quotes, backslashes, arrays, dates, and `$1` inside a string", async () => {
+    const db = database.db;
+    const tricky = `o'clock \\ $2 "x"`;
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    const read = await inTransaction(db, async (tx) => {
+      const first = await sql<{ note: string; tags: string[]; at: Date; n: string }>`
+        SELECT ${tricky} || ' $1' AS note, ${['a', "b'c", 'd"e', null]}::text[] AS tags, ${at}::timestamptz AS at, ${7}::int + 1 AS n`.execute(tx);
+      await sql`INSERT INTO rider_notes (note) VALUES (${'second'})`.execute(tx);
+      return first.rows[0];
+    });
+    expect(read).toEqual({ note: `${tricky} $1`, tags: ['a', "b'c", 'd"e', null], at, n: 8 });
+    expect(await notes()).toEqual(['second']);
+    await sql`DELETE FROM rider_notes`.execute(db);
+  });
+
+  it('commits or rolls back a transaction that ran no statement, and one whose first statement failed', async () => {
+    const db = database.db;
+    expect(await inTransaction(db, async () => 'nothing ran')).toBe('nothing ran');
+    await expect(inTransaction(db, async () => Promise.reject(new Error('refused before any statement')))).rejects.toThrow('refused');
+    for (let i = 0; i < 12; i++) {
+      await expect(inTransaction(db, (tx) => sql`SELECT 1 / ${0}::int`.execute(tx))).rejects.toMatchObject({ code: '22012' });
+    }
+    const results = await Promise.all(Array.from({ length: 12 }, () => inTransaction(db, async (tx) => (await sql<{ one: number }>`SELECT 1 AS one`.execute(tx)).rows[0])));
+    expect(results).toEqual(Array.from({ length: 12 }, () => ({ one: 1 })));
   });
 
   it('rolls the work back when the COMMIT rider fails', async () => {
