@@ -10,34 +10,51 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
-import { inlineParameters, ridersForBegin, ridersForCommit } from './riders';
+import { inlineParameters, ridersForBegin, ridersForCommit, type TransactionRiders } from './riders';
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * One pooled node-postgres client. A transaction's BEGIN is not sent on its own: it waits for the
  * transaction's first statement and goes in the same message (`BEGIN; <statement>`, the statement's
- * parameters written in as literals), which saves every transaction a round trip.
+ * parameters written in as literals), which saves every transaction a round trip. A BEGIN rider
+ * (riders.ts) goes between the two, in the same message.
  */
 class PostgresConnection implements DatabaseConnection {
-  /** BEGIN was asked for and not sent yet. */
-  beginPending = false;
+  /** BEGIN was asked for and not sent yet; with the riders of its transaction. */
+  pendingBegin: { riders: TransactionRiders | undefined } | undefined;
 
   constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.beginPending) return this.#run(query.sql, query.parameters);
-    this.beginPending = false;
+    const pending = this.pendingBegin;
+    if (!pending) return this.#run(query.sql, query.parameters);
+    this.pendingBegin = undefined;
+    const riders = pending.riders;
+    const rider = riders?.afterBegin;
     const inlined = inlineParameters(query);
-    if (inlined !== undefined) return this.#run(`BEGIN; ${inlined}`, []);
+    const inlinedRider = rider && inlineParameters(rider);
+    if (inlined !== undefined && (!rider || inlinedRider !== undefined)) {
+      const answer = await this.#send(['BEGIN', ...(inlinedRider ? [inlinedRider] : []), inlined].join('; '), []);
+      if (riders && inlinedRider) riders.beginRows = answer[1]!.rows;
+      return this.#result(answer.at(-1)!);
+    }
     await this.#run('BEGIN', []);
+    if (riders && rider) riders.beginRows = (await this.#run(rider.sql, rider.parameters)).rows;
     return this.#run(query.sql, query.parameters);
   }
 
   async #run<R>(text: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+    return this.#result((await this.#send(text, parameters)).at(-1)!);
+  }
+
+  /** One result per statement of the text. */
+  async #send(text: string, parameters: readonly unknown[]): Promise<pg.QueryResult[]> {
     const answer: pg.QueryResult | pg.QueryResult[] = await this.client.query(text, [...parameters]);
-    // A text of several statements answers with one result per statement; the last is the caller's.
-    const result = Array.isArray(answer) ? answer.at(-1)! : answer;
+    return Array.isArray(answer) ? answer : [answer];
+  }
+
+  #result<R>(result: pg.QueryResult): QueryResult<R> {
     return {
       rows: (result.rows ?? []) as R[],
       ...(COUNTED_COMMANDS.has(result.command) ? { numAffectedRows: BigInt(result.rowCount ?? 0) } : {}),
@@ -52,8 +69,8 @@ class PostgresConnection implements DatabaseConnection {
 
 /**
  * Kysely's PostgreSQL driver, with BEGIN sent along with a transaction's first statement, and
- * transaction riders (riders.ts): the BEGIN rider is that first statement, the COMMIT rider goes in
- * the same message as COMMIT.
+ * transaction riders (riders.ts): the BEGIN rider goes with them, the COMMIT rider in the same
+ * message as COMMIT.
  */
 class PostgresDriver implements Driver {
   constructor(private readonly pool: pg.Pool) {}
@@ -65,42 +82,29 @@ class PostgresDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    const postgres = connection as PostgresConnection;
-    postgres.beginPending = true;
-    const riders = ridersForBegin(connection);
-    if (!riders?.afterBegin) return;
-    try {
-      riders.beginRows = (await postgres.executeQuery(riders.afterBegin)).rows;
-    } catch (error) {
-      // BEGIN ran and the rider failed: Kysely does not roll back a BEGIN that threw, so do it here.
-      await postgres.executeQuery(CompiledQuery.raw('ROLLBACK'));
-      throw error;
-    }
+    (connection as PostgresConnection).pendingBegin = { riders: ridersForBegin(connection) };
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const postgres = connection as PostgresConnection;
     const rider = ridersForCommit(connection)?.beforeCommit;
     const inlined = rider && inlineParameters(rider);
-    // If the rider fails, COMMIT does not run; Kysely then rolls the transaction back. A BEGIN
-    // still pending goes first, in the same message.
-    if (inlined) {
-      await postgres.executeQuery(CompiledQuery.raw(`${inlined}; COMMIT`));
+    // A rider that cannot be inlined runs on its own (taking a pending BEGIN with it).
+    if (rider && !inlined) await postgres.executeQuery(rider);
+    if (postgres.pendingBegin && !postgres.pendingBegin.riders?.afterBegin && !inlined) {
+      // The transaction ran no statement: there is nothing to send.
+      postgres.pendingBegin = undefined;
       return;
     }
-    if (rider) await postgres.executeQuery(rider);
-    if (postgres.beginPending) {
-      // The transaction ran no statement: there is nothing to commit.
-      postgres.beginPending = false;
-      return;
-    }
-    await postgres.executeQuery(CompiledQuery.raw('COMMIT'));
+    // One message: a BEGIN still pending (and its rider), the COMMIT rider, COMMIT. If a statement
+    // fails, COMMIT does not run; Kysely then rolls the transaction back.
+    await postgres.executeQuery(CompiledQuery.raw(inlined ? `${inlined}; COMMIT` : 'COMMIT'));
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const postgres = connection as PostgresConnection;
-    if (postgres.beginPending) {
-      postgres.beginPending = false;
+    if (postgres.pendingBegin) {
+      postgres.pendingBegin = undefined;
       return;
     }
     await postgres.executeQuery(CompiledQuery.raw('ROLLBACK'));

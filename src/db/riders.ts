@@ -10,7 +10,10 @@ import type { CompiledQuery, DatabaseConnection } from 'kysely';
  * literals); on the embedded database, where a round trip costs nothing, it runs on its own.
  */
 export interface TransactionRiders {
-  /** Runs right after BEGIN; its rows land in `beginRows`. */
+  /**
+   * Runs right after BEGIN, before the transaction's first statement; its rows land in `beginRows`,
+   * at the latest once that first statement has returned (on PostgreSQL all three go in one message).
+   */
   afterBegin?: CompiledQuery;
   beginRows?: unknown[];
   /** Runs right before COMMIT; set by the transaction's work once it knows what to write. If it fails, the transaction rolls back. */

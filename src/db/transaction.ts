@@ -12,8 +12,8 @@ const ATTEMPTS = 3;
  * one from reaching the client as a 500. `work` must do nothing outside the transaction.
  *
  * With `afterBegin`, that statement rides with BEGIN (riders.ts) and `work` finds its rows in
- * `riders.beginRows`; `work` may set `riders.beforeCommit`, which rides with COMMIT. Each attempt
- * has riders of its own.
+ * `riders.beginRows` once its first statement has returned; `work` may set `riders.beforeCommit`,
+ * which rides with COMMIT. Each attempt has riders of its own.
  */
 export async function inTransaction<T>(
   db: Db,

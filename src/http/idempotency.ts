@@ -198,14 +198,12 @@ const keyRow =
   (eb) =>
     eb.and([eb('tenant_id', '=', request.tenantId), eb('api_key_id', '=', request.apiKeyId), eb('idempotency_key', '=', request.key)]);
 
-/** The answer stored under the request's key, if one is stored and has not expired. */
+/** The answer stored under the request's key, if one is stored and has not expired (a template: it is built for every keyed write). */
 export function storedAnswerQuery(db: Db, request: IdempotentRequest): CompiledQuery<StoredAnswer> {
-  return db
-    .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'status_code', 'headers', 'body'])
-    .where(keyRow(request))
-    .where('expires_at', '>', new Date(request.arrivedAt))
-    .compile();
+  return sql<StoredAnswer>`
+    SELECT fingerprint, status_code, headers, body FROM idempotency_keys
+    WHERE tenant_id = ${request.tenantId} AND api_key_id = ${request.apiKeyId} AND idempotency_key = ${request.key}
+      AND expires_at > ${new Date(request.arrivedAt)}`.compile(db);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
 import { isLockTimeout, isUniqueViolation } from '../db/errors';
+import type { TransactionRiders } from '../db/riders';
 import { inTransaction } from '../db/transaction';
 import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery, type StoredAnswer } from './idempotency';
 
@@ -10,7 +11,7 @@ export interface WriteOutcome<B = unknown> {
   body: B;
 }
 
-/** Thrown inside the transaction to roll it back untouched: the key's answer is already stored. */
+/** Thrown inside the transaction to roll it back: the key's answer is already stored. */
 const ALREADY_ANSWERED = Symbol('already answered');
 
 /**
@@ -19,8 +20,10 @@ const ALREADY_ANSWERED = Symbol('already answered');
  * of an idempotent request) commits in the same transaction. The body is serialized (by the route's
  * response schema) inside the transaction, so that a replay sends the very bytes of the first answer.
  *
- * With an X-Idempotency-Key, the look-up of a stored answer rides with BEGIN and the answer with
- * COMMIT (db/riders.ts): an idempotent write costs no round trip more than another.
+ * With an X-Idempotency-Key, the look-up of a stored answer rides with BEGIN and the work's first
+ * statement, and the answer with COMMIT (db/riders.ts): an idempotent write costs no round trip
+ * more than another. A retry thus runs its work before it learns that an answer is stored; the
+ * work is then rolled back and the stored answer sent.
  */
 export async function respondWithWrite<B>(
   request: FastifyRequest,
@@ -31,18 +34,19 @@ export async function respondWithWrite<B>(
   const idempotent = request.idempotency;
   const lookup = idempotent ? storedAnswerQuery(db, idempotent) : undefined;
   for (let attempt = 1; ; attempt++) {
-    let stored: StoredAnswer | undefined;
+    let riders: TransactionRiders | undefined;
+    const storedAnswer = () => riders?.beginRows?.[0] as StoredAnswer | undefined;
     try {
       const payload = await inTransaction(
         db,
-        async (tx, riders) => {
-          stored = riders.beginRows?.[0] as StoredAnswer | undefined;
-          if (stored) throw ALREADY_ANSWERED;
+        async (tx, attemptRiders) => {
+          riders = attemptRiders;
           const outcome = await work(tx);
+          if (storedAnswer()) throw ALREADY_ANSWERED;
           reply.status(outcome.statusCode).type('application/json; charset=utf-8');
           // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.
           const serialized = reply.serialize(outcome.body) as string;
-          if (idempotent) riders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
+          if (idempotent) attemptRiders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
           return serialized;
         },
         lookup,
@@ -50,13 +54,15 @@ export async function respondWithWrite<B>(
       if (idempotent) idempotent.settled = true;
       return reply.send(payload);
     } catch (error) {
-      if (!idempotent) throw error;
-      if (error === ALREADY_ANSWERED) return reply.send(replay(reply, idempotent, stored!, config.secretKey));
+      if (!idempotent || !lookup) throw error;
+      // Whatever this run did or threw, it rolled back: a stored answer is the answer.
+      const stored = storedAnswer() ?? (riders?.beginRows ? undefined : (await db.executeQuery(lookup)).rows[0]);
+      if (stored) return reply.send(replay(reply, idempotent, stored, config.secretKey));
       // Another instance is committing an answer for this key: its request is still running.
       if (isLockTimeout(error)) throw stillRunning();
       if (!isUniqueViolation(error, 'idempotency_keys_pkey') || attempt > 1) throw error;
-      // Another request's answer for this key committed while this one ran, and this write rolled
-      // back: that answer is the one. Unless the row had expired, which then made way for a rerun.
+      // Another request's answer for this key committed while this one ran: that answer is the
+      // one. Unless the row had expired, which then made way for a rerun.
       const answer = await answerOfTakenKey(db, idempotent);
       if (answer) return reply.send(replay(reply, idempotent, answer, config.secretKey));
     }

@@ -27,7 +27,7 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
   }
   const write = (api: ApiClient, key: string, body: unknown = { note: 'a' }) => api.post('/probe/write', body, { 'x-idempotency-key': key });
 
-  it('replays the stored answer of a repeated request without doing the work again', async () => {
+  it('replays the stored answer of a repeated request, which commits nothing of its own', async () => {
     const { tenant, api } = await caller();
     const key = randomUUID();
     const first = await write(api, key);
