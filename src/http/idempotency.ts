@@ -13,7 +13,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
  * A request holds its key on its instance from arrival until its answer is stored. Should a request
  * never reach that point (it always does, even when its client went away), this frees the key.
  */
-export const IN_FLIGHT_BOUND_MS = 2 * 60_000;
+const IN_FLIGHT_BOUND_MS = 2 * 60_000;
 /**
  * How long storing an answer waits for another instance's transaction that is storing one for the
  * same key; past it, the request answers 409 "still being processed" and rolls back.
