@@ -15,7 +15,7 @@ import { noteProductKeys, productKeySql, productKeysSql } from './store';
  */
 
 /** SQL yielding whether orders wait for any of the products; call it only once their keys are held. */
-export function ordersWaitingForSql(tenantId: string, externalIds: RawBuilder<string[]>): RawBuilder<boolean> {
+function ordersWaitingForSql(tenantId: string, externalIds: RawBuilder<string[]>): RawBuilder<boolean> {
   // orders_waiting_for (migration 008) reads with a fresh snapshot: it sees orders committed while
   // the calling statement waited for the keys, which the statement's own snapshot would not.
   return sql<boolean>`EXISTS (SELECT 1 FROM orders_waiting_for(${tenantId}::uuid, ${externalIds}))`;
