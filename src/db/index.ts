@@ -2,8 +2,8 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
-import { PGliteDialect } from './pglite-dialect';
-import { PostgresDialect } from './postgres-dialect';
+import { pgliteDialect } from './pglite-dialect';
+import { nodePostgresDialect } from './postgres-dialect';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -59,7 +59,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const listeners = new Set<pg.Client>();
   let closing = false;
   return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect(pool) }),
+    db: new Kysely<Database>({ dialect: nodePostgresDialect(pool) }),
     kind: 'postgres',
     async listen(channel, onNotify, onLost) {
       // keepAlive: a connection whose peer vanished is noticed, rather than waiting for NOTIFYs forever.
@@ -107,7 +107,7 @@ async function openPGlite(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.schema) {
     await client.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}; SET search_path = ${quoteIdentifier(options.schema)}`);
   }
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  const db = new Kysely<Database>({ dialect: pgliteDialect(client) });
   return {
     db,
     kind: 'pglite',

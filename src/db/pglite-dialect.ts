@@ -1,15 +1,6 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
-import {
-  CompiledQuery,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-} from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import { postgresDialect } from './dialect';
 import { ridersForBegin, ridersForCommit } from './riders';
 
 const ROLLBACK = Symbol('rollback');
@@ -113,19 +104,4 @@ class PGliteDriver implements Driver {
   }
 }
 
-export class PGliteDialect implements Dialect {
-  constructor(private readonly client: PGlite) {}
-  createAdapter() {
-    return new PostgresAdapter();
-  }
-  createDriver() {
-    return new PGliteDriver(this.client);
-  }
-  createQueryCompiler() {
-    return new PostgresQueryCompiler();
-  }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  createIntrospector(db: Kysely<any>) {
-    return new PostgresIntrospector(db);
-  }
-}
+export const pgliteDialect = (client: PGlite) => postgresDialect(() => new PGliteDriver(client));

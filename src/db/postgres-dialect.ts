@@ -1,15 +1,6 @@
 import pg from 'pg';
-import {
-  CompiledQuery,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-} from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import { postgresDialect } from './dialect';
 import { inlineParameters, ridersForBegin, ridersForCommit, type TransactionRiders } from './riders';
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
@@ -119,19 +110,4 @@ class PostgresDriver implements Driver {
   }
 }
 
-export class PostgresDialect implements Dialect {
-  constructor(private readonly pool: pg.Pool) {}
-  createAdapter() {
-    return new PostgresAdapter();
-  }
-  createDriver() {
-    return new PostgresDriver(this.pool);
-  }
-  createQueryCompiler() {
-    return new PostgresQueryCompiler();
-  }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  createIntrospector(db: Kysely<any>) {
-    return new PostgresIntrospector(db);
-  }
-}
+export const nodePostgresDialect = (pool: pg.Pool) => postgresDialect(() => new PostgresDriver(pool));

@@ -9,7 +9,7 @@ import { Kysely, sql } from 'kysely';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
 import type { Config } from '../../src/config';
 import { openDatabase, quoteIdentifier, type DatabaseHandle } from '../../src/db';
-import { PGliteDialect } from '../../src/db/pglite-dialect';
+import { pgliteDialect } from '../../src/db/pglite-dialect';
 import type { Database } from '../../src/db/schema';
 import { migrate } from '../../src/db/migrate';
 import { PERMISSIONS, type Permission } from '../../src/tenancy/permissions';
@@ -128,7 +128,7 @@ async function migratedPGliteTemplate(): Promise<Blob> {
     return new Blob([await readFile(path)]);
   } catch {
     const client = await PGlite.create();
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    const db = new Kysely<Database>({ dialect: pgliteDialect(client) });
     await migrate(db);
     const dump = await client.dumpDataDir('none');
     await db.destroy();
