@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { item, order } from '../orders/helpers';
 
 let ctx: TestContext;
 let tenant: TestTenant;
@@ -10,13 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const order = (externalId: string, items: { productExternalId: string; productSku: string }[]) =>
-  tenant.api.post('/orders', { externalId, orderNumber: `#${externalId}`, items: items.map((item) => ({ ...item, quantity: 1 })) });
+const placeOrder = (externalId: string, productExternalId: string, productSku: string) =>
+  tenant.api.post('/orders', order(externalId, [item(productExternalId, 1, productSku)]));
 
 describe('catalog writes and open orders (spec §2.1 rule 3, DESIGN.md §3)', () => {
   it('refuses a sku change of a product in an open order: 409 CONFLICT single, per-item CONFLICT in a batch', async () => {
     await tenant.api.post('/products', { externalId: 'IN-ORDER', sku: 'IO-1', name: 'held', stock: 5 });
-    expect((await order('O-1', [{ productExternalId: 'IN-ORDER', productSku: 'IO-1' }])).status).toBe(201);
+    expect((await placeOrder('O-1', 'IN-ORDER', 'IO-1')).status).toBe(201);
 
     const single = await tenant.api.post('/products', { externalId: 'IN-ORDER', sku: 'IO-2', name: 'held' });
     expect(single.status).toBe(409);
@@ -38,13 +39,30 @@ describe('catalog writes and open orders (spec §2.1 rule 3, DESIGN.md §3)', ()
   });
 
   it('resolves a waiting order when its product is created, by single upsert or batch', async () => {
-    await order('O-2', [{ productExternalId: 'LATE-1', productSku: 'L-1' }]);
-    await order('O-3', [{ productExternalId: 'LATE-2', productSku: 'L-2' }]);
+    await placeOrder('O-2', 'LATE-1', 'L-1');
+    await placeOrder('O-3', 'LATE-2', 'L-2');
     expect((await tenant.api.get('/orders/O-2')).body.data.status).toBe('PENDING_VALIDATION');
 
     await tenant.api.post('/products', { externalId: 'LATE-1', sku: 'L-1', name: 'late', stock: 3 });
     await tenant.api.post('/products/batch', { products: [{ externalId: 'LATE-2', sku: 'L-2', name: 'late', stock: 3 }] });
     expect((await tenant.api.get('/orders/O-2')).body.data.status).toBe('PENDING');
     expect((await tenant.api.get('/orders/O-3')).body.data.status).toBe('PENDING');
+  });
+
+  it('a batch restock satisfies orders short of stock, whether the batch also creates products or not', async () => {
+    const stocked = (stock: number, ...names: string[]) => names.map((n) => ({ externalId: n, sku: `${n}-SKU`, name: n, stock }));
+    await tenant.api.post('/products/batch', { products: stocked(0, 'SHORT-1', 'SHORT-2') });
+    await placeOrder('O-4', 'SHORT-1', 'SHORT-1-SKU');
+    await placeOrder('O-5', 'SHORT-2', 'SHORT-2-SKU');
+    for (const id of ['O-4', 'O-5']) expect((await tenant.api.get(`/orders/${id}`)).body.data).toMatchObject({ status: 'PENDING', hasIssues: true });
+
+    // Only an update: the keys are taken by a statement of their own.
+    expect((await tenant.api.post('/products/batch', { products: stocked(5, 'SHORT-1') })).body.data.updatedCount).toBe(1);
+    // An update and a new product: the insert statement takes the keys of both.
+    expect((await tenant.api.post('/products/batch', { products: [...stocked(5, 'SHORT-2'), ...stocked(1, 'FRESH-1')] })).body.data).toMatchObject({
+      createdCount: 1,
+      updatedCount: 1,
+    });
+    for (const id of ['O-4', 'O-5']) expect((await tenant.api.get(`/orders/${id}`)).body.data).toMatchObject({ status: 'PENDING', hasIssues: false });
   });
 });
