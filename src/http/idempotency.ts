@@ -177,7 +177,7 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
       }
       return payload;
     } catch (err) {
-      request.log.error({ err }, 'storing the answer of an idempotent request failed; a retry runs again');
+      request.log.error({ err }, 'storing or replaying the answer of an idempotent request failed; its own answer is sent');
       return payload;
     } finally {
       inFlight.delete(slotOf(idempotent));

@@ -221,6 +221,35 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
   });
 
   // On the embedded database transactions run one after another, so two cannot overlap like this.
+  it.skipIf(!usingPostgres)('answers 409 still running, and writes nothing, while another instance is committing an answer for the key', async () => {
+    const { tenant, api } = await caller();
+    const key = randomUUID();
+    // Another instance's transaction, between storing its answer and its commit.
+    const other = await ctx.database.db.startTransaction().execute();
+    try {
+      await other
+        .insertInto('idempotency_keys')
+        .values({
+          tenant_id: tenant.id,
+          api_key_id: tenant.keyId,
+          idempotency_key: key,
+          fingerprint: 'the other instance',
+          request_id: randomUUID(),
+          status_code: 201,
+          headers: '{}',
+          body: 'sealed elsewhere',
+          expires_at: new Date(time.now + IDEMPOTENCY_TTL_MS),
+        })
+        .execute();
+      const meanwhile = await write(api, key);
+      expect(meanwhile.status).toBe(409);
+      expect(meanwhile.body.error).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', message: expect.stringMatching(/still being processed/) });
+    } finally {
+      await other.rollback().execute();
+    }
+    expect(await probeExecutions(ctx, tenant.id)).toBe(0);
+  });
+
   it.skipIf(!usingPostgres)('a write whose answer loses the race for its key rolls back and replays the winner', async () => {
     const { tenant, api } = await caller();
     const key = randomUUID();
