@@ -22,8 +22,8 @@ export async function emit(tx: Tx, tenantId: string, events: DomainEvent[]): Pro
       RETURNING id, event
     ),
     new_deliveries AS (
-      INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, event_id, event, next_attempt_at)
-      SELECT w.tenant_id, gen_random_uuid(), w.id, ne.id, ne.event, now()
+      INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, next_attempt_at)
+      SELECT w.tenant_id, w.id, ne.id, ne.event, now()
       FROM new_events ne
       JOIN webhooks w ON w.tenant_id = ${tenantId} AND w.is_active AND ne.event = ANY (w.events)
       RETURNING 1

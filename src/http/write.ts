@@ -3,6 +3,7 @@ import type { Tx } from '../db';
 import { isLockTimeout, isUniqueViolation } from '../db/errors';
 import type { TransactionRiders } from '../db/riders';
 import { inTransaction } from '../db/transaction';
+import { conflict } from './errors';
 import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery, type StoredAnswer } from './idempotency';
 
 /** What a write route answers, decided inside its transaction. */
@@ -13,6 +14,18 @@ export interface WriteOutcome<B = unknown> {
 
 /** Thrown inside the transaction to roll it back: the key's answer is already stored. */
 const ALREADY_ANSWERED = Symbol('already answered');
+
+/**
+ * Thrown by a write's work when a row it had read as absent was written meanwhile by a concurrent
+ * transaction (its statement failed on a unique index): the transaction rolls back and the work runs
+ * again from the start, now reading that row. After `RUNS_WHEN_RACED` runs, 409 CONFLICT.
+ */
+export class WriteRaced extends Error {
+  constructor(cause: unknown) {
+    super('a row the write read as absent was written by a concurrent transaction', { cause });
+  }
+}
+const RUNS_WHEN_RACED = 3;
 
 /**
  * Runs a public write in one transaction and sends its answer. Every write route of the public API
@@ -33,6 +46,7 @@ export async function respondWithWrite<B>(
   const { db, config } = request.server;
   const idempotent = request.idempotency;
   const lookup = idempotent ? storedAnswerQuery(db, idempotent) : undefined;
+  let expiredKeyFreed = false;
   for (let attempt = 1; ; attempt++) {
     let riders: TransactionRiders | undefined;
     const storedAnswer = () => riders?.beginRows?.[0] as StoredAnswer | undefined;
@@ -54,17 +68,23 @@ export async function respondWithWrite<B>(
       if (idempotent) idempotent.settled = true;
       return reply.send(payload);
     } catch (error) {
-      if (!idempotent || !lookup) throw error;
-      // Whatever this run did or threw, it rolled back: a stored answer is the answer.
-      const stored = storedAnswer() ?? (riders?.beginRows ? undefined : (await db.executeQuery(lookup)).rows[0]);
-      if (stored) return reply.send(replay(reply, idempotent, stored, config.secretKey));
-      // Another instance is committing an answer for this key: its request is still running.
-      if (isLockTimeout(error)) throw stillRunning();
-      if (!isUniqueViolation(error, 'idempotency_keys_pkey') || attempt > 1) throw error;
+      if (idempotent && lookup) {
+        // Whatever this run did or threw, it rolled back: a stored answer is the answer.
+        const stored = storedAnswer() ?? (riders?.beginRows ? undefined : (await db.executeQuery(lookup)).rows[0]);
+        if (stored) return reply.send(replay(reply, idempotent, stored, config.secretKey));
+        // Another instance is committing an answer for this key: its request is still running.
+        if (isLockTimeout(error)) throw stillRunning();
+      }
+      if (error instanceof WriteRaced) {
+        if (attempt < RUNS_WHEN_RACED) continue;
+        throw conflict('Concurrent requests kept writing the same rows as this one; retry the request');
+      }
+      if (!idempotent || !isUniqueViolation(error, 'idempotency_keys_pkey') || expiredKeyFreed) throw error;
       // Another request's answer for this key committed while this one ran: that answer is the
       // one. Unless the row had expired, which then made way for a rerun.
       const answer = await answerOfTakenKey(db, idempotent);
       if (answer) return reply.send(replay(reply, idempotent, answer, config.secretKey));
+      expiredKeyFreed = true;
     }
   }
 }

@@ -326,8 +326,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
             RETURNING d.tenant_id, d.webhook_id, d.event_id, d.event
           ),
           requeued AS (
-            INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, event_id, event, next_attempt_at)
-            SELECT tenant_id, gen_random_uuid(), webhook_id, event_id, event, now() FROM marked
+            INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, next_attempt_at)
+            SELECT tenant_id, webhook_id, event_id, event, now() FROM marked
             RETURNING 1
           )
           SELECT count(*)::integer AS replayed FROM requeued

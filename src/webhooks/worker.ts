@@ -71,8 +71,8 @@ async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
       WHERE d.tenant_id = o.tenant_id AND d.id = o.id AND d.status = 'pending' AND d.lease_id = o.lease_id
       RETURNING d.tenant_id, d.webhook_id, d.event_id, d.event, d.attempt, d.next_attempt_at
     )
-    INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, event_id, event, attempt, next_attempt_at)
-    SELECT tenant_id, gen_random_uuid(), webhook_id, event_id, event, attempt + 1, next_attempt_at
+    INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, attempt, next_attempt_at)
+    SELECT tenant_id, webhook_id, event_id, event, attempt + 1, next_attempt_at
     FROM done WHERE next_attempt_at IS NOT NULL
   `.execute(db);
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { createTestContext, twoTenants, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 
 let ctx: TestContext;
 let tenant: TestTenant;
@@ -154,4 +154,41 @@ describe('POST /products/batch (spec §4.2)', () => {
     expect(response.body.data).toMatchObject({ createdCount: 1, errorCount: 0 });
     expect((await a.api.get(`/products/${product.externalId}`)).body.data.stock).toBe(5);
   });
+
+  // On the embedded database transactions run one after another, so two cannot overlap like this.
+  it.skipIf(!usingPostgres)('runs again when a concurrent request creates its new products meanwhile, and then updates them', async () => {
+    const [racedId, racedSku, alone] = [fresh({ stock: 1 }), fresh({ stock: 1 }), fresh()];
+    const other = await ctx.database.db.startTransaction().execute();
+    let pending: ReturnType<typeof batch> | undefined;
+    try {
+      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(other);
+      // The other request created one product and bound the other's sku to a product of its own.
+      await sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES
+        (${tenant.id}, ${racedId.externalId}, ${racedId.sku}, 'theirs'),
+        (${tenant.id}, 'THEIRS', ${racedSku.sku}, 'theirs')`.execute(other);
+      pending = batch([alone, { ...racedId, stock: 7 }, racedSku]);
+      // The batch read the names before the other commit, and its insert waits for it.
+      await until(async () => {
+        const blocked = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${rows[0]!.pid}::int = ANY (pg_blocking_pids(pid))`.execute(ctx.database.db);
+        return blocked.rows[0]!.n > 0;
+      });
+      await other.commit().execute();
+    } finally {
+      await other.rollback().execute().catch(() => undefined);
+    }
+    const response = await pending!;
+    expect(response.body.data).toEqual({ successCount: 2, createdCount: 1, updatedCount: 1, errorCount: 1 });
+    expect(response.body.errors).toEqual([expect.objectContaining({ index: 2, code: 'DUPLICATE_SKU', error: expect.stringContaining('THEIRS') })]);
+    expect((await get(racedId.externalId)).body.data).toMatchObject({ name: racedId.name, stock: 7 });
+    expect((await get(alone.externalId)).status).toBe(200);
+  });
 });
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the condition never held');
+}
