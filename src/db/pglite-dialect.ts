@@ -77,17 +77,10 @@ class PGliteDriver implements Driver {
     if (this.client.closed) throw new Error('the embedded database is closed');
     return new PGliteConnection(this.client);
   }
-  // Transaction riders (riders.ts) run as statements of their own: in process, a round trip is free.
+  // The COMMIT rider (riders.ts) runs as a statement of its own: in process, a round trip is free.
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await (connection as PGliteConnection).begin();
-    const riders = ridersForBegin(connection);
-    if (!riders?.afterBegin) return;
-    try {
-      riders.beginRows = (await connection.executeQuery(riders.afterBegin)).rows;
-    } catch (error) {
-      await (connection as PGliteConnection).end(false);
-      throw error;
-    }
+    ridersForBegin(connection);
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const rider = ridersForCommit(connection)?.beforeCommit;

@@ -1,37 +1,27 @@
 import pg from 'pg';
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { postgresDialect } from './dialect';
-import { inlineParameters, ridersForBegin, ridersForCommit, type TransactionRiders } from './riders';
+import { inlineParameters, ridersForBegin, ridersForCommit } from './riders';
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * One pooled node-postgres client. A transaction's BEGIN is not sent on its own: it waits for the
  * transaction's first statement and goes in the same message (`BEGIN; <statement>`, the statement's
- * parameters written in as literals), which saves every transaction a round trip. A BEGIN rider
- * (riders.ts) goes between the two, in the same message.
+ * parameters written in as literals), which saves every transaction a round trip.
  */
 class PostgresConnection implements DatabaseConnection {
-  /** BEGIN was asked for and not sent yet; with the riders of its transaction. */
-  pendingBegin: { riders: TransactionRiders | undefined } | undefined;
+  /** BEGIN was asked for and not sent yet. */
+  pendingBegin = false;
 
   constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const pending = this.pendingBegin;
-    if (!pending) return this.#run(query.sql, query.parameters);
-    this.pendingBegin = undefined;
-    const riders = pending.riders;
-    const rider = riders?.afterBegin;
+    if (!this.pendingBegin) return this.#run(query.sql, query.parameters);
+    this.pendingBegin = false;
     const inlined = inlineParameters(query);
-    const inlinedRider = rider && inlineParameters(rider);
-    if (inlined !== undefined && (!rider || inlinedRider !== undefined)) {
-      const answer = await this.#send(['BEGIN', ...(inlinedRider ? [inlinedRider] : []), inlined].join('; '), []);
-      if (riders && inlinedRider) riders.beginRows = answer[1]!.rows;
-      return this.#result(answer.at(-1)!);
-    }
+    if (inlined !== undefined) return this.#result((await this.#send(`BEGIN; ${inlined}`, [])).at(-1)!);
     await this.#run('BEGIN', []);
-    if (riders && rider) riders.beginRows = (await this.#run(rider.sql, rider.parameters)).rows;
     return this.#run(query.sql, query.parameters);
   }
 
@@ -59,9 +49,8 @@ class PostgresConnection implements DatabaseConnection {
 }
 
 /**
- * Kysely's PostgreSQL driver, with BEGIN sent along with a transaction's first statement, and
- * transaction riders (riders.ts): the BEGIN rider goes with them, the COMMIT rider in the same
- * message as COMMIT.
+ * Kysely's PostgreSQL driver, with BEGIN sent along with a transaction's first statement, and the
+ * COMMIT rider (riders.ts) in the same message as COMMIT.
  */
 class PostgresDriver implements Driver {
   constructor(private readonly pool: pg.Pool) {}
@@ -73,7 +62,8 @@ class PostgresDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    (connection as PostgresConnection).pendingBegin = { riders: ridersForBegin(connection) };
+    ridersForBegin(connection);
+    (connection as PostgresConnection).pendingBegin = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -82,12 +72,12 @@ class PostgresDriver implements Driver {
     const inlined = rider && inlineParameters(rider);
     // A rider that cannot be inlined runs on its own (taking a pending BEGIN with it).
     if (rider && !inlined) await postgres.executeQuery(rider);
-    if (postgres.pendingBegin && !postgres.pendingBegin.riders?.afterBegin && !inlined) {
+    if (postgres.pendingBegin && !inlined) {
       // The transaction ran no statement: there is nothing to send.
-      postgres.pendingBegin = undefined;
+      postgres.pendingBegin = false;
       return;
     }
-    // One message: a BEGIN still pending (and its rider), the COMMIT rider, COMMIT. If a statement
+    // One message: a BEGIN still pending, the COMMIT rider, COMMIT. If a statement
     // fails, COMMIT does not run; Kysely then rolls the transaction back.
     await postgres.executeQuery(CompiledQuery.raw(inlined ? `${inlined}; COMMIT` : 'COMMIT'));
   }
@@ -95,7 +85,7 @@ class PostgresDriver implements Driver {
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const postgres = connection as PostgresConnection;
     if (postgres.pendingBegin) {
-      postgres.pendingBegin = undefined;
+      postgres.pendingBegin = false;
       return;
     }
     await postgres.executeQuery(CompiledQuery.raw('ROLLBACK'));

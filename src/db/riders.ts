@@ -3,19 +3,14 @@ import pg from 'pg';
 import type { CompiledQuery, DatabaseConnection } from 'kysely';
 
 /**
- * Statements that travel with a transaction's BEGIN and COMMIT instead of costing round trips of
- * their own (the idempotency lookup and the stored answer, src/http/write.ts). On PostgreSQL each
- * goes in one message with its BEGIN or COMMIT (postgres-dialect.ts: the simple query protocol runs
- * several statements per message, but takes no parameters, so they are written into the text as
- * literals); on the embedded database, where a round trip costs nothing, it runs on its own.
+ * A statement that travels with a transaction's COMMIT instead of costing a round trip of its own
+ * (the stored answer of an idempotent write, src/http/write.ts). On PostgreSQL it goes in one
+ * message with COMMIT (postgres-dialect.ts: the simple query protocol runs several statements per
+ * message, but takes no parameters, so its parameters are written into the text as literals, as
+ * they are for a transaction's first statement, which carries its BEGIN); on the embedded
+ * database, where a round trip costs nothing, it runs on its own.
  */
 export interface TransactionRiders {
-  /**
-   * Runs right after BEGIN, before the transaction's first statement; its rows land in `beginRows`,
-   * at the latest once that first statement has returned (on PostgreSQL all three go in one message).
-   */
-  afterBegin?: CompiledQuery;
-  beginRows?: unknown[];
   /** Runs right before COMMIT; set by the transaction's work once it knows what to write. If it fails, the transaction rolls back. */
   beforeCommit?: CompiledQuery;
   /** The connection whose transaction took the riders: any other transaction started meanwhile leaves them alone. */
@@ -29,7 +24,7 @@ export function withRiders<T>(riders: TransactionRiders, start: () => Promise<T>
   return current.run(riders, start);
 }
 
-/** For a dialect's BEGIN: the riders of the transaction beginning on `connection`, if any; it takes them. */
+/** For a dialect's BEGIN: the riders of the transaction beginning on `connection`, if any; it takes them for its COMMIT. */
 export function ridersForBegin(connection: DatabaseConnection): TransactionRiders | undefined {
   const riders = current.getStore();
   if (!riders || riders.connection) return undefined;

@@ -1,4 +1,3 @@
-import type { CompiledQuery } from 'kysely';
 import type { Db, Tx } from './index';
 import { withRiders, type TransactionRiders } from './riders';
 
@@ -11,17 +10,12 @@ const ATTEMPTS = 3;
  * Locks taken in a fixed order keep deadlocks rare (see src/orders/store.ts); this keeps the rare
  * one from reaching the client as a 500. `work` must do nothing outside the transaction.
  *
- * With `afterBegin`, that statement rides with BEGIN (riders.ts) and `work` finds its rows in
- * `riders.beginRows` once its first statement has returned; `work` may set `riders.beforeCommit`,
- * which rides with COMMIT. Each attempt has riders of its own.
+ * `work` may set `riders.beforeCommit`, which rides with COMMIT (riders.ts). Each attempt has
+ * riders of its own.
  */
-export async function inTransaction<T>(
-  db: Db,
-  work: (tx: Tx, riders: TransactionRiders) => Promise<T>,
-  afterBegin?: CompiledQuery,
-): Promise<T> {
+export async function inTransaction<T>(db: Db, work: (tx: Tx, riders: TransactionRiders) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const riders: TransactionRiders = afterBegin ? { afterBegin } : {};
+    const riders: TransactionRiders = {};
     try {
       return await withRiders(riders, () => db.transaction().execute((tx) => work(tx, riders)));
     } catch (error) {

@@ -109,10 +109,10 @@ export interface IdempotencyOptions {
 
 /**
  * `X-Idempotency-Key` on the public writes (spec §8, DESIGN.md §3, docs/limits.md). No row is
- * written before the answer: a key is held on its instance while its request runs, the stored
- * answer is looked for when the write's transaction begins, and the answer is stored by the
- * transaction's commit (`respondWithWrite`), or, for an answer given outside one, when it is sent.
- * The table's primary key settles a race between instances: of two answers for one key, one commits.
+ * written before the answer: a key is held on its instance while its request runs, and the answer
+ * is stored by the write transaction's commit (`respondWithWrite`), or, for an answer given outside
+ * one, when it is sent. The table's primary key finds a retry out (its answer fails to store, and
+ * the stored one is sent) and settles a race between instances: of two answers for one key, one commits.
  */
 export function installIdempotency(scope: FastifyInstance, options: IdempotencyOptions = {}): void {
   const clock = options.clock ?? Date.now;

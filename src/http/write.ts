@@ -1,19 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
 import { isLockTimeout, isUniqueViolation } from '../db/errors';
-import type { TransactionRiders } from '../db/riders';
 import { inTransaction } from '../db/transaction';
 import { conflict } from './errors';
-import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery, type StoredAnswer } from './idempotency';
+import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery } from './idempotency';
 
 /** What a write route answers, decided inside its transaction. */
 export interface WriteOutcome<B = unknown> {
   statusCode: number;
   body: B;
 }
-
-/** Thrown inside the transaction to roll it back: the key's answer is already stored. */
-const ALREADY_ANSWERED = Symbol('already answered');
 
 /**
  * Thrown by a write's work when a row it had read as absent was written meanwhile by a concurrent
@@ -33,10 +29,10 @@ const RUNS_WHEN_RACED = 3;
  * of an idempotent request) commits in the same transaction. The body is serialized (by the route's
  * response schema) inside the transaction, so that a replay sends the very bytes of the first answer.
  *
- * With an X-Idempotency-Key, the look-up of a stored answer rides with BEGIN and the work's first
- * statement, and the answer with COMMIT (db/riders.ts): an idempotent write costs no round trip
- * more than another. A retry thus runs its work before it learns that an answer is stored; the
- * work is then rolled back and the stored answer sent.
+ * With an X-Idempotency-Key, the answer rides with COMMIT (db/riders.ts), so an idempotent write
+ * costs no round trip more than another, and nothing is looked up beforehand: a retry runs its
+ * work, whose answer then fails on the primary key of the stored one; the work rolls back and the
+ * stored answer is sent. A write that fails looks for a stored answer before answering its error.
  */
 export async function respondWithWrite<B>(
   request: FastifyRequest,
@@ -45,46 +41,39 @@ export async function respondWithWrite<B>(
 ): Promise<FastifyReply> {
   const { db, config } = request.server;
   const idempotent = request.idempotency;
-  const lookup = idempotent ? storedAnswerQuery(db, idempotent) : undefined;
   let expiredKeyFreed = false;
   for (let attempt = 1; ; attempt++) {
-    let riders: TransactionRiders | undefined;
-    const storedAnswer = () => riders?.beginRows?.[0] as StoredAnswer | undefined;
     try {
-      const payload = await inTransaction(
-        db,
-        async (tx, attemptRiders) => {
-          riders = attemptRiders;
-          const outcome = await work(tx);
-          if (storedAnswer()) throw ALREADY_ANSWERED;
-          reply.status(outcome.statusCode).type('application/json; charset=utf-8');
-          // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.
-          const serialized = reply.serialize(outcome.body) as string;
-          if (idempotent) attemptRiders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
-          return serialized;
-        },
-        lookup,
-      );
+      const payload = await inTransaction(db, async (tx, riders) => {
+        const outcome = await work(tx);
+        reply.status(outcome.statusCode).type('application/json; charset=utf-8');
+        // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.
+        const serialized = reply.serialize(outcome.body) as string;
+        if (idempotent) riders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
+        return serialized;
+      });
       if (idempotent) idempotent.settled = true;
       return reply.send(payload);
     } catch (error) {
-      if (idempotent && lookup) {
-        // Whatever this run did or threw, it rolled back: a stored answer is the answer.
-        const stored = storedAnswer() ?? (riders?.beginRows ? undefined : (await db.executeQuery(lookup)).rows[0]);
-        if (stored) return reply.send(replay(reply, idempotent, stored, config.secretKey));
+      if (idempotent) {
         // Another instance is committing an answer for this key: its request is still running.
         if (isLockTimeout(error)) throw stillRunning();
+        // Whatever this run did, it rolled back. An answer stored under the key (by the first run
+        // of a retried request, or by the request that won a race for the key) is the answer.
+        const keyTaken = isUniqueViolation(error, 'idempotency_keys_pkey');
+        const stored = keyTaken ? await answerOfTakenKey(db, idempotent) : (await db.executeQuery(storedAnswerQuery(db, idempotent))).rows[0];
+        if (stored) return reply.send(replay(reply, idempotent, stored, config.secretKey));
+        // The row holding the key had expired and is deleted: the request runs again.
+        if (keyTaken && !expiredKeyFreed) {
+          expiredKeyFreed = true;
+          continue;
+        }
       }
       if (error instanceof WriteRaced) {
         if (attempt < RUNS_WHEN_RACED) continue;
         throw conflict('Concurrent requests kept writing the same rows as this one; retry the request');
       }
-      if (!idempotent || !isUniqueViolation(error, 'idempotency_keys_pkey') || expiredKeyFreed) throw error;
-      // Another request's answer for this key committed while this one ran: that answer is the
-      // one. Unless the row had expired, which then made way for a rerun.
-      const answer = await answerOfTakenKey(db, idempotent);
-      if (answer) return reply.send(replay(reply, idempotent, answer, config.secretKey));
-      expiredKeyFreed = true;
+      throw error;
     }
   }
 }
