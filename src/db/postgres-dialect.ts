@@ -1,9 +1,13 @@
 import pg from 'pg';
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { postgresDialect } from './dialect';
-import { inlineParameters, ridersForBegin, ridersForCommit } from './riders';
+import { inlineParameters, preparedExecution, ridersForBegin, ridersForCommit, type TransactionRiders } from './riders';
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** The named COMMIT riders prepared on each pooled client (a prepared statement lives as long as its session). */
+const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
 
 /**
  * One pooled node-postgres client. A transaction's BEGIN is not sent on its own: it waits for the
@@ -23,6 +27,27 @@ class PostgresConnection implements DatabaseConnection {
     if (inlined !== undefined) return this.#result((await this.#send(`BEGIN; ${inlined}`, [])).at(-1)!);
     await this.#run('BEGIN', []);
     return this.#run(query.sql, query.parameters);
+  }
+
+  /**
+   * The text that sends the COMMIT rider: `EXECUTE` of its prepared statement when it is named
+   * (prepared on this connection the first time), else the statement with its parameters written in.
+   * Undefined when a parameter cannot be written as a literal.
+   */
+  async riderText(riders: TransactionRiders, rider: CompiledQuery): Promise<string | undefined> {
+    const name = riders.beforeCommitName;
+    if (name === undefined) return inlineParameters(rider);
+    if (!SQL_IDENTIFIER.test(name)) throw new Error(`not a statement name: ${name}`);
+    const execution = preparedExecution(name, rider);
+    let prepared = preparedOn.get(this.client);
+    if (execution !== undefined && !prepared?.has(name)) {
+      // On its own: PREPARE is not transactional, a failure after it in the same message would
+      // leave it prepared without this connection knowing.
+      await this.client.query(`PREPARE ${name} AS ${rider.sql}`);
+      if (!prepared) preparedOn.set(this.client, (prepared = new Set()));
+      prepared.add(name);
+    }
+    return execution;
   }
 
   async #run<R>(text: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
@@ -68,8 +93,9 @@ class PostgresDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const postgres = connection as PostgresConnection;
-    const rider = ridersForCommit(connection)?.beforeCommit;
-    const inlined = rider && inlineParameters(rider);
+    const riders = ridersForCommit(connection);
+    const rider = riders?.beforeCommit;
+    const inlined = riders && rider && (await postgres.riderText(riders, rider));
     // A rider that cannot be inlined runs on its own (taking a pending BEGIN with it).
     if (rider && !inlined) await postgres.executeQuery(rider);
     if (postgres.pendingBegin && !inlined) {

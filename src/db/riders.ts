@@ -13,6 +13,13 @@ import type { CompiledQuery, DatabaseConnection } from 'kysely';
 export interface TransactionRiders {
   /** Runs right before COMMIT; set by the transaction's work once it knows what to write. If it fails, the transaction rolls back. */
   beforeCommit?: CompiledQuery;
+  /**
+   * A name for `beforeCommit`, given when every transaction sends the same statement text (only
+   * its parameters differ): on PostgreSQL the statement is then prepared once per connection and
+   * the rider is only `EXECUTE name(...)`, which spares the server parsing and planning it at every
+   * commit. A lower-case SQL identifier.
+   */
+  beforeCommitName?: string;
   /** The connection whose transaction took the riders: any other transaction started meanwhile leaves them alone. */
   connection?: DatabaseConnection;
 }
@@ -63,6 +70,20 @@ export function inlineParameters(query: CompiledQuery): string | undefined {
     }
   }
   return inlined + text.slice(copiedUpTo);
+}
+
+/**
+ * `EXECUTE name(...)` with the query's parameters written in as literals (as `inlineParameters`
+ * does), or undefined when a parameter cannot be written as a literal.
+ */
+export function preparedExecution(name: string, query: CompiledQuery): string | undefined {
+  const literals: string[] = [];
+  for (const parameter of query.parameters) {
+    const literal = asLiteral(parameter);
+    if (literal === undefined) return undefined;
+    literals.push(literal);
+  }
+  return literals.length === 0 ? `EXECUTE ${name}` : `EXECUTE ${name}(${literals.join(', ')})`;
 }
 
 const isDigit = (char: string | undefined) => char !== undefined && char >= '0' && char <= '9';

@@ -206,9 +206,12 @@ export function storedAnswerQuery(db: Db, request: IdempotentRequest): CompiledQ
       AND expires_at > ${new Date(request.arrivedAt)}`.compile(db);
 }
 
+/** The name `answerInsert` is prepared under when it rides with a COMMIT (db/riders.ts): its text never changes. */
+export const ANSWER_INSERT_NAME = 'pickport_store_idempotent_answer';
+
 /**
  * Stores the answer under the request's key, body encrypted, for 24 hours from the request's
- * arrival. Fails on the primary key when a row holds the key (see `settleTakenKey`); waits at most
+ * arrival. Fails on the primary key when a row holds the key (see `answerOfTakenKey`); waits at most
  * `CONCURRENT_ANSWER_WAIT` for another transaction storing an answer for the same key (then fails
  * with lock_not_available: that request is still running). The wait is set by the statement
  * itself, for the rest of its transaction, so the statement can ride with a COMMIT.

@@ -3,7 +3,7 @@ import type { Tx } from '../db';
 import { isLockTimeout, isUniqueViolation } from '../db/errors';
 import { inTransaction } from '../db/transaction';
 import { conflict } from './errors';
-import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery } from './idempotency';
+import { ANSWER_INSERT_NAME, answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery } from './idempotency';
 
 /** What a write route answers, decided inside its transaction. */
 export interface WriteOutcome<B = unknown> {
@@ -49,7 +49,10 @@ export async function respondWithWrite<B>(
         reply.status(outcome.statusCode).type('application/json; charset=utf-8');
         // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.
         const serialized = reply.serialize(outcome.body) as string;
-        if (idempotent) riders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
+        if (idempotent) {
+          riders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
+          riders.beforeCommitName = ANSWER_INSERT_NAME;
+        }
         return serialized;
       });
       if (idempotent) idempotent.settled = true;

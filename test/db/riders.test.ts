@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db';
 import { inTransaction } from '../../src/db/transaction';
-import { openTestDatabase } from '../helpers/context';
+import { openTestDatabase, usingPostgres } from '../helpers/context';
 
 /**
  * The statement that rides with COMMIT (src/db/riders.ts), and on PostgreSQL a transaction's first
@@ -70,6 +70,34 @@ describe('transaction riders', () => {
     await expect(inTransaction(db, async () => Promise.reject(new Error('refused before any statement')))).rejects.toThrow('refused');
     for (let i = 0; i < 12; i++) {
       await expect(inTransaction(db, (tx) => sql`SELECT 1 / ${0}::int`.execute(tx))).rejects.toMatchObject({ code: '22012' });
+    }
+    await expectEveryConnectionUsable();
+  });
+
+  it('sends a named COMMIT rider again and again on every connection, failures included, with its values exact', async () => {
+    const db = database.db;
+    const store = (note: string, n: number) =>
+      inTransaction(db, async (_tx, riders) => {
+        riders.beforeCommit = sql`INSERT INTO rider_notes (note, n, flag) VALUES (${note}, ${n}, ${n % 2 === 0})`.compile(db);
+        riders.beforeCommitName = 'rider_note_insert';
+      });
+    // More transactions than the pool has connections, several times each; every third one fails on
+    // the primary key, after which its connection must still know the statement as prepared.
+    const notes = Array.from({ length: 36 }, (_, i) => `it's note ${i % 3 === 2 ? i - 1 : i}`);
+    const outcomes = await Promise.allSettled(notes.map((note, i) => store(note, i)));
+    const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as { code?: string }).code] : []));
+    expect(failures).toEqual(Array(12).fill('23505'));
+    const { rows } = await sql<{ note: string; n: number; flag: boolean }>`SELECT note, n::int AS n, flag FROM rider_notes`.execute(db);
+    expect(rows).toHaveLength(24);
+    for (const row of rows) expect(row).toEqual({ note: notes[row.n], n: row.n, flag: row.n % 2 === 0 });
+    await sql`DELETE FROM rider_notes`.execute(db);
+    if (usingPostgres) {
+      const prepared = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          inTransaction(db, async (tx) => (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(tx)).rows),
+        ),
+      );
+      expect(prepared.flat()).toContainEqual({ name: 'rider_note_insert' });
     }
     await expectEveryConnectionUsable();
   });
