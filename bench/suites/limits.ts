@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { load, startBenchService, type BenchService, type LoadResult, type Measurement } from '../harness';
 
 const TARGET = 'under 15% overhead';
-const ROUNDS = 3;
+const ROUNDS = 5;
 const ROUND_SECONDS = 3;
 
 const MEASURES = ['read', 'product', 'order'] as const;
