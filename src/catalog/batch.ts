@@ -225,7 +225,7 @@ export async function insertProducts(db: Executor, tenantId: string, inputs: rea
  * Inserts the given new products and, in the same statement once their rows are written, takes the
  * keys of the new products and of `alsoKeyed` for the order checks (orders/catalog-hooks.ts).
  * Throws `WriteRaced` when a concurrent request inserted one of the products (or took its sku)
- * after the batch read them: the batch then runs again and finds that product.
+ * after the batch read them (`raced`).
  */
 async function insertTakingKeys(
   tx: Tx,
@@ -241,20 +241,28 @@ async function insertTakingKeys(
     ) AS keyed
     LEFT JOIN inserted AS i ON true`
     .execute(tx)
-    .catch((error: unknown) => {
-      if (isUniqueViolation(error, 'products_tenant_id_external_id_key') || isUniqueViolation(error, 'products_tenant_id_sku_key')) {
-        throw new WriteRaced(error);
-      }
-      throw error;
-    });
+    .catch(raced);
   const inserted = new Map(rows.flatMap((row) => (row.id ? [[row.external_id!, row as LockedRow] as const] : [])));
   productKeysTaken(tx, tenantId, [...inserted.keys(), ...alsoKeyed]);
   return { inserted, ordersWaiting: rows[0]?.orders_waiting === true };
 }
 
 /**
+ * For the batch's writes: a unique index of products refused a row because a concurrent request
+ * wrote a product with that externalId or sku after the batch read the names. The batch then runs
+ * again (`WriteRaced`) and decides with that product in view.
+ */
+function raced(error: unknown): never {
+  if (isUniqueViolation(error, 'products_tenant_id_external_id_key') || isUniqueViolation(error, 'products_tenant_id_sku_key')) {
+    throw new WriteRaced(error);
+  }
+  throw error;
+}
+
+/**
  * Updates existing products with the fields each item sent (the document's keys); a product
- * whose sent fields already hold those values is not written, so its `updatedAt` stays.
+ * whose sent fields already hold those values is not written, so its `updatedAt` stays. Throws
+ * `WriteRaced` when a concurrent request took a sku the batch gives (`raced`).
  */
 async function updateProducts(tx: Tx, tenantId: string, candidates: Candidate[]): Promise<Map<string, LockedRow>> {
   if (candidates.length === 0) return new Map();
@@ -277,7 +285,9 @@ async function updateProducts(tx: Tx, tenantId: string, candidates: Candidate[])
       CROSS JOIN LATERAL jsonb_to_record(e.doc) AS r(${recordColumns})
     ) AS i
     WHERE p.tenant_id = ${tenantId} AND p.external_id = i.external_id AND (${differs})
-    RETURNING p.id, p.external_id, p.sku, p.stock`.execute(tx);
+    RETURNING p.id, p.external_id, p.sku, p.stock`
+    .execute(tx)
+    .catch(raced);
   return new Map(rows.map((row) => [row.external_id, row]));
 }
 

@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../src/db/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, twoTenants, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 
@@ -155,33 +156,55 @@ describe('POST /products/batch (spec §4.2)', () => {
     expect((await a.api.get(`/products/${product.externalId}`)).body.data.stock).toBe(5);
   });
 
-  // On the embedded database transactions run one after another, so two cannot overlap like this.
-  it.skipIf(!usingPostgres)('runs again when a concurrent request creates its new products meanwhile, and then updates them', async () => {
-    const [racedId, racedSku, alone] = [fresh({ stock: 1 }), fresh({ stock: 1 }), fresh()];
+  /**
+   * Sends the batch while another request's transaction holds rows it wrote, uncommitted, and
+   * commits that transaction once the batch waits for it: the batch read the names before.
+   */
+  async function batchRacing(otherWrites: (trx: Transaction<Database>) => Promise<unknown>, products: unknown[]) {
     const other = await ctx.database.db.startTransaction().execute();
-    let pending: ReturnType<typeof batch> | undefined;
     try {
       const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(other);
-      // The other request created one product and bound the other's sku to a product of its own.
-      await sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES
-        (${tenant.id}, ${racedId.externalId}, ${racedId.sku}, 'theirs'),
-        (${tenant.id}, 'THEIRS', ${racedSku.sku}, 'theirs')`.execute(other);
-      pending = batch([alone, { ...racedId, stock: 7 }, racedSku]);
-      // The batch read the names before the other commit, and its insert waits for it.
+      await otherWrites(other);
+      const pending = batch(products);
       await until(async () => {
         const blocked = await sql<{ n: number }>`
           SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${rows[0]!.pid}::int = ANY (pg_blocking_pids(pid))`.execute(ctx.database.db);
         return blocked.rows[0]!.n > 0;
       });
       await other.commit().execute();
+      return await pending;
     } finally {
       await other.rollback().execute().catch(() => undefined);
     }
-    const response = await pending!;
+  }
+
+  // On the embedded database transactions run one after another, so two cannot overlap like this.
+  it.skipIf(!usingPostgres)('runs again when a concurrent request creates its new products meanwhile, and then updates them', async () => {
+    const [racedId, racedSku, alone] = [fresh({ stock: 1 }), fresh({ stock: 1 }), fresh()];
+    // The other request creates one of the batch's products and binds another's sku to a product of its own.
+    const response = await batchRacing(
+      (other) => sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES
+        (${tenant.id}, ${racedId.externalId}, ${racedId.sku}, 'theirs'),
+        (${tenant.id}, 'THEIRS', ${racedSku.sku}, 'theirs')`.execute(other),
+      [alone, { ...racedId, stock: 7 }, racedSku],
+    );
     expect(response.body.data).toEqual({ successCount: 2, createdCount: 1, updatedCount: 1, errorCount: 1 });
     expect(response.body.errors).toEqual([expect.objectContaining({ index: 2, code: 'DUPLICATE_SKU', error: expect.stringContaining('THEIRS') })]);
     expect((await get(racedId.externalId)).body.data).toMatchObject({ name: racedId.name, stock: 7 });
     expect((await get(alone.externalId)).status).toBe(200);
+  });
+
+  it.skipIf(!usingPostgres)('runs again when a concurrent request takes the sku it moves a product to, and then fails that item', async () => {
+    const [moving, other] = [fresh(), fresh()];
+    await tenant.api.post('/products', moving);
+    const newSku = `${moving.sku}-NEW`;
+    const response = await batchRacing(
+      (trx) => sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant.id}, 'TAKER', ${newSku}, 'theirs')`.execute(trx),
+      [{ ...moving, sku: newSku }, other],
+    );
+    expect(response.body.data).toEqual({ successCount: 1, createdCount: 1, updatedCount: 0, errorCount: 1 });
+    expect(response.body.errors).toEqual([expect.objectContaining({ index: 0, code: 'DUPLICATE_SKU', error: expect.stringContaining('TAKER') })]);
+    expect((await get(moving.externalId)).body.data.sku).toBe(moving.sku);
   });
 });
 
