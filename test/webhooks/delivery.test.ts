@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { emit } from '../../src/events/outbox';
@@ -241,6 +244,29 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     );
     expect(first).toMatchObject({ attempt: 1, error: 'CONNECTION_REFUSED', statusCode: null });
     await tenant.api.delete(`/webhooks/${id}`);
+  });
+
+  it('records an endpoint whose certificate is not trusted as TLS, without sending it the event', async () => {
+    const pem = readFileSync(new URL('./self-signed.pem', import.meta.url), 'utf8');
+    let requests = 0;
+    const untrusted = createServer({ key: pem, cert: pem }, (_req, res) => {
+      requests++;
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => untrusted.listen(0, '127.0.0.1', resolve));
+    try {
+      const id = await webhook(['order.status_changed'], `https://127.0.0.1:${(untrusted.address() as AddressInfo).port}/hook`);
+      await fire([EVENTS[0]!]);
+      const first = await waitFor('the first attempt', async () =>
+        (await tenant.api.get(`/webhooks/${id}/deliveries`, { status: 'failed' })).body.data.at(-1),
+      );
+      expect(first).toMatchObject({ attempt: 1, error: 'TLS', statusCode: null });
+      expect(requests).toBe(0);
+      await tenant.api.delete(`/webhooks/${id}`);
+    } finally {
+      untrusted.closeAllConnections();
+      await new Promise((resolve) => untrusted.close(resolve));
+    }
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
