@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../src/db/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait';
 import { createTestContext, twoTenants, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 
 let ctx: TestContext;
@@ -166,7 +167,7 @@ describe('POST /products/batch (spec §4.2)', () => {
       const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(other);
       await otherWrites(other);
       const pending = batch(products);
-      await until(async () => {
+      await waitFor('the batch to wait for the other transaction', async () => {
         const blocked = await sql<{ n: number }>`
           SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${rows[0]!.pid}::int = ANY (pg_blocking_pids(pid))`.execute(ctx.database.db);
         return blocked.rows[0]!.n > 0;
@@ -207,11 +208,3 @@ describe('POST /products/batch (spec §4.2)', () => {
     expect((await get(moving.externalId)).body.data.sku).toBe(moving.sku);
   });
 });
-
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('the condition never held');
-}

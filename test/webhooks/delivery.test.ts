@@ -8,7 +8,8 @@ import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { Receiver, signatureIsValid, waitFor, type Answer } from './receiver';
+import { waitFor } from '../helpers/wait';
+import { Receiver, signatureIsValid, type Answer } from './receiver';
 
 const SECRET = 'whsec_delivery_tests_0123456789abcdef';
 const RETRY_DELAYS = [100, 200, 300, 400, 1_500];

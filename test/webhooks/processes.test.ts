@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
 import { ADMIN_TOKEN, createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { Receiver, waitFor } from './receiver';
+import { waitFor } from '../helpers/wait';
+import { Receiver } from './receiver';
 
 const SECRET = 'whsec_process_tests_0123456789abcdef';
 

@@ -1,0 +1,10 @@
+/** Polls `condition` until it holds or the deadline passes (then fails with `what`). */
+export async function waitFor<T>(what: string, condition: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
