@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db';
+import { settledBefore } from '../db/settled';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { validationError } from '../http/errors';
 import type { ProductRow } from './fields';
@@ -57,7 +58,12 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
 
   const filters = [sql`tenant_id = ${tenantId}`];
   if (query.active_only ?? true) filters.push(sql`is_active`);
-  if (byUpdate) filters.push(sql`updated_at >= ${query.updated_since}::timestamptz`);
+  if (byUpdate) {
+    // Only up to where no write is still running: a sync resuming from the last updatedAt it saw
+    // then misses nothing that commits late.
+    const settled = await settledBefore(db);
+    filters.push(sql`updated_at >= ${query.updated_since}::timestamptz AND updated_at < ${settled}::timestamptz`);
+  }
   const where = sql.join(filters, sql` AND `);
 
   const after = !position

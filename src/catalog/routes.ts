@@ -134,7 +134,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Keyset pages: pass `nextCursor` back as `cursor` until `hasMore` is false. Without `updated_since` every ' +
           'product that exists throughout the listing appears exactly once; with it, products come in updatedAt ' +
-          'order, so an incremental sync resumes from the last updatedAt it saw. `total` is counted on the first page ' +
+          'order, so an incremental sync resumes from the last updatedAt it saw (a change is listed about a second after ' +
+          'it commits, once no earlier write is still running). `total` is counted on the first page ' +
           'and carried by the cursor.',
         querystring: ListQuery,
         response: responses({ 200: ProductPage }),

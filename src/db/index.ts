@@ -51,6 +51,9 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 20,
+    // settled.ts looks for this service's running transactions by this name; one per schema, so
+    // that test files sharing a database do not hold back each other's listings.
+    application_name: options.schema ? `pickport/${options.schema}` : 'pickport',
     types,
     ...(connectionOptions ? { options: connectionOptions } : {}),
   });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { settledBefore } from '../db/settled';
 import { emit } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { tenantOf } from '../http/auth';
@@ -152,7 +153,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (status) filtered = filtered.where('status', '=', status);
       if (has_issues !== undefined) filtered = filtered.where('has_issues', '=', has_issues);
       if (created_since) filtered = filtered.where('created_at', '>=', new Date(created_since));
-      if (updated_since) filtered = filtered.where('updated_at', '>=', new Date(updated_since));
+      if (updated_since) {
+        // Only up to where no write is still running (db/settled.ts): a sync resuming from the last
+        // updatedAt it saw then misses nothing that commits late.
+        const settled = await settledBefore(app.db);
+        filtered = filtered.where('updated_at', '>=', new Date(updated_since)).where(sql<boolean>`updated_at < ${settled}::timestamptz`);
+      }
 
       let page = filtered.selectAll().select(sql<string>`${sql.ref(sortColumn)}::text`.as('sort_key'));
       if (cursor) {

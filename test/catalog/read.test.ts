@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, type ApiClient, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { createTestContext, twoTenants, usingPostgres, type ApiClient, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { settle } from '../helpers/wait';
 
 let ctx: TestContext;
 
@@ -156,6 +158,9 @@ describe('GET /products (spec §4.4)', () => {
     for (const n of ['003', '001', '004']) {
       await own.api.post('/products', { externalId: `L-${n}`, sku: `LS-${n}`, name: `changed ${n}` });
     }
+    // A change is listed once every write older than it has ended, and the margin has passed.
+    expect((await own.api.get('/products', { updated_since: since })).body.data).toEqual([]);
+    await settle();
     const pages = await pageAll(own.api, { updated_since: since, limit: '2' });
     const listed = pages.flatMap((p) => p.data);
     expect(listed.map((p) => p.externalId)).toEqual(['L-003', 'L-001', 'L-004']);
@@ -163,8 +168,33 @@ describe('GET /products (spec §4.4)', () => {
 
     // Resuming from the last updatedAt seen returns that product again and whatever changed after it.
     await own.api.post('/products', { externalId: 'L-000', sku: 'LS-000', name: 'changed later' });
+    await settle();
     const resumed = await own.api.get('/products', { updated_since: listed.at(-1)!.updatedAt });
     expect(resumed.body.data.map((p: { externalId: string }) => p.externalId)).toEqual(['L-004', 'L-000']);
+  });
+
+  // On the embedded database transactions run one after another, so none can commit late like this.
+  it.skipIf(!usingPostgres)('lists nothing past a write still running, so a sync resuming from the last updatedAt misses no late commit', async () => {
+    const own = await catalog(2);
+    const since = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // A write that starts first and commits last (its product stamped with its start), and one after it.
+    const late = await ctx.database.db.startTransaction().execute();
+    try {
+      await sql`UPDATE products SET name = 'late', updated_at = now() WHERE tenant_id = ${own.id} AND external_id = 'L-000'`.execute(late);
+      await own.api.post('/products', { externalId: 'L-001', sku: 'LS-001', name: 'early' });
+      await settle();
+      expect((await own.api.get('/products', { updated_since: since })).body.data).toEqual([]);
+      await late.commit().execute();
+    } finally {
+      await late.rollback().execute().catch(() => undefined);
+    }
+    await settle();
+    const listed = (await own.api.get('/products', { updated_since: since })).body.data;
+    expect(listed.map((p: { externalId: string; name: string }) => [p.externalId, p.name])).toEqual([
+      ['L-000', 'late'],
+      ['L-001', 'early'],
+    ]);
   });
 
   it('returns every pre-existing product exactly once while another client writes', async () => {

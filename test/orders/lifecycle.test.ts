@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { createTestContext, twoTenants, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, seedProducts, stockOf, warehouse } from './helpers';
+import { settle } from '../helpers/wait';
 
 describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.md §3)', () => {
   let ctx: TestContext;
@@ -92,6 +94,7 @@ describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.
       // updated_since lists in updatedAt order: the order changed last comes last.
       const since = new Date(Date.now() - 60_000).toISOString();
       await other.api.post('/orders', order('L-0', [item('P1', 2)]));
+      await settle();
       const byUpdate = await other.api.get('/orders', { updated_since: since });
       expect(byUpdate.body.data.at(-1).externalId).toBe('L-0');
       const future = new Date(Date.now() + 60_000).toISOString();
@@ -100,6 +103,29 @@ describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.
       const cancelled = await other.api.get('/orders', { status: 'CANCELLED' });
       expect(cancelled.body.data.map((o: { externalId: string }) => o.externalId)).toEqual(['L-1']);
       expect((await other.api.get('/orders', { has_issues: 'false' })).body.pagination.total).toBe(5);
+    });
+
+    // On the embedded database transactions run one after another, so none can commit late like this.
+    it.skipIf(!usingPostgres)('lists by updated_since nothing past a write still running, so a resuming sync misses no late commit', async () => {
+      const other = await ctx.tenant(UNLIMITED);
+      await seedProducts(other, [{ externalId: 'P1', sku: 'SKU-P1', stock: 10 }]);
+      for (const id of ['U-1', 'U-2']) await other.api.post('/orders', order(id, [item('P1')]));
+      await settle();
+      const since = new Date().toISOString();
+      // A write that starts first and commits last (its order stamped with its start), and one after it.
+      const late = await ctx.database.db.startTransaction().execute();
+      try {
+        await sql`UPDATE orders SET updated_at = now() WHERE tenant_id = ${other.id} AND external_id = 'U-1'`.execute(late);
+        await other.api.post('/orders/U-2/cancel');
+        await settle();
+        expect((await other.api.get('/orders', { updated_since: since })).body.data).toEqual([]);
+        await late.commit().execute();
+      } finally {
+        await late.rollback().execute().catch(() => undefined);
+      }
+      await settle();
+      const listed = (await other.api.get('/orders', { updated_since: since })).body.data;
+      expect(listed.map((o: { externalId: string }) => o.externalId)).toEqual(['U-1', 'U-2']);
     });
 
     it.each([
