@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, twoTenants, usingPostgres, type ApiClient, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { settle } from '../helpers/wait';
+import { listAroundLateCommit, settle } from '../helpers/wait';
 
 let ctx: TestContext;
 
@@ -176,19 +176,14 @@ describe('GET /products (spec §4.4)', () => {
     const own = await catalog(2);
     const since = new Date().toISOString();
     await new Promise((resolve) => setTimeout(resolve, 5));
-    // A write that starts first and commits last (its product stamped with its start), and one after it.
-    const late = await ctx.database.db.startTransaction().execute();
-    try {
-      await sql`UPDATE products SET name = 'late', updated_at = now() WHERE tenant_id = ${own.id} AND external_id = 'L-000'`.execute(late);
-      await own.api.post('/products', { externalId: 'L-001', sku: 'LS-001', name: 'early' });
-      await settle();
-      expect((await own.api.get('/products', { updated_since: since })).body.data).toEqual([]);
-      await late.commit().execute();
-    } finally {
-      await late.rollback().execute().catch(() => undefined);
-    }
-    await settle();
-    const listed = (await own.api.get('/products', { updated_since: since })).body.data;
+    // The late write's product is stamped with its start, before the product written after it.
+    const { whileRunning, afterCommit: listed } = await listAroundLateCommit(
+      ctx.database.db,
+      (late) => sql`UPDATE products SET name = 'late', updated_at = now() WHERE tenant_id = ${own.id} AND external_id = 'L-000'`.execute(late),
+      () => own.api.post('/products', { externalId: 'L-001', sku: 'LS-001', name: 'early' }),
+      async () => (await own.api.get('/products', { updated_since: since })).body.data,
+    );
+    expect(whileRunning).toEqual([]);
     expect(listed.map((p: { externalId: string; name: string }) => [p.externalId, p.name])).toEqual([
       ['L-000', 'late'],
       ['L-001', 'early'],

@@ -1,4 +1,6 @@
+import type { Kysely, Transaction } from 'kysely';
 import { SETTLE_MARGIN_MS } from '../../src/db/settled';
+import type { Database } from '../../src/db/schema';
 
 /** Polls `condition` until it holds or the deadline passes (then fails with `what`). */
 export async function waitFor<T>(what: string, condition: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
@@ -13,3 +15,29 @@ export async function waitFor<T>(what: string, condition: () => T | Promise<T>, 
 
 /** Waits until the writes made so far show in listings by updatedAt (src/db/settled.ts). */
 export const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MARGIN_MS + 50));
+
+/**
+ * A write that starts first and commits last (`lateWrite`, in a transaction held open) while a
+ * later one commits (`laterWrite`): what `list` shows while the first is still running (once the
+ * later one has settled), and once both have committed and settled.
+ */
+export async function listAroundLateCommit<T>(
+  db: Kysely<Database>,
+  lateWrite: (trx: Transaction<Database>) => Promise<unknown>,
+  laterWrite: () => Promise<unknown>,
+  list: () => Promise<T>,
+): Promise<{ whileRunning: T; afterCommit: T }> {
+  const late = await db.startTransaction().execute();
+  let whileRunning: T;
+  try {
+    await lateWrite(late);
+    await laterWrite();
+    await settle();
+    whileRunning = await list();
+    await late.commit().execute();
+  } finally {
+    await late.rollback().execute().catch(() => undefined);
+  }
+  await settle();
+  return { whileRunning, afterCommit: await list() };
+}

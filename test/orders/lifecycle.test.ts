@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, twoTenants, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, seedProducts, stockOf, warehouse } from './helpers';
-import { settle } from '../helpers/wait';
+import { listAroundLateCommit, settle } from '../helpers/wait';
 
 describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.md §3)', () => {
   let ctx: TestContext;
@@ -112,19 +112,14 @@ describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.
       for (const id of ['U-1', 'U-2']) await other.api.post('/orders', order(id, [item('P1')]));
       await settle();
       const since = new Date().toISOString();
-      // A write that starts first and commits last (its order stamped with its start), and one after it.
-      const late = await ctx.database.db.startTransaction().execute();
-      try {
-        await sql`UPDATE orders SET updated_at = now() WHERE tenant_id = ${other.id} AND external_id = 'U-1'`.execute(late);
-        await other.api.post('/orders/U-2/cancel');
-        await settle();
-        expect((await other.api.get('/orders', { updated_since: since })).body.data).toEqual([]);
-        await late.commit().execute();
-      } finally {
-        await late.rollback().execute().catch(() => undefined);
-      }
-      await settle();
-      const listed = (await other.api.get('/orders', { updated_since: since })).body.data;
+      // The late write's order is stamped with its start, before the order cancelled after it.
+      const { whileRunning, afterCommit: listed } = await listAroundLateCommit(
+        ctx.database.db,
+        (late) => sql`UPDATE orders SET updated_at = now() WHERE tenant_id = ${other.id} AND external_id = 'U-1'`.execute(late),
+        () => other.api.post('/orders/U-2/cancel'),
+        async () => (await other.api.get('/orders', { updated_since: since })).body.data,
+      );
+      expect(whileRunning).toEqual([]);
       expect(listed.map((o: { externalId: string }) => o.externalId)).toEqual(['U-1', 'U-2']);
     });
 
