@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { isUniqueViolation } from '../db/errors';
+import { prepared } from '../db/prepared';
 import { batchItemError } from '../http/batch';
 import type { FieldProblem } from '../http/errors';
 import { WriteRaced } from '../http/write';
@@ -172,7 +173,7 @@ const writtenProduct = (input: ProductInput, row: { id: string; stock: number },
 async function lockNamedProducts(tx: Tx, tenantId: string, candidates: Candidate[]): Promise<LockedRow[]> {
   const externalIds = candidates.map((c) => c.input.externalId);
   const skus = candidates.map((c) => c.input.sku);
-  const { rows } = await sql<LockedRow>`
+  const { rows } = await prepared('batch_lock_named_products', sql<LockedRow>`
     SELECT p.id, p.external_id, p.sku, p.stock
     FROM unnest(ARRAY(
       SELECT DISTINCT named.id FROM (
@@ -186,7 +187,7 @@ async function lockNamedProducts(tx: Tx, tenantId: string, candidates: Candidate
     -- A subquery with FOR UPDATE is never merged into the join: one locking probe per id, in order.
     CROSS JOIN LATERAL (
       SELECT id, external_id, sku, stock FROM products WHERE tenant_id = ${tenantId} AND id = found.id FOR UPDATE
-    ) AS p`.execute(tx);
+    ) AS p`).execute(tx);
   return rows;
 }
 
@@ -217,7 +218,7 @@ function insertStatement(tenantId: string, inputs: readonly ProductInput[]): Raw
 /** Inserts the given new products, and nothing else: the bench's baseline for a batch. */
 export async function insertProducts(db: Executor, tenantId: string, inputs: readonly ProductInput[]): Promise<Map<string, LockedRow>> {
   if (inputs.length === 0) return new Map();
-  const { rows } = await insertStatement(tenantId, inputs).execute(db);
+  const { rows } = await prepared('batch_insert_products', insertStatement(tenantId, inputs)).execute(db);
   return new Map(rows.map((row) => [row.external_id, row]));
 }
 
@@ -233,13 +234,13 @@ async function insertTakingKeys(
   inputs: readonly ProductInput[],
   alsoKeyed: string[],
 ): Promise<{ inserted: Map<string, LockedRow>; ordersWaiting: boolean }> {
-  const { rows } = await sql<Partial<LockedRow> & { orders_waiting: boolean }>`
+  const { rows } = await prepared('batch_insert_products_taking_keys', sql<Partial<LockedRow> & { orders_waiting: boolean }>`
     WITH inserted AS (${insertStatement(tenantId, inputs)})
     SELECT i.id, i.external_id, i.sku, i.stock, keyed.orders_waiting
     FROM (
       SELECT ${productKeysAndWaitingOrdersSql(tenantId, sql<string[]>`ARRAY(SELECT external_id FROM inserted) || ${alsoKeyed}::text[]`)} AS orders_waiting
     ) AS keyed
-    LEFT JOIN inserted AS i ON true`
+    LEFT JOIN inserted AS i ON true`)
     .execute(tx)
     .catch(raced);
   const inserted = new Map(rows.flatMap((row) => (row.id ? [[row.external_id!, row as LockedRow] as const] : [])));
@@ -278,14 +279,14 @@ async function updateProducts(tx: Tx, tenantId: string, candidates: Candidate[])
     writable.map(({ column }) => sql`(${sent(column)} AND p.${sql.ref(column)} IS DISTINCT FROM i.${sql.ref(column)})`),
     sql` OR `,
   );
-  const { rows } = await sql<LockedRow>`
+  const { rows } = await prepared('batch_update_products', sql<LockedRow>`
     UPDATE products AS p SET ${assignments}, updated_at = now()
     FROM (
       SELECT e.doc, r.* FROM jsonb_array_elements(${documents}::jsonb) AS e(doc)
       CROSS JOIN LATERAL jsonb_to_record(e.doc) AS r(${recordColumns})
     ) AS i
     WHERE p.tenant_id = ${tenantId} AND p.external_id = i.external_id AND (${differs})
-    RETURNING p.id, p.external_id, p.sku, p.stock`
+    RETURNING p.id, p.external_id, p.sku, p.stock`)
     .execute(tx)
     .catch(raced);
   return new Map(rows.map((row) => [row.external_id, row]));

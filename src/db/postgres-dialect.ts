@@ -1,18 +1,19 @@
 import pg from 'pg';
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { postgresDialect } from './dialect';
-import { inlineParameters, preparedExecution, ridersForBegin, ridersForCommit, type TransactionRiders } from './riders';
+import { preparedName } from './prepared';
+import { inlineParameters, preparedExecution, ridersForBegin, ridersForCommit } from './riders';
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
-const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
-/** The named COMMIT riders prepared on each pooled client (a prepared statement lives as long as its session). */
-const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
+/** The statements named with `prepared` that each pooled client prepared, by name, with their text (a prepared statement lives as long as its session). */
+const preparedOn = new WeakMap<pg.PoolClient, Map<string, string>>();
 
 /**
  * One pooled node-postgres client. A transaction's BEGIN is not sent on its own: it waits for the
  * transaction's first statement and goes in the same message (`BEGIN; <statement>`, the statement's
- * parameters written in as literals), which saves every transaction a round trip.
+ * parameters written in as literals), which saves every transaction a round trip. A statement
+ * named with `prepared` is sent as `EXECUTE name(...)`, prepared the first time.
  */
 class PostgresConnection implements DatabaseConnection {
   /** BEGIN was asked for and not sent yet. */
@@ -21,31 +22,37 @@ class PostgresConnection implements DatabaseConnection {
   constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.pendingBegin) return this.#run(query.sql, query.parameters);
-    this.pendingBegin = false;
-    const inlined = inlineParameters(query);
-    if (inlined !== undefined) return this.#result((await this.#send(`BEGIN; ${inlined}`, [])).at(-1)!);
-    await this.#run('BEGIN', []);
+    const execution = await this.execution(query);
+    if (this.pendingBegin) {
+      this.pendingBegin = false;
+      const inlined = execution ?? inlineParameters(query);
+      if (inlined !== undefined) return this.#result((await this.#send(`BEGIN; ${inlined}`, [])).at(-1)!);
+      await this.#run('BEGIN', []);
+    } else if (execution !== undefined) {
+      return this.#run(execution, []);
+    }
     return this.#run(query.sql, query.parameters);
   }
 
   /**
-   * The text that sends the COMMIT rider: `EXECUTE` of its prepared statement when it is named
-   * (prepared on this connection the first time), else the statement with its parameters written in.
-   * Undefined when a parameter cannot be written as a literal.
+   * `EXECUTE name(...)` with the parameters written in as literals, for a statement named with
+   * `prepared` (prepared on this connection the first time); undefined for any other statement, or
+   * when a parameter cannot be written as a literal.
    */
-  async riderText(riders: TransactionRiders, rider: CompiledQuery): Promise<string | undefined> {
-    const name = riders.beforeCommitName;
-    if (name === undefined) return inlineParameters(rider);
-    if (!SQL_IDENTIFIER.test(name)) throw new Error(`not a statement name: ${name}`);
-    const execution = preparedExecution(name, rider);
+  async execution(query: CompiledQuery): Promise<string | undefined> {
+    const name = preparedName(query.sql);
+    const execution = name === undefined ? undefined : preparedExecution(name, query);
+    if (name === undefined || execution === undefined) return undefined;
     let prepared = preparedOn.get(this.client);
-    if (execution !== undefined && !prepared?.has(name)) {
-      // On its own: PREPARE is not transactional, a failure after it in the same message would
-      // leave it prepared without this connection knowing.
-      await this.client.query(`PREPARE ${name} AS ${rider.sql}`);
-      if (!prepared) preparedOn.set(this.client, (prepared = new Set()));
-      prepared.add(name);
+    if (!prepared) preparedOn.set(this.client, (prepared = new Map()));
+    const preparedText = prepared.get(name);
+    if (preparedText === undefined) {
+      // On its own, before a pending BEGIN: PREPARE is not transactional, and one that a later
+      // statement of the same message failed would stay prepared without this connection knowing.
+      await this.client.query(`PREPARE ${name} AS ${query.sql}`);
+      prepared.set(name, query.sql);
+    } else if (preparedText !== query.sql) {
+      throw new Error(`the statement named ${name} has another text than the one prepared under that name`);
     }
     return execution;
   }
@@ -93,9 +100,8 @@ class PostgresDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const postgres = connection as PostgresConnection;
-    const riders = ridersForCommit(connection);
-    const rider = riders?.beforeCommit;
-    const inlined = riders && rider && (await postgres.riderText(riders, rider));
+    const rider = ridersForCommit(connection)?.beforeCommit;
+    const inlined = rider && ((await postgres.execution(rider)) ?? inlineParameters(rider));
     // A rider that cannot be inlined runs on its own (taking a pending BEGIN with it).
     if (rider && !inlined) await postgres.executeQuery(rider);
     if (postgres.pendingBegin && !inlined) {

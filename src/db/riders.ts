@@ -11,15 +11,12 @@ import type { CompiledQuery, DatabaseConnection } from 'kysely';
  * database, where a round trip costs nothing, it runs on its own.
  */
 export interface TransactionRiders {
-  /** Runs right before COMMIT; set by the transaction's work once it knows what to write. If it fails, the transaction rolls back. */
-  beforeCommit?: CompiledQuery;
   /**
-   * A name for `beforeCommit`, given when every transaction sends the same statement text (only
-   * its parameters differ): on PostgreSQL the statement is then prepared once per connection and
-   * the rider is only `EXECUTE name(...)`, which spares the server parsing and planning it at every
-   * commit. A lower-case SQL identifier.
+   * Runs right before COMMIT; set by the transaction's work once it knows what to write. If it
+   * fails, the transaction rolls back. Named with `prepared` (prepared.ts), it is sent as
+   * `EXECUTE name(...)`.
    */
-  beforeCommitName?: string;
+  beforeCommit?: CompiledQuery;
   /** The connection whose transaction took the riders: any other transaction started meanwhile leaves them alone. */
   connection?: DatabaseConnection;
 }
@@ -107,5 +104,16 @@ function asLiteral(value: unknown): string | undefined {
   const prepared = prepareValue(value);
   if (prepared === null) return 'NULL';
   if (typeof prepared !== 'string') return undefined;
-  return pg.escapeLiteral(prepared);
+  return quoteLiteral(prepared);
+}
+
+/**
+ * The literal `pg.escapeLiteral` writes, made by native string replacement: it builds its result a
+ * character at a time, which took 0.37 ms for the 18 kB of JSON of a batch of 200 products (against
+ * 0.01 ms). Whatever `standard_conforming_strings` says, a text with backslashes is written as an
+ * escape string (E'...') with its backslashes doubled.
+ */
+function quoteLiteral(text: string): string {
+  const quoted = `'${text.replaceAll("'", "''")}'`;
+  return text.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
 }

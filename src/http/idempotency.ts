@@ -4,6 +4,7 @@ import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type 
 import type { Db } from '../db';
 import type { Database } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
+import { prepared } from '../db/prepared';
 import { open, seal } from '../security/secret-box';
 import { ApiError, errorBody, validationError } from './errors';
 import type { Clock } from './rate-limit';
@@ -206,9 +207,6 @@ export function storedAnswerQuery(db: Db, request: IdempotentRequest): CompiledQ
       AND expires_at > ${new Date(request.arrivedAt)}`.compile(db);
 }
 
-/** The name `answerInsert` is prepared under when it rides with a COMMIT (db/riders.ts): its text never changes. */
-export const ANSWER_INSERT_NAME = 'pickport_store_idempotent_answer';
-
 /**
  * Stores the answer under the request's key, body encrypted, for 24 hours from the request's
  * arrival. Fails on the primary key when a row holds the key (see `answerOfTakenKey`); waits at most
@@ -217,11 +215,11 @@ export const ANSWER_INSERT_NAME = 'pickport_store_idempotent_answer';
  * itself, for the rest of its transaction, so the statement can ride with a COMMIT.
  */
 export function answerInsert(db: Db, request: IdempotentRequest, reply: FastifyReply, body: string, secretKey: Buffer): CompiledQuery {
-  return sql`
+  return prepared('pickport_store_idempotent_answer', sql`
     INSERT INTO idempotency_keys (tenant_id, api_key_id, idempotency_key, fingerprint, request_id, status_code, headers, body, expires_at)
     SELECT ${request.tenantId}, ${request.apiKeyId}, ${request.key}, ${request.fingerprint}, ${request.requestId}, ${reply.statusCode},
       ${JSON.stringify(storedHeaders(reply))}, ${seal(secretKey, body, boundTo(request))}, ${new Date(request.arrivedAt + IDEMPOTENCY_TTL_MS)}
-    FROM (SELECT set_config('lock_timeout', ${CONCURRENT_ANSWER_WAIT}, true)) AS bounded_wait`.compile(db);
+    FROM (SELECT set_config('lock_timeout', ${CONCURRENT_ANSWER_WAIT}, true)) AS bounded_wait`).compile(db);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Tx } from '../db';
 import { isLockTimeout, isUniqueViolation } from '../db/errors';
 import { inTransaction } from '../db/transaction';
 import { conflict } from './errors';
-import { ANSWER_INSERT_NAME, answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery } from './idempotency';
+import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery } from './idempotency';
 
 /** What a write route answers, decided inside its transaction. */
 export interface WriteOutcome<B = unknown> {
@@ -51,7 +51,6 @@ export async function respondWithWrite<B>(
         const serialized = reply.serialize(outcome.body) as string;
         if (idempotent) {
           riders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
-          riders.beforeCommitName = ANSWER_INSERT_NAME;
         }
         return serialized;
       });

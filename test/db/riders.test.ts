@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db';
+import { prepared } from '../../src/db/prepared';
 import { inTransaction } from '../../src/db/transaction';
 import { openTestDatabase, usingPostgres } from '../helpers/context';
 
@@ -78,8 +79,7 @@ describe('transaction riders', () => {
     const db = database.db;
     const store = (note: string, n: number) =>
       inTransaction(db, async (_tx, riders) => {
-        riders.beforeCommit = sql`INSERT INTO rider_notes (note, n, flag) VALUES (${note}, ${n}, ${n % 2 === 0})`.compile(db);
-        riders.beforeCommitName = 'rider_note_insert';
+        riders.beforeCommit = prepared('rider_note_insert', sql`INSERT INTO rider_notes (note, n, flag) VALUES (${note}, ${n}, ${n % 2 === 0})`).compile(db);
       });
     // More transactions than the pool has connections, several times each; every third one fails on
     // the primary key, after which its connection must still know the statement as prepared.

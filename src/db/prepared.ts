@@ -1,0 +1,21 @@
+import { sql, type RawBuilder } from 'kysely';
+
+const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+const NAME_COMMENT = /^\/\* prepared ([a-z_][a-z0-9_]*) \*\//;
+
+/**
+ * Names a statement whose text never changes (only its parameters), for one that runs often and
+ * costs the server much to parse and plan. On PostgreSQL it is then prepared once per connection
+ * and sent as `EXECUTE name(...)` (postgres-dialect.ts): a batch's read of 400 names spent 0.4 ms
+ * of its 1.1 ms there. The name travels as the text's leading comment, which the embedded database
+ * reads as a comment. A lower-case SQL identifier, one per statement text.
+ */
+export function prepared<T>(name: string, statement: RawBuilder<T>): RawBuilder<T> {
+  if (!SQL_IDENTIFIER.test(name)) throw new Error(`not a statement name: ${name}`);
+  return sql<T>`/* prepared ${sql.raw(name)} */ ${statement}`;
+}
+
+/** The name `prepared` gave the statement of this text, if any. */
+export function preparedName(text: string): string | undefined {
+  return NAME_COMMENT.exec(text)?.[1];
+}
