@@ -42,7 +42,8 @@ const INSERT_DEFAULTS: Record<string, string> = { stock: '0', is_active: 'true',
  * POST /products/batch (spec §4.2), set-based: one statement locks and reads every product the
  * batch names (by externalId or sku), one inserts the new products (and takes the keys for the
  * order checks), one updates the existing ones, then the request's events and, only when orders
- * wait for its products, their re-check; a handful of statements for 200 products.
+ * wait for its products, their re-check; a handful of statements for 200 products. A batch of new
+ * products with distinct skus takes one: the read and the insert (`insertTakingKeys`).
  *
  * Items are decided in index order before anything is written, so the outcome never depends on
  * timing: an externalId sent twice fails from its second occurrence on; a sku that another
@@ -75,7 +76,12 @@ export async function upsertBatch(
     candidates.push({ index, input });
   });
 
-  const locked = candidates.length === 0 ? [] : await lockNamedProducts(tx, tenantId, candidates);
+  // A batch whose skus all differ and that names no existing product needs no decision: one
+  // statement locks what it names and, finding nothing, inserts it all.
+  const lockingFirst = candidates.length > 0 && new Set(candidates.map((c) => c.input.sku)).size === candidates.length;
+  const firstInsertion = lockingFirst ? await insertTakingKeys(tx, tenantId, candidates.map((c) => c.input), [], candidates) : undefined;
+  const allInserted = firstInsertion !== undefined && firstInsertion.locked.length === 0;
+  const locked = firstInsertion?.locked ?? (candidates.length === 0 ? [] : await lockNamedProducts(tx, tenantId, candidates));
   const existing = new Map(locked.map((row) => [row.external_id, row]));
   const skuHolder = new Map(locked.map((row) => [row.sku, row.external_id]));
 
@@ -107,8 +113,9 @@ export async function upsertBatch(
     return row && input.stock !== undefined && Number(input.stock) > Number(row.stock) ? [row.external_id] : [];
   });
   const alsoKeyed = [...changingSku.map((row) => row.external_id), ...restocked];
-  const { inserted, ordersWaiting } =
-    toInsert.length > 0
+  const { inserted, ordersWaiting } = allInserted
+    ? firstInsertion
+    : toInsert.length > 0
       ? await insertTakingKeys(tx, tenantId, toInsert.map((candidate) => candidate.input), alsoKeyed)
       : { inserted: new Map<string, LockedRow>(), ordersWaiting: await lockProductsForOrders(tx, tenantId, alsoKeyed) };
   const inOpenOrders = changingSku.length > 0 ? await productsInOpenOrders(tx, tenantId, changingSku.map((row) => row.id)) : new Set<string>();
@@ -165,15 +172,20 @@ const writtenProduct = (input: ProductInput, row: { id: string; stock: number },
 
 /**
  * Locks, in id order (so concurrent batches queue rather than deadlock), every product the batch
- * names. Every step is a unique-index probe whatever the statistics say: each name is looked up
+ * names (`lockStatement`). Every step is a unique-index probe whatever the statistics say: each name is looked up
  * on its own, then each row found is locked through its primary key. Written as one scan of the
  * tenant's products filtered by the ids, the planner (misled by the stale statistics of a catalog
  * being synced) read the whole catalog: 15 ms at 12,000 products against 1–2 ms, growing with it.
  */
 async function lockNamedProducts(tx: Tx, tenantId: string, candidates: Candidate[]): Promise<LockedRow[]> {
+  const { rows } = await prepared('batch_lock_named_products', lockStatement(tenantId, candidates)).execute(tx);
+  return rows;
+}
+
+function lockStatement(tenantId: string, candidates: Candidate[]): RawBuilder<LockedRow> {
   const externalIds = candidates.map((c) => c.input.externalId);
   const skus = candidates.map((c) => c.input.sku);
-  const { rows } = await prepared('batch_lock_named_products', sql<LockedRow>`
+  return sql<LockedRow>`
     SELECT p.id, p.external_id, p.sku, p.stock
     FROM unnest(ARRAY(
       SELECT DISTINCT named.id FROM (
@@ -187,8 +199,7 @@ async function lockNamedProducts(tx: Tx, tenantId: string, candidates: Candidate
     -- A subquery with FOR UPDATE is never merged into the join: one locking probe per id, in order.
     CROSS JOIN LATERAL (
       SELECT id, external_id, sku, stock FROM products WHERE tenant_id = ${tenantId} AND id = found.id FOR UPDATE
-    ) AS p`).execute(tx);
-  return rows;
+    ) AS p`;
 }
 
 /**
@@ -197,7 +208,7 @@ async function lockNamedProducts(tx: Tx, tenantId: string, candidates: Candidate
  * statement): a product another request inserted after the batch read its names fails the
  * statement, and the batch runs again (`insertTakingKeys`).
  */
-function insertStatement(tenantId: string, inputs: readonly ProductInput[]): RawBuilder<LockedRow> {
+function insertStatement(tenantId: string, inputs: readonly ProductInput[], condition: RawBuilder<boolean> = sql`true`): RawBuilder<LockedRow> {
   const documents = JSON.stringify(inputs.map((input) => columnDocument(input)));
   const columns = sql.join(PRODUCT_FIELDS.map((f) => sql.ref(f.column)));
   const values = sql.join(
@@ -211,6 +222,7 @@ function insertStatement(tenantId: string, inputs: readonly ProductInput[]): Raw
     INSERT INTO products (tenant_id, ${columns})
     SELECT ${tenantId}::uuid, ${values}
     FROM jsonb_to_recordset(${documents}::jsonb) AS r(${recordColumns})
+    WHERE ${condition}
     ORDER BY r.external_id
     RETURNING id, external_id, sku, stock`;
 }
@@ -222,30 +234,45 @@ export async function insertProducts(db: Executor, tenantId: string, inputs: rea
   return new Map(rows.map((row) => [row.external_id, row]));
 }
 
+interface Insertion {
+  /** With `lockingFirst`: the products the batch names, locked. */
+  locked: LockedRow[];
+  inserted: Map<string, LockedRow>;
+  /** Whether orders wait for one of the keyed products. */
+  ordersWaiting: boolean;
+}
+
 /**
  * Inserts the given new products and, in the same statement once their rows are written, takes the
  * keys of the new products and of `alsoKeyed` for the order checks (orders/catalog-hooks.ts).
  * Throws `WriteRaced` when a concurrent request inserted one of the products (or took its sku)
  * after the batch read them (`raced`).
+ *
+ * With `lockingFirst` (the batch's candidates, whose inputs are `inputs`), the statement first
+ * locks what they name, as `lockNamedProducts` does, and inserts only when that is nothing: a
+ * batch of new products, the bulk of a first sync, then costs one statement instead of two.
  */
 async function insertTakingKeys(
   tx: Tx,
   tenantId: string,
   inputs: readonly ProductInput[],
   alsoKeyed: string[],
-): Promise<{ inserted: Map<string, LockedRow>; ordersWaiting: boolean }> {
-  const { rows } = await prepared('batch_insert_products_taking_keys', sql<Partial<LockedRow> & { orders_waiting: boolean }>`
-    WITH inserted AS (${insertStatement(tenantId, inputs)})
-    SELECT i.id, i.external_id, i.sku, i.stock, keyed.orders_waiting
-    FROM (
-      SELECT ${productKeysAndWaitingOrdersSql(tenantId, sql<string[]>`ARRAY(SELECT external_id FROM inserted) || ${alsoKeyed}::text[]`)} AS orders_waiting
-    ) AS keyed
-    LEFT JOIN inserted AS i ON true`)
-    .execute(tx)
-    .catch(raced);
-  const inserted = new Map(rows.flatMap((row) => (row.id ? [[row.external_id!, row as LockedRow] as const] : [])));
+  lockingFirst?: Candidate[],
+): Promise<Insertion> {
+  const keys = productKeysAndWaitingOrdersSql(tenantId, sql<string[]>`ARRAY(SELECT external_id FROM inserted) || ${alsoKeyed}::text[]`);
+  const statement = sql<Partial<LockedRow> & { locked: boolean; orders_waiting: boolean | null }>`
+    WITH ${lockingFirst ? sql`locked AS MATERIALIZED (${lockStatement(tenantId, lockingFirst)}),` : sql``}
+    inserted AS (${lockingFirst ? insertStatement(tenantId, inputs, sql`NOT EXISTS (SELECT FROM locked)`) : insertStatement(tenantId, inputs)})
+    SELECT i.id, i.external_id, i.sku, i.stock, false AS locked, keyed.orders_waiting
+    FROM (SELECT ${keys} AS orders_waiting) AS keyed
+    LEFT JOIN inserted AS i ON true
+    ${lockingFirst ? sql`UNION ALL SELECT id, external_id, sku, stock, true, NULL FROM locked` : sql``}`;
+  const name = lockingFirst ? 'batch_lock_or_insert_products' : 'batch_insert_products_taking_keys';
+  const { rows } = await prepared(name, statement).execute(tx).catch(raced);
+  const locked = rows.filter((row) => row.locked) as LockedRow[];
+  const inserted = new Map(rows.flatMap((row) => (row.id && !row.locked ? [[row.external_id!, row as LockedRow] as const] : [])));
   productKeysTaken(tx, tenantId, [...inserted.keys(), ...alsoKeyed]);
-  return { inserted, ordersWaiting: rows[0]?.orders_waiting === true };
+  return { locked, inserted, ordersWaiting: rows.some((row) => row.orders_waiting === true) };
 }
 
 /**
