@@ -172,10 +172,11 @@ const writtenProduct = (input: ProductInput, row: { id: string; stock: number },
 
 /**
  * Locks, in id order (so concurrent batches queue rather than deadlock), every product the batch
- * names (`lockStatement`). Every step is a unique-index probe whatever the statistics say: each name is looked up
- * on its own, then each row found is locked through its primary key. Written as one scan of the
- * tenant's products filtered by the ids, the planner (misled by the stale statistics of a catalog
- * being synced) read the whole catalog: 15 ms at 12,000 products against 1–2 ms, growing with it.
+ * names (`lockStatement`). Every step is a unique-index probe whatever the statistics say: each
+ * name is looked up on its own, then each row found is locked through its primary key. Written as
+ * one scan of the tenant's products filtered by the ids, the planner (misled by the stale
+ * statistics of a catalog being synced) read the whole catalog: 15 ms at 12,000 products against
+ * 1–2 ms, growing with it.
  */
 async function lockNamedProducts(tx: Tx, tenantId: string, candidates: Candidate[]): Promise<LockedRow[]> {
   const { rows } = await prepared('batch_lock_named_products', lockStatement(tenantId, candidates)).execute(tx);
