@@ -79,7 +79,7 @@ export async function upsertBatch(
   // A batch whose skus all differ and that names no existing product needs no decision: one
   // statement locks what it names and, finding nothing, inserts it all.
   const lockingFirst = candidates.length > 0 && new Set(candidates.map((c) => c.input.sku)).size === candidates.length;
-  const firstInsertion = lockingFirst ? await insertTakingKeys(tx, tenantId, candidates.map((c) => c.input), [], candidates) : undefined;
+  const firstInsertion = lockingFirst ? await insertTakingKeys(tx, tenantId, candidates, [], { lockingFirst }) : undefined;
   const allInserted = firstInsertion !== undefined && firstInsertion.locked.length === 0;
   const locked = firstInsertion?.locked ?? (candidates.length === 0 ? [] : await lockNamedProducts(tx, tenantId, candidates));
   const existing = new Map(locked.map((row) => [row.external_id, row]));
@@ -116,7 +116,7 @@ export async function upsertBatch(
   const { inserted, ordersWaiting } = allInserted
     ? firstInsertion
     : toInsert.length > 0
-      ? await insertTakingKeys(tx, tenantId, toInsert.map((candidate) => candidate.input), alsoKeyed)
+      ? await insertTakingKeys(tx, tenantId, toInsert, alsoKeyed)
       : { inserted: new Map<string, LockedRow>(), ordersWaiting: await lockProductsForOrders(tx, tenantId, alsoKeyed) };
   const inOpenOrders = changingSku.length > 0 ? await productsInOpenOrders(tx, tenantId, changingSku.map((row) => row.id)) : new Set<string>();
   const toUpdate: Candidate[] = [];
@@ -249,20 +249,21 @@ interface Insertion {
  * Throws `WriteRaced` when a concurrent request inserted one of the products (or took its sku)
  * after the batch read them (`raced`).
  *
- * With `lockingFirst` (the batch's candidates, whose inputs are `inputs`), the statement first
- * locks what they name, as `lockNamedProducts` does, and inserts only when that is nothing: a
- * batch of new products, the bulk of a first sync, then costs one statement instead of two.
+ * With `lockingFirst`, the statement first locks what the candidates name, as `lockNamedProducts`
+ * does, and inserts only when that is nothing: a batch of new products, the bulk of a first sync,
+ * then costs one statement instead of two.
  */
 async function insertTakingKeys(
   tx: Tx,
   tenantId: string,
-  inputs: readonly ProductInput[],
+  candidates: Candidate[],
   alsoKeyed: string[],
-  lockingFirst?: Candidate[],
+  { lockingFirst = false } = {},
 ): Promise<Insertion> {
+  const inputs = candidates.map((candidate) => candidate.input);
   const keys = productKeysAndWaitingOrdersSql(tenantId, sql<string[]>`ARRAY(SELECT external_id FROM inserted) || ${alsoKeyed}::text[]`);
   const statement = sql<Partial<LockedRow> & { locked: boolean; orders_waiting: boolean | null }>`
-    WITH ${lockingFirst ? sql`locked AS MATERIALIZED (${lockStatement(tenantId, lockingFirst)}),` : sql``}
+    WITH ${lockingFirst ? sql`locked AS MATERIALIZED (${lockStatement(tenantId, candidates)}),` : sql``}
     inserted AS (${lockingFirst ? insertStatement(tenantId, inputs, sql`NOT EXISTS (SELECT FROM locked)`) : insertStatement(tenantId, inputs)})
     SELECT i.id, i.external_id, i.sku, i.stock, false AS locked, keyed.orders_waiting
     FROM (SELECT ${keys} AS orders_waiting) AS keyed

@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 
-const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-const NAME_COMMENT = /^\/\* prepared ([a-z_][a-z0-9_]*) \*\//;
+const NAME = '[a-z_][a-z0-9_]*';
+const SQL_IDENTIFIER = new RegExp(`^${NAME}$`);
+const NAME_COMMENT = new RegExp(`^/\\* prepared (${NAME}) \\*/`);
 
 /**
  * Names a statement whose text never changes (only its parameters), for one that runs often and
