@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface Config {
@@ -23,6 +23,11 @@ export interface Config {
   runWorker: boolean;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
+  /**
+   * Lets webhooks reach private, loopback and other non-public addresses (local development,
+   * tests); default false: a tenant must not make the service call into its own network.
+   */
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -75,20 +80,41 @@ function retryDelays(env: Env): number[] {
   return delays;
 }
 
+const dataDirError = (dataDir: string, error: unknown) =>
+  new ConfigError(`PICKPORT_DATA_DIR (${dataDir}) cannot be written: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+
 /** Reads a secret from the data directory, creating it on first use; `created` says whether it is new. */
 function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; created: boolean } {
   const path = join(dataDir, file);
   try {
     return { value: readFileSync(path, 'utf8').trim(), created: false };
-  } catch {
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ConfigError(`PICKPORT_DATA_DIR (${dataDir}): cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
+    }
+  }
+  const value = make();
+  try {
     mkdirSync(dataDir, { recursive: true });
-    const value = make();
     writeFileSync(path, `${value}\n`, { mode: 0o600 });
-    return { value, created: true };
+  } catch (error) {
+    throw dataDirError(dataDir, error);
+  }
+  return { value, created: true };
+}
+
+/** The embedded database lives under the data directory: refuse to start where it cannot be written. */
+function writableDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+  } catch (error) {
+    throw dataDirError(dataDir, error);
   }
 }
 
-function secretKey(env: Env, dataDir: string, production: boolean, databaseUrl: string | undefined): Buffer {
+/** PICKPORT_SECRET_KEY when set; undefined means it comes from the data directory. */
+function secretKeyFromEnv(env: Env, production: boolean, databaseUrl: string | undefined): Buffer | undefined {
   const raw = env.PICKPORT_SECRET_KEY;
   if (raw) {
     const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
@@ -98,7 +124,7 @@ function secretKey(env: Env, dataDir: string, production: boolean, databaseUrl: 
   if (production && databaseUrl) {
     throw new ConfigError('PICKPORT_SECRET_KEY is required in production with DATABASE_URL (every instance must share it)');
   }
-  return Buffer.from(persistedSecret(dataDir, 'secret-key', () => randomBytes(32).toString('hex')).value, 'hex');
+  return undefined;
 }
 
 export interface LoadedConfig {
@@ -107,7 +133,11 @@ export interface LoadedConfig {
   generatedAdminToken?: string;
 }
 
-/** Turns the environment into a typed config; throws ConfigError with a readable message on a bad value. */
+/**
+ * Turns the environment into a typed config; throws ConfigError with a readable message on a bad
+ * value. Every setting is checked before anything is written to the data directory, so a refused
+ * start leaves a fresh directory empty and the next good start still shows the generated token.
+ */
 export function loadConfig(env: Env = process.env): LoadedConfig {
   const nodeEnv = (env.NODE_ENV || 'development') as Config['nodeEnv'];
   if (!['development', 'production', 'test'].includes(nodeEnv)) {
@@ -118,34 +148,39 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const dataDir = resolve(env.PICKPORT_DATA_DIR || './data');
 
-  let adminToken = env.ADMIN_TOKEN;
-  let generatedAdminToken: string | undefined;
-  if (adminToken !== undefined && adminToken.length < 16) {
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (env.ADMIN_TOKEN !== undefined && env.ADMIN_TOKEN.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
   }
-  if (!adminToken) {
-    if (databaseUrl) throw new ConfigError('ADMIN_TOKEN is required with DATABASE_URL (every instance must share it)');
-    const persisted = persistedSecret(dataDir, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`);
-    adminToken = persisted.value;
-    if (persisted.created) generatedAdminToken = adminToken;
-  }
+  if (!adminToken && databaseUrl) throw new ConfigError('ADMIN_TOKEN is required with DATABASE_URL (every instance must share it)');
 
-  const config: Config = {
+  const settings = {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.PICKPORT_REDIS_KEY_PREFIX || 'pickport:',
     rateLimiting: boolean(env, 'PICKPORT_RATE_LIMITING', true),
-    adminToken,
     dataDir,
-    secretKey: secretKey(env, dataDir, nodeEnv === 'production', databaseUrl),
     nodeEnv,
     logLevel,
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     runWorker: !boolean(env, 'PICKPORT_NO_WORKER', false),
     webhookTimeoutMs: integer(env, 'PICKPORT_WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000),
     webhookRetryDelaysMs: retryDelays(env),
+    webhookAllowPrivate: boolean(env, 'PICKPORT_WEBHOOK_ALLOW_PRIVATE', false),
   };
-  return generatedAdminToken ? { config, generatedAdminToken } : { config };
+  const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);
+
+  // Every setting passed: only now may the data directory be written.
+  const persistedToken = adminToken
+    ? { value: adminToken, created: false }
+    : persistedSecret(dataDir, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`);
+  const config: Config = {
+    ...settings,
+    adminToken: persistedToken.value,
+    secretKey: secretKey ?? Buffer.from(persistedSecret(dataDir, 'secret-key', () => randomBytes(32).toString('hex')).value, 'hex'),
+  };
+  if (!databaseUrl) writableDataDir(dataDir);
+  return persistedToken.created ? { config, generatedAdminToken: persistedToken.value } : { config };
 }

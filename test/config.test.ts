@@ -10,7 +10,14 @@ describe('configuration from the environment', () => {
   it('starts on the embedded database with defaults, generating the admin token and secret key once', () => {
     const dir = freshDataDir();
     const first = loadConfig({ PICKPORT_DATA_DIR: dir });
-    expect(first.config).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: undefined, nodeEnv: 'development', trustProxy: false });
+    expect(first.config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      nodeEnv: 'development',
+      trustProxy: false,
+      webhookAllowPrivate: false,
+    });
     expect(first.generatedAdminToken).toBe(first.config.adminToken);
     expect(readFileSync(join(dir, 'admin-token'), 'utf8').trim()).toBe(first.config.adminToken);
     expect(statSync(join(dir, 'admin-token')).mode & 0o077).toBe(0);
@@ -34,6 +41,7 @@ describe('configuration from the environment', () => {
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'true',
       PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
+      PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -45,6 +53,7 @@ describe('configuration from the environment', () => {
       logLevel: 'warn',
       trustProxy: true,
       webhookRetryDelaysMs: [10, 20, 30],
+      webhookAllowPrivate: true,
     });
     expect(config.secretKey.toString('hex')).toBe('ab'.repeat(32));
   });
@@ -57,6 +66,7 @@ describe('configuration from the environment', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV must be/],
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true or false/],
+    [{ PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'sometimes' }, /PICKPORT_WEBHOOK_ALLOW_PRIVATE must be true or false/],
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16 characters/],
     [{ PICKPORT_SECRET_KEY: 'abc' }, /PICKPORT_SECRET_KEY must be 32 bytes/],
     [{ DATABASE_URL: 'postgres://db/x' }, /ADMIN_TOKEN is required with DATABASE_URL/],

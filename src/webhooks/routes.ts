@@ -9,14 +9,14 @@ import { decodeCursor, encodeCursor } from '../http/cursor';
 import { notFound, validationError } from '../http/errors';
 import { IsoDateTime, Page, Success, pageQuery, responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
-import { urlProblem } from './destination';
+import { destinationPolicy, urlProblem } from './destination';
 import { SAMPLE_PAYLOADS } from './samples';
 import { decryptSecret, encryptSecret } from './secrets';
 import { DELIVERY_ERROR_CODES, sendWebhook } from './sender';
 import type { DeliveryStatus } from './tables';
 
 const EventName = Type.Union(EVENT_NAMES.map((name) => Type.Literal(name)));
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'The receiving endpoint; https in production' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'The receiving endpoint: a public address, https in production' });
 const Events = Type.Array(EventName, { minItems: 1, uniqueItems: true });
 
 const webhookFields = {
@@ -119,10 +119,10 @@ async function findWebhook(db: Executor, tenantId: string, id: string) {
 /** Webhook management, spec §4.10 and DESIGN.md §3. Every query is scoped by the caller's tenant. */
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app;
-  const production = config.nodeEnv === 'production';
+  const destinations = destinationPolicy(config);
 
   function checkUrl(url: string | undefined): void {
-    const problem = url === undefined ? undefined : urlProblem(url, production);
+    const problem = url === undefined ? undefined : urlProblem(url, destinations);
     if (problem) throw validationError([{ field: 'url', message: problem }]);
   }
 
@@ -257,7 +257,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           data: SAMPLE_PAYLOADS[event],
           test: true,
         },
-        { timeoutMs: config.webhookTimeoutMs, guardDestinations: production },
+        { timeoutMs: config.webhookTimeoutMs, destinations },
       );
       return respondWithWrite(request, reply, async (tx) => {
         await tx

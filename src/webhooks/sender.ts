@@ -3,7 +3,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { SERVICE_VERSION } from '../version';
-import { DestinationError, resolveDestination } from './destination';
+import { DestinationError, resolveDestination, type DestinationPolicy } from './destination';
 
 export type DeliveryErrorCode = 'TIMEOUT' | 'CONNECTION_REFUSED' | 'DNS' | 'TLS' | 'HTTP_STATUS' | 'BLOCKED_DESTINATION';
 export const DELIVERY_ERROR_CODES = ['TIMEOUT', 'CONNECTION_REFUSED', 'DNS', 'TLS', 'HTTP_STATUS', 'BLOCKED_DESTINATION'] as const;
@@ -24,8 +24,8 @@ export interface WebhookMessage {
 
 export interface SendOptions {
   timeoutMs: number;
-  /** Production: https only, and only public destinations (checked on the resolved address). */
-  guardDestinations: boolean;
+  /** Checked on the resolved address, immediately before connecting. */
+  destinations: DestinationPolicy;
 }
 
 export interface AttemptOutcome {
@@ -86,7 +86,7 @@ export async function sendWebhook(message: WebhookMessage, options: SendOptions)
   timedOut.catch(() => {});
   try {
     const url = new URL(message.url);
-    const destination = await Promise.race([resolveDestination(url, options.guardDestinations), timedOut]);
+    const destination = await Promise.race([resolveDestination(url, options.destinations), timedOut]);
     const pinned: LookupFunction = (_host, lookupOptions, callback) => {
       if (lookupOptions.all) callback(null, [{ address: destination.address, family: destination.family }]);
       else callback(null, destination.address, destination.family);

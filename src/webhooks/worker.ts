@@ -3,11 +3,12 @@ import { sql } from 'kysely';
 import type { Config } from '../config';
 import type { DatabaseHandle, Db } from '../db';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
+import { destinationPolicy } from './destination';
 import { decryptSecret } from './secrets';
 import { sendWebhook } from './sender';
 import type { DeliveryStatus } from './tables';
 
-export type WorkerConfig = Pick<Config, 'secretKey' | 'nodeEnv' | 'webhookTimeoutMs' | 'webhookRetryDelaysMs'>;
+export type WorkerConfig = Pick<Config, 'secretKey' | 'nodeEnv' | 'webhookTimeoutMs' | 'webhookRetryDelaysMs' | 'webhookAllowPrivate'>;
 export type WorkerLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 
 export interface DeliveryWorkerOptions {
@@ -206,7 +207,7 @@ export class DeliveryWorker {
         timestamp: delivery.occurred_at.toISOString(),
         data: delivery.data,
       },
-      { timeoutMs: this.#config.webhookTimeoutMs, guardDestinations: this.#config.nodeEnv === 'production' },
+      { timeoutMs: this.#config.webhookTimeoutMs, destinations: destinationPolicy(this.#config) },
     );
     const retryInMs = outcome.delivered ? null : this.#retryDelayMs(delivery.attempt, outcome.retryAfterMs);
     const status: DeliveryStatus = outcome.delivered ? 'delivered' : retryInMs === null ? 'dead_letter' : 'failed';

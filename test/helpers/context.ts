@@ -34,6 +34,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     runWorker: false,
     webhookTimeoutMs: 2_000,
     webhookRetryDelaysMs: [50, 100, 150, 200, 250],
+    // The receivers of the webhook tests listen on loopback.
+    webhookAllowPrivate: true,
     ...overrides,
   };
 }

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
+import { buildApp, PUBLIC_PREFIX } from '../../src/app';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
 import { Receiver, signatureIsValid, type Answer } from './receiver';
@@ -386,25 +388,56 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
   });
 });
 
-describe('destination guard in production (DESIGN.md §3)', () => {
+/**
+ * A webhook stored while PICKPORT_WEBHOOK_ALLOW_PRIVATE was on, sent by a deployment where it is
+ * off: the name resolves to loopback, so the send-time check on the resolved address refuses it.
+ */
+describe('destination guard at send time, with no configuration', () => {
   let ctx: TestContext;
+  let permissive: FastifyInstance;
   let receiver: Receiver;
+  let worker: DeliveryWorker;
   beforeAll(async () => {
-    ctx = await createTestContext({ nodeEnv: 'production' });
+    ctx = await createTestContext({ webhookAllowPrivate: false, webhookRetryDelaysMs: [60_000] });
+    permissive = await buildApp({ config: { ...ctx.config, webhookAllowPrivate: true }, database: ctx.database, logger: false });
     receiver = await new Receiver().start();
+    worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), pollIntervalMs: 100 });
   });
   afterAll(async () => {
+    await worker.stop();
     await receiver.close();
+    await permissive.close();
     await ctx.close();
   });
 
-  it('refuses at send time a name that resolves to a loopback address (BLOCKED_DESTINATION)', async () => {
+  async function storedWhileAllowed(tenant: TestTenant): Promise<string> {
+    const registered = await permissive.inject({
+      method: 'POST',
+      url: `${PUBLIC_PREFIX}/webhooks`,
+      headers: { authorization: `Bearer ${tenant.key}` },
+      payload: { url: `http://localhost:${new URL(receiver.url).port}/hook`, events: ['order.status_changed'], secret: SECRET },
+    });
+    expect(registered.statusCode).toBe(201);
+    return registered.json().data.id;
+  }
+
+  it('the test operation records BLOCKED_DESTINATION and the receiver gets nothing', async () => {
     const tenant = await ctx.tenant(UNLIMITED);
-    const port = new URL(receiver.url).port;
-    const registered = await tenant.api.post('/webhooks', { url: `https://localhost:${port}/hook`, events: ['order.status_changed'], secret: SECRET });
-    expect(registered.status).toBe(201);
-    const response = await tenant.api.post(`/webhooks/${registered.body.data.id}/test`, { event: 'order.status_changed' });
+    const id = await storedWhileAllowed(tenant);
+    const response = await tenant.api.post(`/webhooks/${id}/test`, { event: 'order.status_changed' });
     expect(response.body.data).toMatchObject({ delivered: false, statusCode: null, error: 'BLOCKED_DESTINATION' });
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('the delivery worker records BLOCKED_DESTINATION and the receiver gets nothing', async () => {
+    const tenant = await ctx.tenant(UNLIMITED);
+    const id = await storedWhileAllowed(tenant);
+    await ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, [EVENTS[0]!]));
+    const attempted = await waitFor('an attempt recorded', async () => {
+      const history: { status: string }[] = (await tenant.api.get(`/webhooks/${id}/deliveries`)).body.data;
+      return history.find((delivery) => delivery.status !== 'pending');
+    });
+    expect(attempted).toMatchObject({ status: 'failed', error: 'BLOCKED_DESTINATION', statusCode: null });
     expect(receiver.requests).toHaveLength(0);
   });
 });

@@ -134,7 +134,7 @@ describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
   });
 });
 
-describe('webhook URLs in production (spec §2.3; DESIGN.md §3)', () => {
+describe('webhook URLs in production (spec §2.3)', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
   beforeAll(async () => {
@@ -150,13 +150,111 @@ describe('webhook URLs in production (spec §2.3; DESIGN.md §3)', () => {
     const { id } = (await register(tenant, { url: 'https://example.com/hook' })).body.data;
     expect((await tenant.api.patch(`/webhooks/${id}`, { url: 'http://example.com/hook' })).status).toBe(400);
   });
+});
 
-  it.each(['https://127.0.0.1/hook', 'https://10.0.0.8/hook', 'https://169.254.169.254/latest', 'https://[::1]/hook', 'https://100.64.1.1/'])(
-    'refuses the non-public address literal %s',
-    async (url) => {
+/** Destinations a tenant must never make the service call, written the ways a URL can spell them. */
+const NON_PUBLIC_URLS = [
+  // loopback, and the spellings a URL parser turns into it
+  'http://127.0.0.1:9/hook',
+  'http://127.1/',
+  'http://2130706433/',
+  'http://0x7f.0.0.1/',
+  'http://localhost:8080/hook',
+  'http://LOCALHOST./hook',
+  'http://api.localhost/hook',
+  'http://[::1]/hook',
+  // private, link-local (cloud metadata), carrier-grade NAT
+  'http://10.0.0.8/hook',
+  'http://172.16.0.1/hook',
+  'http://192.168.1.1/hook',
+  'http://169.254.169.254/latest/meta-data',
+  'http://100.64.1.1/',
+  'http://[fe80::1]/',
+  'http://[fc00::1]/',
+  'http://[fd12:3456::1]/',
+  'http://[fec0::1]/',
+  // unspecified, "this network", broadcast, multicast
+  'http://0.0.0.0:9/',
+  'http://0.1.2.3/',
+  'http://[::]/',
+  'http://255.255.255.255/',
+  'http://224.0.0.1/',
+  'http://[ff02::1]/',
+  // documentation, benchmarking and reserved ranges
+  'http://192.0.2.1/',
+  'http://198.51.100.7/',
+  'http://203.0.113.9/',
+  'http://198.18.0.1/',
+  'http://240.0.0.1/',
+  'http://[2001:db8::1]/',
+  // IPv4-mapped and IPv4-compatible IPv6
+  'http://[::ffff:127.0.0.1]/',
+  'http://[::ffff:a9fe:a9fe]/',
+  'http://[::7f00:1]/',
+  'http://[::a9fe:a9fe]/',
+  'http://[::a00:1]/',
+  'http://[::127.0.0.1]/',
+  // NAT64, 6to4 and Teredo carrying a private IPv4
+  'http://[64:ff9b::7f00:1]/',
+  'http://[64:ff9b::a9fe:a9fe]/',
+  'http://[64:ff9b:1::a00:1]/',
+  'http://[2002:7f00:1::1]/',
+  'http://[2002:a00:1::]/',
+  'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+];
+
+describe('destination guard with no configuration (PICKPORT_WEBHOOK_ALLOW_PRIVATE unset)', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    ctx = await createTestContext({ webhookAllowPrivate: false });
+    tenant = await ctx.tenant();
+  });
+  afterAll(() => ctx.close());
+
+  it.each(NON_PUBLIC_URLS)('refuses %s with 400 naming url', async (url) => {
+    const response = await register(tenant, { url });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'url', message: 'must not point to a private, loopback or otherwise non-public address' }],
+    });
+  });
+
+  it('accepts public destinations, including an IPv4-mapped or NAT64 form of a public address', async () => {
+    for (const url of [
+      'https://example.com/hook',
+      'http://93.184.216.34/hook',
+      'http://[2606:4700::1111]/hook',
+      'http://[::ffff:93.184.216.34]/hook',
+      'http://[64:ff9b::5db8:d822]/hook',
+    ]) {
       const response = await register(tenant, { url });
-      expect(response.status).toBe(400);
-      expect(response.body.error.details[0].field).toBe('url');
-    },
-  );
+      expect(response.status, url).toBe(201);
+    }
+  });
+
+  it('refuses a change of url to a non-public address and keeps the stored one', async () => {
+    const { id } = (await register(tenant, { url: 'https://example.com/kept' })).body.data;
+    const changed = await tenant.api.patch(`/webhooks/${id}`, { url: 'http://169.254.169.254/latest' });
+    expect(changed.status).toBe(400);
+    expect(changed.body.error.details[0].field).toBe('url');
+    expect((await tenant.api.get(`/webhooks/${id}`)).body.data.url).toBe('https://example.com/kept');
+  });
+});
+
+describe('PICKPORT_WEBHOOK_ALLOW_PRIVATE=true (local development)', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    ctx = await createTestContext({ webhookAllowPrivate: true });
+    tenant = await ctx.tenant();
+  });
+  afterAll(() => ctx.close());
+
+  it('accepts loopback and private destinations', async () => {
+    for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:8080/hook', 'http://10.0.0.8/hook', 'http://[::1]/hook']) {
+      expect((await register(tenant, { url })).status, url).toBe(201);
+    }
+  });
 });

@@ -55,6 +55,7 @@ describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (DESIGN
         PICKPORT_DATA_DIR: join(tmpdir(), `pickport-worker-${randomUUID()}`),
         PICKPORT_WEBHOOK_TIMEOUT_MS: String(timeoutMs),
         PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '100,200,300,400,500',
+        PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
         NODE_ENV: 'test',
         LOG_LEVEL: 'info',
       },
