@@ -30,7 +30,25 @@ export interface Config {
   webhookAllowPrivate: boolean;
 }
 
-export class ConfigError extends Error {}
+/**
+ * A start (or a CLI call) that cannot go on: the one line an operator reads, naming the setting
+ * involved, and the exit code (2 when a setting must change, 1 when what it names did not answer).
+ */
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** A setting that is invalid or names something that does not exist; exit code 2. */
+export class ConfigError extends StartupError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -81,7 +99,7 @@ function retryDelays(env: Env): number[] {
 }
 
 const dataDirError = (dataDir: string, error: unknown) =>
-  new ConfigError(`PICKPORT_DATA_DIR (${dataDir}) cannot be written: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  new ConfigError(`PICKPORT_DATA_DIR (${dataDir}) cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
 
 /** Reads a secret from the data directory, creating it on first use; `created` says whether it is new. */
 function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; created: boolean } {
@@ -89,9 +107,9 @@ function persistedSecret(dataDir: string, file: string, make: () => string): { v
   try {
     return { value: readFileSync(path, 'utf8').trim(), created: false };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new ConfigError(`PICKPORT_DATA_DIR (${dataDir}): cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
-    }
+    // Nothing to read (ENOTDIR: a file stands where a folder should be; writing reports it).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ConfigError(`PICKPORT_DATA_DIR (${dataDir}): cannot read ${file} (${code})`);
   }
   const value = make();
   try {

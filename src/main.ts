@@ -1,20 +1,28 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, StartupError, type LoadedConfig } from './config';
 import { openConfiguredDatabase, closeOnSignals, startServer } from './server';
 import { addOperatorCommands } from './tenancy/cli';
 import { startDeliveryWorker } from './webhooks/worker';
 import { SERVICE_VERSION } from './version';
 
-function configOrExit() {
+/**
+ * Runs a command that starts from the configuration. An admin token generated for it is shown once
+ * the command has started; if it fails to start, the token is removed again, so that the next
+ * start generates one and shows it rather than keeping one nobody has seen.
+ */
+async function startingFrom(start: (loaded: LoadedConfig) => Promise<void>): Promise<void> {
+  const loaded = loadConfig();
   try {
-    return loadConfig();
+    await start(loaded);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(2);
-    }
+    if (loaded.generatedAdminToken) rmSync(join(loaded.config.dataDir, 'admin-token'), { force: true });
     throw error;
+  }
+  if (loaded.generatedAdminToken) {
+    console.log(`\nGenerated an admin token (stored in ${loaded.config.dataDir}/admin-token; shown once):\n\n  ${loaded.generatedAdminToken}\n`);
   }
 }
 
@@ -24,40 +32,47 @@ export async function main(argv: string[]): Promise<void> {
   program
     .command('serve')
     .description('run the HTTP API (and the webhook delivery worker unless PICKPORT_NO_WORKER=true)')
-    .action(async () => {
-      const { config, generatedAdminToken } = configOrExit();
-      const server = await startServer(config);
-      if (generatedAdminToken) {
-        console.log(`\nGenerated an admin token (stored in ${config.dataDir}/admin-token; shown once):\n\n  ${generatedAdminToken}\n`);
-      }
-      closeOnSignals(server.app.log, server.close);
-    });
+    .action(() =>
+      startingFrom(async ({ config }) => {
+        const server = await startServer(config);
+        closeOnSignals(server.app.log, server.close);
+      }),
+    );
 
   program
     .command('worker')
     .description('run the webhook delivery worker only (any number may run against one PostgreSQL)')
-    .action(async () => {
-      const { config } = configOrExit();
-      const log = pino({ level: config.logLevel });
-      const database = await openConfiguredDatabase(config);
-      const worker = await startDeliveryWorker({ database, config, log });
-      log.info('webhook delivery worker started');
-      closeOnSignals(log, async () => {
-        await worker.stop();
-        await database.close();
-      });
-    });
+    .action(() =>
+      startingFrom(async ({ config }) => {
+        const log = pino({ level: config.logLevel });
+        const database = await openConfiguredDatabase(config);
+        const worker = await startDeliveryWorker({ database, config, log });
+        log.info('webhook delivery worker started');
+        closeOnSignals(log, async () => {
+          await worker.stop();
+          await database.close();
+        });
+      }),
+    );
 
   program
     .command('migrate')
     .description('apply database migrations (also done by serve and worker at start)')
-    .action(async () => {
-      const { config } = configOrExit();
-      const database = await openConfiguredDatabase(config);
-      await database.close();
-      console.log('Database is up to date');
-    });
+    .action(() =>
+      startingFrom(async ({ config }) => {
+        const database = await openConfiguredDatabase(config);
+        await database.close();
+        console.log('Database is up to date');
+      }),
+    );
 
   addOperatorCommands(program);
-  await program.parseAsync(argv);
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    // What an operator can act on is one line and an exit code; anything else is a bug and keeps its stack.
+    if (!(error instanceof StartupError)) throw error;
+    console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error.message);
+    process.exit(error.exitCode);
+  }
 }

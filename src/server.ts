@@ -1,21 +1,99 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from './app';
-import type { Config } from './config';
+import { ConfigError, StartupError, type Config } from './config';
 import { openDatabase, type DatabaseHandle } from './db';
 import { migrate } from './db/migrate';
 import { startDeliveryWorker } from './webhooks/worker';
 
+/** How long start waits for PostgreSQL to accept a connection before giving up. */
+const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
+
+/** DATABASE_URL as it can be printed: the password and the query string (which may hold one) left out. */
+export function printableDatabaseUrl(raw: string): string {
+  const url = new URL(raw);
+  const user = url.username ? `${url.username}${url.password ? ':***' : ''}@` : '';
+  return `${url.protocol}//${user}${url.host}${url.pathname}`;
+}
+
+const firstLine = (error: unknown) => String((error as Error)?.message ?? error).split('\n')[0];
+
+/** Why PostgreSQL refused or did not answer, as a StartupError naming DATABASE_URL. */
+function databaseError(databaseUrl: string, error: unknown): StartupError {
+  const { code, message } = error as { code?: string; message?: string };
+  const at = `the database at DATABASE_URL (${printableDatabaseUrl(databaseUrl)})`;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new StartupError(`Cannot connect to ${at}: connection refused`);
+    case 'ETIMEDOUT':
+      return new StartupError(`Cannot connect to ${at}: no answer`);
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return new StartupError(`Cannot connect to ${at}: ${code}`);
+    case 'ENOTFOUND':
+      return new ConfigError(`Cannot connect to ${at}: host not found`);
+    case '3D000': // invalid_catalog_name: the database does not exist
+    case '28P01': // invalid_password
+    case '28000': // invalid_authorization_specification
+      return new ConfigError(`Cannot use ${at}: ${message}`);
+    default:
+      return new StartupError(`Cannot connect to ${at}: ${firstLine(error)}`);
+  }
+}
+
+/** One connection before the pool opens, so an unreachable or missing database fails start in bounded time with one line. */
+async function checkDatabaseAnswers(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS });
+  // An error after connect (the server going away meanwhile) is reported by the query that meets it.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (error) {
+    const timedOut = /timeout/i.test((error as Error).message) ? { code: 'ETIMEDOUT' } : error;
+    throw databaseError(databaseUrl, timedOut);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /** Opens the configured database (PGlite under the data directory unless DATABASE_URL is set) and migrates it. */
 export async function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: join(config.dataDir, 'pglite') });
+  const where = config.databaseUrl
+    ? `the database at DATABASE_URL (${printableDatabaseUrl(config.databaseUrl)})`
+    : `the embedded database in PICKPORT_DATA_DIR (${join(config.dataDir, 'pglite')})`;
+  if (config.databaseUrl) await checkDatabaseAnswers(config.databaseUrl);
+  let database: DatabaseHandle;
+  try {
+    database = await openDatabase({ url: config.databaseUrl, dataDir: join(config.dataDir, 'pglite') });
+  } catch (error) {
+    throw new StartupError(`Cannot open ${where}: ${firstLine(error)}`);
+  }
   try {
     await migrate(database.db);
   } catch (error) {
     await database.close();
-    throw error;
+    throw new StartupError(`Cannot migrate ${where}: ${firstLine(error)}`);
   }
   return database;
+}
+
+/** Why the server could not listen, as a StartupError naming PORT and HOST. */
+function listenError(config: Config, error: unknown): StartupError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const at = `PORT ${config.port} on HOST ${config.host}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new StartupError(`Cannot listen on ${at}: the port is already in use`);
+    case 'EACCES':
+      return new ConfigError(`Cannot listen on ${at}: permission denied (ports below 1024 need privileges)`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new ConfigError(`Cannot listen on ${at}: HOST is not an address of this machine`);
+    default:
+      return new StartupError(`Cannot listen on ${at}: ${firstLine(error)}`);
+  }
 }
 
 export interface RunningServer {
@@ -34,8 +112,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await worker?.stop();
     await database.close();
   });
-  const address = await app.listen({ port: config.port, host: config.host });
-  return { app, address, close: () => app.close() };
+  try {
+    const address = await app.listen({ port: config.port, host: config.host });
+    return { app, address, close: () => app.close() };
+  } catch (error) {
+    await app.close();
+    throw listenError(config, error);
+  }
 }
 
 /** Closes `close` once on SIGTERM or SIGINT, and exits when it is done. */

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,23 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Runs the command to its end; never rejects, so a test can look at the exit code and both outputs. */
+function pickport(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** What an operator must see when a start fails: one line naming the setting, no stack trace. */
+function expectOneLine(stderr: string, ...parts: (string | RegExp)[]): void {
+  const lines = stderr.trim().split('\n');
+  expect(lines, stderr).toHaveLength(1);
+  expect(stderr).not.toMatch(/^\s+at /m);
+  for (const part of parts) expect(lines[0]).toMatch(part);
 }
 
 async function waitForHealth(url: string, deadlineMs: number): Promise<void> {
@@ -130,5 +147,83 @@ describe('pickport CLI and the quick start', () => {
       code: 2,
       stderr: expect.stringContaining('PORT must be an integer'),
     });
+  });
+});
+
+/** Start-up and CLI failures an operator meets, each one line on stderr with a documented exit code. */
+describe('pickport start-up failures', { timeout: 60_000 }, () => {
+  /** The environment of a start on the embedded database, whatever database the test run uses. */
+  const embedded = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+    delete env.DATABASE_URL;
+    delete env.ADMIN_TOKEN;
+    delete env.PICKPORT_SECRET_KEY;
+    return { ...env, ...extra };
+  };
+
+  it('a bad PORT on a fresh data directory writes nothing, and the next good start prints the generated token', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pickport-fresh-'));
+    const refused = await pickport(['migrate'], embedded({ PICKPORT_DATA_DIR: dataDir, PORT: 'eighty' }));
+    expect(refused.code).toBe(2);
+    expectOneLine(refused.stderr, 'Configuration error: PORT must be an integer');
+    expect(readdirSync(dataDir)).toEqual([]);
+
+    const started = await pickport(['migrate'], embedded({ PICKPORT_DATA_DIR: dataDir }));
+    expect(started.code, started.stderr).toBe(0);
+    const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    expect(started.stdout).toContain(`Generated an admin token`);
+    expect(started.stdout).toContain(token);
+  });
+
+  it('a PICKPORT_DATA_DIR that cannot be written: exit 2 naming it', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'pickport-blocked-'));
+    // A file where the folder should be: refused even for root, who may write anywhere else.
+    writeFileSync(join(parent, 'file'), '');
+    const dataDir = join(parent, 'file', 'data');
+    const result = await pickport(['serve'], embedded({ PICKPORT_DATA_DIR: dataDir }));
+    expect(result.code).toBe(2);
+    expectOneLine(result.stderr, `Configuration error: PICKPORT_DATA_DIR (${dataDir}) cannot be written`);
+  });
+
+  it('a DATABASE_URL where nothing listens: exit 1 naming it, without the password', async () => {
+    const port = await freePort();
+    const result = await pickport(
+      ['serve'],
+      embedded({ PICKPORT_DATA_DIR: mkdtempSync(join(tmpdir(), 'pickport-nodb-')), DATABASE_URL: `postgres://pickport:hunter2@127.0.0.1:${port}/x`, ADMIN_TOKEN }),
+    );
+    expect(result.code).toBe(1);
+    expectOneLine(result.stderr, `Cannot connect to the database at DATABASE_URL (postgres://pickport:***@127.0.0.1:${port}/x): connection refused`);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)('a DATABASE_URL naming a database that does not exist: exit 2 naming it', async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/missing_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const result = await pickport(['serve'], embedded({ PICKPORT_DATA_DIR: mkdtempSync(join(tmpdir(), 'pickport-nodb-')), DATABASE_URL: url.toString(), ADMIN_TOKEN }));
+    expect(result.code).toBe(2);
+    expectOneLine(result.stderr, /^Configuration error: Cannot use the database at DATABASE_URL \(postgres:\/\/.*\/missing_\w+\): database "missing_\w+" does not exist$/);
+  });
+
+  it('a PORT already in use: exit 1 naming it, and the token generated for that start is not kept unseen', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    const dataDir = mkdtempSync(join(tmpdir(), 'pickport-busy-'));
+    try {
+      const result = await pickport(['serve'], embedded({ PICKPORT_DATA_DIR: dataDir, PORT: String(port) }));
+      expect(result.code).toBe(1);
+      expectOneLine(result.stderr, `Cannot listen on PORT ${port} on HOST 127.0.0.1: the port is already in use`);
+      expect(result.stdout).not.toContain('Generated an admin token');
+      expect(readdirSync(dataDir)).not.toContain('admin-token');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  it('the CLI pointed at an address where nothing listens: exit 1 naming --url', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const result = await pickport(['tenants', 'list', '--url', url, '--token', ADMIN_TOKEN], embedded());
+    expect(result.code).toBe(1);
+    expectOneLine(result.stderr, `Cannot reach the Pickport service at ${url} (--url): connection refused`);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -74,8 +74,20 @@ describe('configuration from the environment', () => {
       { DATABASE_URL: 'postgres://db/x', ADMIN_TOKEN: 'a-long-enough-admin-token', NODE_ENV: 'production' },
       /PICKPORT_SECRET_KEY is required in production/,
     ],
-  ])('refuses %o with a clear message', (env, message) => {
-    expect(() => loadConfig({ PICKPORT_DATA_DIR: freshDataDir(), ...env })).toThrow(ConfigError);
-    expect(() => loadConfig({ PICKPORT_DATA_DIR: freshDataDir(), ...env })).toThrow(message);
+  ])('refuses %o with a clear message, writing nothing to the data directory', (env, message) => {
+    const dir = freshDataDir();
+    expect(() => loadConfig({ PICKPORT_DATA_DIR: dir, ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ PICKPORT_DATA_DIR: dir, ...env })).toThrow(message);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a data directory that cannot be written, naming PICKPORT_DATA_DIR', () => {
+    const parent = freshDataDir();
+    writeFileSync(join(parent, 'file'), '');
+    const dataDir = join(parent, 'file', 'data');
+    expect(() => loadConfig({ PICKPORT_DATA_DIR: dataDir })).toThrow(`PICKPORT_DATA_DIR (${dataDir}) cannot be written (ENOTDIR)`);
+    expect(() => loadConfig({ PICKPORT_DATA_DIR: dataDir, ADMIN_TOKEN: 'a-long-enough-admin-token', PICKPORT_SECRET_KEY: 'ab'.repeat(32) })).toThrow(
+      ConfigError,
+    );
   });
 });

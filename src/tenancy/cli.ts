@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ADMIN_PREFIX } from '../app';
+import { ConfigError, StartupError } from '../config';
 
 interface ClientOptions {
   url?: string;
@@ -18,17 +19,48 @@ function defaultToken(): string | undefined {
   }
 }
 
+/** The service's address and the setting it came from, for messages that must name it. */
+function serviceAddress(options: ClientOptions): { base: string; setting: string } {
+  if (options.url) return { base: options.url, setting: '--url' };
+  if (process.env.PICKPORT_URL) return { base: process.env.PICKPORT_URL, setting: 'PICKPORT_URL' };
+  return { base: `http://127.0.0.1:${process.env.PORT || 3000}`, setting: 'PORT' };
+}
+
+type Payload = { success: boolean; data?: never; error?: { code: string; message: string } };
+
+/** Sends one operator call; a service that cannot be reached or is not Pickport is one clear line. */
+async function request(options: ClientOptions, method: string, path: string, body?: unknown): Promise<Payload> {
+  const { base, setting } = serviceAddress(options);
+  const token = options.token ?? defaultToken();
+  if (!token) throw new ConfigError('No admin token: pass --token, set ADMIN_TOKEN, or run where PICKPORT_DATA_DIR holds one');
+  let url: URL;
+  try {
+    url = new URL(`${base.replace(/\/$/, '')}${ADMIN_PREFIX}${path}`);
+  } catch {
+    throw new ConfigError(`${setting} is not a valid URL: "${base}"`);
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code === 'ECONNREFUSED' ? 'connection refused' : (cause?.code ?? cause?.message ?? (error as Error).message);
+    throw new StartupError(`Cannot reach the Pickport service at ${base} (${setting}): ${why}`);
+  }
+  try {
+    return (await response.json()) as Payload;
+  } catch {
+    throw new StartupError(`The service at ${base} (${setting}) answered ${response.status} without Pickport's JSON: is it the right address?`);
+  }
+}
+
 /** Calls the operator API and prints the answer: JSON with --json, otherwise a short summary. */
 async function call(options: ClientOptions, method: string, path: string, body?: unknown, summarize?: (data: never) => string) {
-  const base = options.url ?? process.env.PICKPORT_URL ?? `http://127.0.0.1:${process.env.PORT || 3000}`;
-  const token = options.token ?? defaultToken();
-  if (!token) throw new Error('No admin token: pass --token, set ADMIN_TOKEN, or run where the data directory holds one');
-  const response = await fetch(`${base.replace(/\/$/, '')}${ADMIN_PREFIX}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const payload = (await response.json()) as { success: boolean; data?: never; error?: { code: string; message: string } };
+  const payload = await request(options, method, path, body);
   if (options.json) {
     console.log(JSON.stringify(payload, null, 2));
   } else if (payload.success && payload.data !== undefined) {
