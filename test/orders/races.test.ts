@@ -56,8 +56,30 @@ describe('races between intake, catalog writes and cancel, under concurrent requ
     for (let i = 0; i < 4; i++) expect((await orderOf(`FREE-${i}`)).hasIssues).toBe(false);
   });
 
-  it('different products of one tenant do not wait for each other; the same product does', async () => {
-    if (!usingPostgres) return;
+  it('an order for a product whose intake is still open waits for it, then sees its hold', async () => {
+    await seedProducts(tenant, [{ externalId: 'SAME', sku: 'SKU-SAME', stock: 1 }]);
+    const holder = await ctx.database.db.startTransaction().execute();
+    let answered = false;
+    try {
+      const first = await upsertOrder(holder, tenant.id, order('SAME-1', [item('SAME')]) as never);
+      expect(first.order.has_issues).toBe(false);
+      const second = tenant.api.post('/orders', order('SAME-2', [item('SAME')])).finally(() => (answered = true));
+      // PostgreSQL: the request's connection waits for the product's key. PGlite has one connection,
+      // which the open transaction holds, so there every request waits and only the outcome tells.
+      if (usingPostgres) {
+        await aConnectionWaits(ctx);
+        expect(answered).toBe(false);
+      }
+      await holder.commit().execute();
+      const response = await second;
+      expect(response.status).toBe(201);
+      expect(response.body.data.issues).toEqual([{ type: 'INSUFFICIENT_STOCK', productExternalId: 'SAME', productSku: 'SKU-SAME' }]);
+    } finally {
+      await holder.rollback().execute().catch(() => {});
+    }
+  });
+
+  it.skipIf(!usingPostgres)('an order for another product of the tenant does not wait (PostgreSQL: PGlite has one connection)', async () => {
     await seedProducts(tenant, [
       { externalId: 'IND-A', sku: 'SKU-IND-A', stock: 5 },
       { externalId: 'IND-B', sku: 'SKU-IND-B', stock: 5 },
@@ -65,13 +87,29 @@ describe('races between intake, catalog writes and cancel, under concurrent requ
     const holder = await ctx.database.db.startTransaction().execute();
     try {
       await upsertOrder(holder, tenant.id, order('IND-1', [item('IND-A')]) as never);
-      // Another product: goes through while the first transaction is open.
-      expect((await tenant.api.post('/orders', order('IND-2', [item('IND-B')]))).status).toBe(201);
-    } finally {
+      // Answered while the first transaction is still open.
+      const other = await tenant.api.post('/orders', order('IND-2', [item('IND-B')]));
+      expect(other.status).toBe(201);
+      expect(other.body.data.hasIssues).toBe(false);
       await holder.commit().execute();
+    } finally {
+      await holder.rollback().execute().catch(() => {});
     }
   });
 });
+
+/** Resolves once a connection of this test database waits for a lock (PostgreSQL); fails if none ever does. */
+async function aConnectionWaits(ctx: TestContext): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    // The test database's connections share one application_name (src/db), so other test files' waits are not counted.
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE NOT l.granted AND a.application_name = current_setting('application_name')`.execute(ctx.database.db);
+    if (Number(rows[0]?.n) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('no connection of the test database waited for a lock');
+}
 
 /**
  * Two transactions on PostgreSQL held open with a fixed interleaving: the first takes a product's
@@ -237,7 +275,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
       expect(a.order.has_issues).toBe(true);
       const picking = floor.post('/orders/SHORT-1/complete-picking', { lines: [{ productExternalId: 'SHORT', pickedQuantity: 1 }] });
       // The pick waits for the order's key; it then re-checks SHORT-2 (stock 1 left, nothing held).
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await aConnectionWaits(ctx);
       await intake.trx.commit().execute();
       expect((await picking).status).toBe(200);
       expect((await statusOf('SHORT-2')).hasIssues).toBe(false);
