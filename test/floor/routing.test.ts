@@ -1,0 +1,295 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { aisleX, backY, layoutProblem, positionY, type Layout, type Place, type Policy } from '../../src/floor/layout';
+import { routePicks, routeWalk, type RouteWalk } from '../../src/floor/routing';
+
+const POLICIES_UNDER_TEST: Policy[] = ['s-shape', 'optimal'];
+const HEURISTICS = POLICIES_UNDER_TEST.filter((policy) => policy !== 'optimal');
+
+interface Pick extends Place {
+  id: number;
+}
+
+const classic: Layout = { aisles: 10, positionsPerAisle: 30, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 1 };
+
+function close(actual: number, expected: number): boolean {
+  return Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
+}
+
+/** Shortest walk between two points of the aisle graph (y = 0 is the front cross aisle). */
+function between(layout: Layout, a: { aisle: number; y: number }, b: { aisle: number; y: number }): number {
+  if (a.aisle === b.aisle) return Math.abs(a.y - b.y);
+  const back = backY(layout);
+  return Math.abs(aisleX(layout, a.aisle) - aisleX(layout, b.aisle)) + Math.min(a.y + b.y, 2 * back - a.y - b.y);
+}
+
+const depotOf = (layout: Layout) => ({ aisle: layout.depotAisle, y: 0 });
+const pointOf = (layout: Layout, place: Place) => ({ aisle: place.aisle, y: positionY(layout, place.position) });
+
+/** Held–Karp: the exact shortest tour from the depot through every distinct place. */
+function heldKarp(layout: Layout, places: readonly Place[]): number {
+  const points = distinctPlaces(places).map((place) => pointOf(layout, place));
+  const n = points.length;
+  if (n === 0) return 0;
+  const depot = depotOf(layout);
+  const best: number[][] = Array.from({ length: 1 << n }, () => new Array<number>(n).fill(Infinity));
+  points.forEach((point, i) => (best[1 << i]![i] = between(layout, depot, point)));
+  for (let set = 1; set < 1 << n; set++) {
+    for (let last = 0; last < n; last++) {
+      const here = best[set]![last]!;
+      if (!(set & (1 << last)) || here === Infinity) continue;
+      for (let next = 0; next < n; next++) {
+        if (set & (1 << next)) continue;
+        const extended = set | (1 << next);
+        best[extended]![next] = Math.min(best[extended]![next]!, here + between(layout, points[last]!, points[next]!));
+      }
+    }
+  }
+  return Math.min(...points.map((point, i) => best[(1 << n) - 1]![i]! + between(layout, point, depot)));
+}
+
+function distinctPlaces(places: readonly Place[]): Place[] {
+  const seen = new Map<string, Place>();
+  for (const place of places) seen.set(`${place.aisle}:${place.position}`, place);
+  return [...seen.values()];
+}
+
+/** Shortest walk from the depot through the stops in the order given and back. */
+function sequenceLength(layout: Layout, stops: readonly Place[]): number {
+  const points = [depotOf(layout), ...stops.map((stop) => pointOf(layout, stop)), depotOf(layout)];
+  return points.slice(1).reduce((sum, point, i) => sum + between(layout, points[i]!, point), 0);
+}
+
+/**
+ * What every policy's answer must be, whatever the instance:
+ * - stops hold every given pick exactly once, picks of one place next to each other in the order given;
+ * - the walk starts and ends at the depot and each of its legs runs along one aisle or along the
+ *   front or back cross aisle, inside the floor;
+ * - `distance` is the length of that walk;
+ * - the walk reaches the stops in the order given (each stop lies on the walk after the previous one).
+ */
+function expectSoundWalk(layout: Layout, picks: readonly Pick[], route: RouteWalk<Pick>): void {
+  expect([...route.stops].sort((a, b) => a.id - b.id)).toEqual([...picks].sort((a, b) => a.id - b.id));
+  expect(new Set(route.stops).size).toBe(picks.length);
+  route.stops.forEach((stop, i) => {
+    const samePlaceBefore = route.stops.slice(0, i).filter((other) => other.aisle === stop.aisle && other.position === stop.position);
+    if (samePlaceBefore.length === 0) return;
+    expect(samePlaceBefore[samePlaceBefore.length - 1]).toBe(route.stops[i - 1]);
+    expect(samePlaceBefore.every((other) => picks.indexOf(other) < picks.indexOf(stop))).toBe(true);
+  });
+
+  const back = backY(layout);
+  const { path } = route;
+  expect(path[0]).toEqual(depotOf(layout));
+  expect(path[path.length - 1]).toEqual(depotOf(layout));
+  let length = 0;
+  for (let i = 1; i < path.length; i++) {
+    const [from, to] = [path[i - 1]!, path[i]!];
+    for (const point of [from, to]) {
+      expect(point.y).toBeGreaterThanOrEqual(0);
+      expect(point.y).toBeLessThanOrEqual(back);
+    }
+    if (from.aisle !== to.aisle) {
+      expect(to.y).toBe(from.y);
+      expect([0, back]).toContain(from.y);
+    }
+    length += Math.abs(aisleX(layout, to.aisle) - aisleX(layout, from.aisle)) + Math.abs(to.y - from.y);
+  }
+  expect(close(route.distance, length), `distance ${route.distance}, walk ${length}`).toBe(true);
+
+  // Each stop on the walk at or after the previous stop: leg index and fraction along it. A walk
+  // that never leaves the depot (every pick stands there) is one leg of no length.
+  const legs = path.length === 1 ? [[path[0]!, path[0]!]] : path.slice(1).map((to, i) => [path[i]!, to]);
+  let leg = 0;
+  let along = 0;
+  for (const stop of route.stops) {
+    const { aisle, y } = pointOf(layout, stop);
+    for (; leg < legs.length; leg++, along = 0) {
+      const [from, to] = legs[leg]!;
+      const fraction = onLeg(layout, from!, to!, aisle, y);
+      if (fraction !== undefined && fraction >= along) {
+        along = fraction;
+        break;
+      }
+    }
+    expect(leg, `stop at aisle ${aisle}, position ${stop.position} not reached in order`).toBeLessThan(legs.length);
+  }
+}
+
+/** Where (0..1) the point lies along a leg of the walk, or undefined when it is not on it. */
+function onLeg(layout: Layout, from: { aisle: number; y: number }, to: { aisle: number; y: number }, aisle: number, y: number): number | undefined {
+  const [x, x0, x1] = [aisleX(layout, aisle), aisleX(layout, from.aisle), aisleX(layout, to.aisle)];
+  const within = (v: number, a: number, b: number) => v >= Math.min(a, b) && v <= Math.max(a, b);
+  const fraction = (v: number, a: number, b: number) => (a === b ? 0 : (v - a) / (b - a));
+  if (from.aisle === to.aisle) return aisle === from.aisle && within(y, from.y, to.y) ? fraction(y, from.y, to.y) : undefined;
+  return y === from.y && within(x, x0, x1) ? fraction(x, x0, x1) : undefined;
+}
+
+const smallLayout: fc.Arbitrary<Layout> = fc
+  .record({
+    aisles: fc.integer({ min: 1, max: 7 }),
+    positionsPerAisle: fc.integer({ min: 1, max: 8 }),
+    aisleSpacing: fc.constantFrom(1, 2.5, 3, 5),
+    positionSpacing: fc.constantFrom(0.5, 1, 2),
+    crossAisleOffset: fc.constantFrom(0, 0.75, 1, 1.5),
+    depotAisle: fc.integer({ min: 1, max: 7 }),
+  })
+  .map((layout) => ({ ...layout, depotAisle: Math.min(layout.depotAisle, layout.aisles) }));
+
+/** A layout and up to `max` picks on it (places may repeat), each pick with its own id. */
+function instance(max: number): fc.Arbitrary<{ layout: Layout; picks: Pick[] }> {
+  return smallLayout.chain((layout) =>
+    fc
+      .array(fc.record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) }), {
+        maxLength: max,
+      })
+      .map((places) => ({ layout, picks: places.map((place, id) => ({ ...place, id })) })),
+  );
+}
+
+describe('optimal routes (property)', () => {
+  it('are as short as Held–Karp over the pick points, for any depot aisle', () => {
+    fc.assert(
+      fc.property(instance(8), ({ layout, picks }) => {
+        const exact = heldKarp(layout, picks);
+        const route = routePicks(layout, picks, 'optimal');
+        expect(close(route.distance, exact), `optimal ${route.distance}, Held–Karp ${exact}`).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('walk exactly the shortest walk through their own stops', () => {
+    fc.assert(
+      fc.property(instance(12), ({ layout, picks }) => {
+        const route = routePicks(layout, picks, 'optimal');
+        expect(close(sequenceLength(layout, route.stops), route.distance)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('every policy (property)', () => {
+  it('walks along aisles and cross aisles, depot to depot, reaching its stops in order, and its distance is that walk', () => {
+    fc.assert(
+      fc.property(instance(14), fc.constantFrom(...POLICIES_UNDER_TEST), ({ layout, picks }, policy) => {
+        expectSoundWalk(layout, picks, routeWalk(layout, picks, policy));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('is never shorter than optimal', () => {
+    fc.assert(
+      fc.property(instance(14), ({ layout, picks }) => {
+        const optimal = routePicks(layout, picks, 'optimal').distance;
+        for (const policy of HEURISTICS) {
+          expect(routePicks(layout, picks, policy).distance).toBeGreaterThanOrEqual(optimal - 1e-9);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('routes of the simplest pick lists', () => {
+  const layout: Layout = { ...classic, depotAisle: 4 };
+
+  it.each(POLICIES_UNDER_TEST)('%s: no picks is no walk', (policy) => {
+    expect(routePicks(layout, [], policy)).toEqual({ distance: 0, stops: [] });
+  });
+
+  it.each(POLICIES_UNDER_TEST)('%s: one pick is there and back along the front and up the aisle', (policy) => {
+    const pick = { aisle: 7, position: 12, id: 1 };
+    // 3 aisles of 3 along the front, 1 + 11 up the aisle, each way.
+    expect(routePicks(layout, [pick], policy)).toEqual({ distance: 2 * 9 + 2 * 12, stops: [pick] });
+  });
+
+  it.each(POLICIES_UNDER_TEST)('%s: picks all in one aisle are walked up to the farthest and back, front to back', (policy) => {
+    const picks = [
+      { aisle: 2, position: 20, id: 1 },
+      { aisle: 2, position: 3, id: 2 },
+      { aisle: 2, position: 9, id: 3 },
+    ];
+    const route = routeWalk(layout, picks, policy);
+    expect(route.distance).toBe(2 * 6 + 2 * 20);
+    expect(route.stops.map((stop) => stop.id)).toEqual([2, 3, 1]);
+    expectSoundWalk(layout, picks, route);
+  });
+
+  it.each(POLICIES_UNDER_TEST)("%s: picks in the depot's own aisle need no walk along the front", (policy) => {
+    const picks = [
+      { aisle: 4, position: 5, id: 1 },
+      { aisle: 4, position: 1, id: 2 },
+    ];
+    expect(routePicks(layout, picks, policy)).toEqual({ distance: 2 * 5, stops: [picks[1], picks[0]] });
+  });
+
+  it.each(POLICIES_UNDER_TEST)('%s: picks at one place are stopped at together, in the order given', (policy) => {
+    const picks = [
+      { aisle: 5, position: 2, id: 1 },
+      { aisle: 8, position: 7, id: 2 },
+      { aisle: 5, position: 2, id: 3 },
+      { aisle: 8, position: 7, id: 4 },
+      { aisle: 5, position: 2, id: 5 },
+    ];
+    const ids = routePicks(layout, picks, policy).stops.map((stop) => stop.id);
+    expect([
+      [1, 3, 5, 2, 4],
+      [2, 4, 1, 3, 5],
+    ]).toContainEqual(ids);
+  });
+
+  it('refuses a pick off the layout', () => {
+    expect(() => routePicks(layout, [{ aisle: 11, position: 1 }], 'optimal')).toThrow(RangeError);
+    expect(() => routePicks(layout, [{ aisle: 1, position: 31 }], 's-shape')).toThrow(RangeError);
+  });
+});
+
+describe('hand-worked routes', () => {
+  // 4 aisles 3 apart, 10 positions; the back cross aisle is at y = 2 * 1 + 9 = 11.
+  const layout: Layout = { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 1 };
+  const picks = [
+    { aisle: 4, position: 5, id: 1 },
+    { aisle: 1, position: 7, id: 2 },
+    { aisle: 2, position: 8, id: 3 },
+  ];
+
+  it('s-shape: through aisle 1, back along the rear, down aisle 2, in and out of aisle 4 (three aisles: the last one is a return)', () => {
+    const route = routeWalk(layout, picks, 's-shape');
+    // up aisle 1: 11; back cross aisle to 2: 3; down aisle 2: 11; front to 4: 6; up to position 5 and back: 2 * 5; home: 9.
+    expect(route.distance).toBe(11 + 3 + 11 + 6 + 10 + 9);
+    expect(route.stops.map((stop) => stop.id)).toEqual([2, 3, 1]);
+  });
+
+  it('s-shape starts at the pick aisle nearer the depot: from a depot at aisle 4 it sweeps right to left', () => {
+    const route = routeWalk({ ...layout, depotAisle: 4 }, picks, 's-shape');
+    // up aisle 4: 11; rear to 2: 6; down aisle 2: 11; front to 1: 3; up to position 7 and back: 2 * 7; home: 9.
+    expect(route.distance).toBe(11 + 6 + 11 + 3 + 14 + 9);
+    expect(route.stops.map((stop) => stop.id)).toEqual([1, 3, 2]);
+  });
+
+  it('optimal: a loop through aisles 1 and 4 over the rear, aisle 2 entered from the back', () => {
+    const route = routeWalk(layout, picks, 'optimal');
+    // up aisle 1: 11; rear to 4: 9; down aisle 4: 11; front home: 9; aisle 2 from the rear to position 8 and back: 2 * (11 - 8).
+    expect(route.distance).toBe(11 + 9 + 11 + 9 + 6);
+    // The loop may run either way round.
+    expect([[2, 3, 1], [1, 3, 2]]).toContainEqual(route.stops.map((stop) => stop.id));
+    expectSoundWalk(layout, picks, route);
+  });
+});
+
+describe('layoutProblem', () => {
+  it('accepts the classic layout and names the field of a bad one', () => {
+    expect(layoutProblem(classic)).toBeUndefined();
+    expect(layoutProblem({ ...classic, depotAisle: 11 })?.field).toBe('depotAisle');
+    expect(layoutProblem({ ...classic, depotAisle: 0 })?.field).toBe('depotAisle');
+    expect(layoutProblem({ ...classic, aisles: 2.5 })?.field).toBe('aisles');
+    expect(layoutProblem({ ...classic, positionsPerAisle: 0 })?.field).toBe('positionsPerAisle');
+    expect(layoutProblem({ ...classic, aisleSpacing: 0 })?.field).toBe('aisleSpacing');
+    expect(layoutProblem({ ...classic, positionSpacing: -1 })?.field).toBe('positionSpacing');
+    expect(layoutProblem({ ...classic, crossAisleOffset: -0.5 })?.field).toBe('crossAisleOffset');
+    expect(layoutProblem({ ...classic, crossAisleOffset: 0 })).toBeUndefined();
+  });
+});
