@@ -1,5 +1,5 @@
 import { isOnLayout, type Layout, type Place, type Policy } from './layout';
-import { sShapeWalk } from './routing/heuristics';
+import { combinedWalk, largestGapWalk, midpointWalk, returnWalk, sShapeWalk } from './routing/heuristics';
 import { optimalWalk } from './routing/optimal';
 import { floorOf, type Floor, type Point, type Walk } from './routing/walk';
 
@@ -17,8 +17,12 @@ export interface RouteWalk<T extends Place> extends Route<T> {
   path: Point[];
 }
 
-const WALKS: Partial<Record<Policy, (floor: Floor) => Walk>> = {
+const WALKS: Record<Policy, (floor: Floor) => Walk> = {
   's-shape': sShapeWalk,
+  return: returnWalk,
+  midpoint: midpointWalk,
+  'largest-gap': largestGapWalk,
+  combined: combinedWalk,
   optimal: optimalWalk,
 };
 
@@ -38,9 +42,7 @@ export function routeWalk<T extends Place>(layout: Layout, picks: readonly T[], 
     else byPlace.set(key, [pick]);
   }
   const places = [...byPlace.values()].map((same) => same[0]!);
-  const walk = WALKS[policy];
-  if (!walk) throw new Error(`policy ${policy} is not implemented yet`);
-  const { distance, path, visits } = walk(floorOf(layout, places));
+  const { distance, path, visits } = WALKS[policy](floorOf(layout, places));
   return { distance, path, stops: visits.flatMap((place) => byPlace.get(placeKey(place))!) };
 }
 

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aisleX, backY, layoutProblem, positionY, type Layout, type Place, type Policy } from '../../src/floor/layout';
+import { aisleX, backY, layoutProblem, POLICIES, positionY, type Layout, type Place } from '../../src/floor/layout';
 import { routePicks, routeWalk, type RouteWalk } from '../../src/floor/routing';
 
-const POLICIES_UNDER_TEST: Policy[] = ['s-shape', 'optimal'];
-const HEURISTICS = POLICIES_UNDER_TEST.filter((policy) => policy !== 'optimal');
+const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
 
 interface Pick extends Place {
   id: number;
@@ -173,7 +172,7 @@ describe('optimal routes (property)', () => {
 describe('every policy (property)', () => {
   it('walks along aisles and cross aisles, depot to depot, reaching its stops in order, and its distance is that walk', () => {
     fc.assert(
-      fc.property(instance(14), fc.constantFrom(...POLICIES_UNDER_TEST), ({ layout, picks }, policy) => {
+      fc.property(instance(14), fc.constantFrom(...POLICIES), ({ layout, picks }, policy) => {
         expectSoundWalk(layout, picks, routeWalk(layout, picks, policy));
       }),
       { numRuns: 2000 },
@@ -196,17 +195,17 @@ describe('every policy (property)', () => {
 describe('routes of the simplest pick lists', () => {
   const layout: Layout = { ...classic, depotAisle: 4 };
 
-  it.each(POLICIES_UNDER_TEST)('%s: no picks is no walk', (policy) => {
+  it.each(POLICIES)('%s: no picks is no walk', (policy) => {
     expect(routePicks(layout, [], policy)).toEqual({ distance: 0, stops: [] });
   });
 
-  it.each(POLICIES_UNDER_TEST)('%s: one pick is there and back along the front and up the aisle', (policy) => {
+  it.each(POLICIES)('%s: one pick is there and back along the front and up the aisle', (policy) => {
     const pick = { aisle: 7, position: 12, id: 1 };
     // 3 aisles of 3 along the front, 1 + 11 up the aisle, each way.
     expect(routePicks(layout, [pick], policy)).toEqual({ distance: 2 * 9 + 2 * 12, stops: [pick] });
   });
 
-  it.each(POLICIES_UNDER_TEST)('%s: picks all in one aisle are walked up to the farthest and back, front to back', (policy) => {
+  it.each(POLICIES)('%s: picks all in one aisle are walked up to the farthest and back, front to back', (policy) => {
     const picks = [
       { aisle: 2, position: 20, id: 1 },
       { aisle: 2, position: 3, id: 2 },
@@ -218,7 +217,7 @@ describe('routes of the simplest pick lists', () => {
     expectSoundWalk(layout, picks, route);
   });
 
-  it.each(POLICIES_UNDER_TEST)("%s: picks in the depot's own aisle need no walk along the front", (policy) => {
+  it.each(POLICIES)("%s: picks in the depot's own aisle need no walk along the front", (policy) => {
     const picks = [
       { aisle: 4, position: 5, id: 1 },
       { aisle: 4, position: 1, id: 2 },
@@ -226,7 +225,7 @@ describe('routes of the simplest pick lists', () => {
     expect(routePicks(layout, picks, policy)).toEqual({ distance: 2 * 5, stops: [picks[1], picks[0]] });
   });
 
-  it.each(POLICIES_UNDER_TEST)('%s: picks at one place are stopped at together, in the order given', (policy) => {
+  it.each(POLICIES)('%s: picks at one place are stopped at together, in the order given', (policy) => {
     const picks = [
       { aisle: 5, position: 2, id: 1 },
       { aisle: 8, position: 7, id: 2 },
@@ -247,7 +246,7 @@ describe('routes of the simplest pick lists', () => {
   });
 });
 
-describe('hand-worked routes', () => {
+describe('hand-worked routes through three aisles', () => {
   // 4 aisles 3 apart, 10 positions; the back cross aisle is at y = 2 * 1 + 9 = 11.
   const layout: Layout = { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 1 };
   const picks = [
@@ -277,6 +276,64 @@ describe('hand-worked routes', () => {
     // The loop may run either way round.
     expect([[2, 3, 1], [1, 3, 2]]).toContainEqual(route.stops.map((stop) => stop.id));
     expectSoundWalk(layout, picks, route);
+  });
+});
+
+describe('hand-worked routes through four aisles', () => {
+  // 4 aisles 3 apart, 10 positions; the back cross aisle is at y = 11, half way is 5.5.
+  const layout: Layout = { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 1 };
+  // y = position here: aisle 1 at 2; aisle 2 at 2 and 9; aisle 3 at 4 and 7; aisle 4 at 4.
+  const picks = [
+    { aisle: 3, position: 7, id: 5 },
+    { aisle: 1, position: 2, id: 1 },
+    { aisle: 4, position: 4, id: 6 },
+    { aisle: 2, position: 9, id: 3 },
+    { aisle: 3, position: 4, id: 4 },
+    { aisle: 2, position: 2, id: 2 },
+  ];
+  const walk = (policy: (typeof POLICIES)[number], depotAisle = 1) => {
+    const route = routeWalk({ ...layout, depotAisle }, picks, policy);
+    return { distance: route.distance, ids: route.stops.map((stop) => stop.id) };
+  };
+
+  it('s-shape walks through all four aisles (an even number: no return at the end)', () => {
+    expect(walk('s-shape')).toEqual({ distance: 4 * 11 + 2 * 9, ids: [1, 3, 2, 4, 5, 6] });
+  });
+
+  it('return goes up each aisle from the front to its farthest pick and back', () => {
+    expect(walk('return')).toEqual({ distance: 2 * 2 + 2 * 9 + 2 * 7 + 2 * 4 + 2 * 9, ids: [1, 2, 3, 4, 5, 6] });
+  });
+
+  it('midpoint picks the back halves from the back cross aisle and the front halves on the way home', () => {
+    // through 1: 11; back to 2: 3, to position 9 and back: 4; to 3: 3, to 7 and back: 8; to 4: 3; through 4: 11;
+    // front to 3: 3, to 4 and back: 8; to 2: 3, to 2 and back: 4; home: 3.
+    expect(walk('midpoint')).toEqual({ distance: 11 + 3 + 4 + 3 + 8 + 3 + 11 + 3 + 8 + 3 + 4 + 3, ids: [1, 3, 5, 6, 4, 2] });
+  });
+
+  it('midpoint with the depot between the end aisles picks on the way out what lies between', () => {
+    // From aisle 3 the right end is nearer: aisle 3's front half first (8), to 4: 3; through 4: 11; back to 3: 3, its back half: 8;
+    // to 2: 3, its back half: 4; to 1: 3; through 1: 11; front to 2: 3, its front half: 4; to the depot: 3.
+    expect(walk('midpoint', 3)).toEqual({ distance: 8 + 3 + 11 + 3 + 8 + 3 + 4 + 3 + 11 + 3 + 4 + 3, ids: [4, 6, 5, 3, 1, 2] });
+  });
+
+  it('largest gap leaves out the gap between the front and aisle 3\'s first pick, so aisle 3 is done from the back', () => {
+    // Aisle 2's largest gap is between positions 2 and 9; aisle 3's gaps are 4, 3 and 4: the front one is left out.
+    expect(walk('largest-gap')).toEqual({ distance: 11 + 3 + 4 + 3 + 2 * (11 - 4) + 3 + 11 + 6 + 4 + 3, ids: [1, 3, 5, 4, 6, 2] });
+  });
+
+  it('combined returns in aisle 1, walks through aisles 2 and 3 and returns in aisle 4', () => {
+    expect(walk('combined')).toEqual({ distance: 2 * 2 + 11 + 11 + 2 * 4 + 2 * 9, ids: [1, 2, 3, 5, 4, 6] });
+  });
+
+  it('combined is never longer than s-shape or return (both are among the walks it chooses from)', () => {
+    fc.assert(
+      fc.property(instance(14), ({ layout, picks }) => {
+        const combined = routePicks(layout, picks, 'combined').distance;
+        expect(combined).toBeLessThanOrEqual(routePicks(layout, picks, 's-shape').distance + 1e-9);
+        expect(combined).toBeLessThanOrEqual(routePicks(layout, picks, 'return').distance + 1e-9);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
