@@ -1,5 +1,5 @@
 import { aisleX, backY, positionY, type Layout, type Place } from './layout';
-import { routePicks } from './routing';
+import { shortestRouteLength } from './routing';
 
 /** An order that could go on the cart: the places of its placed lines (may be empty) and its units. */
 export interface WaveCandidate {
@@ -30,28 +30,28 @@ export function chooseWave(layout: Layout, candidates: readonly WaveCandidate[],
   const seed = candidates[0];
   if (!seed) return [];
   const cart = new CartBound(layout);
-  cart.add(seed.places);
+  cart.add(cart.byAisle(seed.places));
   const chosen = [seed];
   let units = seed.units;
   let places = [...seed.places];
   // Candidates keep their rank so that ties go to the more urgent one.
-  let waiting = candidates.slice(1).map((candidate, rank) => ({ candidate, rank }));
+  let waiting = candidates.slice(1).map((candidate, rank) => ({ candidate, rank, aisles: cart.byAisle(candidate.places) }));
 
   while (chosen.length < limits.maxOrders) {
     const fitting = waiting.filter(({ candidate }) => units + candidate.units <= limits.maxItems);
     if (fitting.length === 0) break;
     // The sort is stable: of equal bounds the more urgent stays first.
     const shortlist = fitting
-      .map((entry) => ({ ...entry, bound: cart.addedBy(entry.candidate.places) }))
+      .map((entry) => ({ ...entry, bound: cart.addedBy(entry.aisles) }))
       .sort((a, b) => a.bound - b.bound)
       .slice(0, CONFIRMED)
-      .map((entry) => ({ ...entry, distance: routePicks(layout, [...places, ...entry.candidate.places], 'optimal').distance }));
+      .map((entry) => ({ ...entry, distance: shortestRouteLength(layout, [...places, ...entry.candidate.places]) }));
     const best = shortlist.reduce((a, b) => (b.distance < a.distance || (b.distance === a.distance && b.rank < a.rank) ? b : a));
     chosen.push(best.candidate);
     waiting = waiting.filter((entry) => entry.rank !== best.rank);
     units += best.candidate.units;
     places = [...places, ...best.candidate.places];
-    cart.add(best.candidate.places);
+    cart.add(best.aisles);
   }
   return chosen.map((candidate) => candidate.id);
 }
@@ -64,6 +64,7 @@ export function chooseWave(layout: Layout, candidates: readonly WaveCandidate[],
  */
 class CartBound {
   private readonly back: number;
+  /** By aisle: the cart's ys there, sorted. */
   private readonly ys = new Map<number, number[]>();
   private left: number;
   private right: number;
@@ -73,42 +74,49 @@ class CartBound {
     this.left = this.right = aisleX(layout, layout.depotAisle);
   }
 
-  add(places: readonly Place[]): void {
-    for (const [aisle, ys] of this.merged(places)) {
-      this.ys.set(aisle, ys);
+  /** An order's places as the bound works with them: by aisle, their ys sorted. */
+  byAisle(places: readonly Place[]): Map<number, number[]> {
+    const result = new Map<number, number[]>();
+    for (const place of places) {
+      const ys = result.get(place.aisle);
+      if (ys) ys.push(positionY(this.layout, place.position));
+      else result.set(place.aisle, [positionY(this.layout, place.position)]);
+    }
+    for (const ys of result.values()) ys.sort((a, b) => a - b);
+    return result;
+  }
+
+  add(aisles: Map<number, number[]>): void {
+    for (const [aisle, ys] of aisles) {
+      this.ys.set(aisle, [...(this.ys.get(aisle) ?? []), ...ys].sort((a, b) => a - b));
       this.left = Math.min(this.left, aisleX(this.layout, aisle));
       this.right = Math.max(this.right, aisleX(this.layout, aisle));
     }
   }
 
-  /** How much the bound grows with `places`. */
-  addedBy(places: readonly Place[]): number {
+  /** How much the bound grows with an order's places (from `byAisle`). */
+  addedBy(aisles: Map<number, number[]>): number {
     let added = 0;
     let [left, right] = [this.left, this.right];
-    for (const [aisle, ys] of this.merged(places)) {
-      added += this.inAisle(ys) - this.inAisle(this.ys.get(aisle) ?? []);
+    for (const [aisle, ys] of aisles) {
+      const cart = this.ys.get(aisle) ?? [];
+      added += this.inAisle(cart, ys) - this.inAisle(cart, []);
       left = Math.min(left, aisleX(this.layout, aisle));
       right = Math.max(right, aisleX(this.layout, aisle));
     }
     return added + 2 * (right - left - (this.right - this.left));
   }
 
-  /** For each aisle `places` touch: the cart's ys there with theirs, sorted. */
-  private merged(places: readonly Place[]): Map<number, number[]> {
-    const result = new Map<number, number[]>();
-    for (const place of places) {
-      const ys = result.get(place.aisle) ?? [...(this.ys.get(place.aisle) ?? [])];
-      ys.push(positionY(this.layout, place.position));
-      result.set(place.aisle, ys);
+  /** The least walking any tour does in an aisle holding the ys of both sorted lists (merged on the fly). */
+  private inAisle(a: readonly number[], b: readonly number[]): number {
+    if (a.length + b.length === 0) return 0;
+    let [i, j, previous, gap] = [0, 0, 0, 0];
+    while (i < a.length || j < b.length) {
+      const y = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+      gap = Math.max(gap, y - previous);
+      previous = y;
     }
-    for (const ys of result.values()) ys.sort((a, b) => a - b);
-    return result;
-  }
-
-  private inAisle(ys: readonly number[]): number {
-    if (ys.length === 0) return 0;
-    let gap = Math.max(ys[0]!, this.back - ys[ys.length - 1]!);
-    for (let i = 1; i < ys.length; i++) gap = Math.max(gap, ys[i]! - ys[i - 1]!);
+    gap = Math.max(gap, this.back - previous);
     return Math.min(this.back, 2 * (this.back - gap));
   }
 }
