@@ -15,6 +15,8 @@ export interface WaveLimits {
 
 /** How many of the best-ranked candidates are routed exactly before one is added. */
 const CONFIRMED = 8;
+/** Lengths closer than this are equal (sums of the same lengths in another order differ in the last bits). */
+const SAME = 1e-9;
 
 /**
  * Chooses the orders of one cart by seed batching: the most urgent candidate is the seed, then,
@@ -51,7 +53,7 @@ export function chooseWave(layout: Layout, candidates: readonly WaveCandidate[],
     if (shortlist.length === 0) break;
     const best = shortlist
       .map(({ entry }) => ({ entry, distance: shortestRouteLength(layout, [...places, ...entry.candidate.places]) }))
-      .reduce((a, b) => (b.distance < a.distance || (b.distance === a.distance && b.entry.rank < a.entry.rank) ? b : a)).entry;
+      .reduce((a, b) => (b.distance < a.distance - SAME || (Math.abs(b.distance - a.distance) <= SAME && b.entry.rank < a.entry.rank) ? b : a)).entry;
     chosen.push(best.candidate);
     waiting = waiting.filter((entry) => entry !== best);
     units += best.candidate.units;
