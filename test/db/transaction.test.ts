@@ -31,7 +31,9 @@ describe.skipIf(!usingPostgres)('transactions on PostgreSQL', () => {
 
     await Promise.all([writer('a', 1, 2), writer('b', 2, 1)]);
 
-    expect(attempts.a + attempts.b).toBe(3);
+    // One of the two was a deadlock victim and ran again; under load its rerun can race the other
+    // writer into a second deadlock, which is run again too. Both must end up applied, once each.
+    expect(attempts.a + attempts.b).toBeGreaterThanOrEqual(3);
     const { rows } = await sql<{ value: number }>`SELECT value FROM counters ORDER BY id`.execute(database.db);
     expect(rows.map((r) => r.value)).toEqual([2, 2]);
   });
