@@ -108,9 +108,14 @@ export function errorBody(requestId: string, error: ApiError): ErrorBody {
 /** Seconds a client is told to wait before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-/** Node's socket errors on the way to the database, and pg's own when it cannot reach or keep it. */
+/** Node's socket errors on the way to the database. */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
-const CONNECTION_ERROR_MESSAGES = /timeout exceeded when trying to connect|connection terminated|connection timeout|Client has encountered a connection error|PGlite is closed/i;
+/**
+ * Errors that carry no code: pg's pool and client when they cannot reach or keep the server, and
+ * the embedded database once closed (PGlite's own message, and our dialect's).
+ */
+const CONNECTION_ERROR_MESSAGES =
+  /timeout exceeded when trying to connect|connection terminated|Connection timeout|Client has encountered a connection error|PGlite is closed|embedded database is closed/i;
 
 /**
  * Whether the database could not be reached or dropped the connection: SQLSTATE class 08
