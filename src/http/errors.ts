@@ -66,8 +66,8 @@ export interface AjvIssue {
 
 /** What the date formats (validation.ts) accept, said where Ajv would only name the format. */
 const FORMAT_MESSAGES: Record<string, string> = {
-  'date-time': 'must be an ISO 8601 date-time with seconds and an offset (Z or ±hh:mm up to ±15:59), in years 0001 to 9999',
-  'iso-8601': 'must be an ISO 8601 date or date-time (offset up to ±15:59), in years 0001 to 9999',
+  'date-time': 'must be an ISO 8601 date-time with seconds and an offset (Z or ±hh:mm up to ±15:59), in years 1000 to 9999',
+  'iso-8601': 'must be an ISO 8601 date or date-time (offset up to ±15:59), in years 1000 to 9999',
 };
 
 export function fieldProblems(issues: AjvIssue[], context: string | undefined): FieldProblem[] {

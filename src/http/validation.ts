@@ -17,11 +17,12 @@ const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,
 /** PostgreSQL refuses offsets beyond ±15:59. */
 const MAX_OFFSET_HOURS = 15;
 /**
- * The instants accepted, in UTC: years 0001 to 9999, which PostgreSQL stores and reads back as
- * JavaScript does (a later instant, even 9999-12-31 with a negative offset, comes back in year
- * 10000). Fractions count as PostgreSQL rounds them, to the microsecond.
+ * The instants accepted, in UTC: years 1000 to 9999. A later instant (even 9999-12-31 with a
+ * negative offset) comes back from PostgreSQL in year 10000, which JavaScript cannot read; an
+ * earlier one below year 100 comes back from the embedded database in the wrong century. Fractions
+ * count as PostgreSQL rounds them, to the microsecond.
  */
-const EARLIEST = new Date(0).setUTCFullYear(1, 0, 1);
+const EARLIEST = Date.UTC(1000, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999) + 0.999;
 
 const daysIn = (year: number, month: number) =>
