@@ -183,9 +183,8 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
 }
 
 /**
- * The longest path segment the router takes (Fastify's `maxParamLength`): a parameter of 100
- * characters percent-encoded (up to 9 per character) fits, so that the route's own schema answers
- * a longer one naming it.
+ * The longest path parameter the router takes (Fastify's `maxParamLength`, counted decoded), well
+ * past any route's own limit, so that the route's schema answers an overlong one naming it.
  */
 export const MAX_PATH_SEGMENT = 1000;
 
