@@ -13,6 +13,7 @@ export const MAX_NESTING = 32;
  * Text PostgreSQL cannot store: NUL, and UTF-16 surrogates without their pair (they have no
  * UTF-8 form). Both are valid in JSON text (`\u0000`, `\ud800`).
  */
+// eslint-disable-next-line no-control-regex -- NUL is what it looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const whyUnstorable = (text: string) =>

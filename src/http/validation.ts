@@ -19,11 +19,10 @@ const MAX_OFFSET_HOURS = 15;
 /**
  * The instants accepted, in UTC: years 1000 to 9999. A later instant (even 9999-12-31 with a
  * negative offset) comes back from PostgreSQL in year 10000, which JavaScript cannot read; an
- * earlier one below year 100 comes back from the embedded database in the wrong century. Fractions
- * count as PostgreSQL rounds them, to the microsecond.
+ * earlier one below year 100 comes back from the embedded database in the wrong century.
  */
 const EARLIEST = Date.UTC(1000, 0, 1);
-const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999) + 0.999;
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59);
 
 const daysIn = (year: number, month: number) =>
   month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
@@ -40,9 +39,10 @@ function isStorableTimestamp(pattern: RegExp, value: string): boolean {
   const utc = new Date(0);
   utc.setUTCFullYear(year, month - 1, day);
   utc.setUTCHours(hour, minute, second);
-  const micros = Math.round(Number(`0.${parts[7] ?? 0}`) * 1e6) / 1e3;
+  // PostgreSQL keeps microseconds: a fraction that rounds up to a whole second is the next second.
+  const carry = Math.round(Number(`0.${parts[7] ?? 0}`) * 1e6) === 1e6 ? 1000 : 0;
   const offset = (parts[8] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
-  const instant = utc.getTime() + micros - offset;
+  const instant = utc.getTime() + carry - offset;
   return instant >= EARLIEST && instant <= LATEST;
 }
 

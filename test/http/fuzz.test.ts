@@ -82,8 +82,8 @@ const unstorable = fc
   .tuple(fc.string({ maxLength: 8 }), fc.constantFrom('\u0000', '\ud800', '\udfff', 'a\udc00', '\ud83d'), fc.string({ maxLength: 8 }))
   .map(([before, bad, after]) => before + bad + after);
 
-/** Stands in a JSON text for a document nested that deep, spliced in after serialization. */
-const DEEP = '"\u0001deep\u0001"';
+/** Stands in a body for a document nested too deep, spliced into the JSON text after serialization. */
+const DEEP = 'deep\u0001marker';
 const deepText = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 
 /**
@@ -197,8 +197,8 @@ function withDefect(template: Template, target: number, found: Defect): string {
       holder[pick(template.dates?.length ? template.dates : template.checked)] = template.dates?.length ? found.value : [found.value];
       break;
     case 'deep':
-      holder[pick(template.checked)] = 'DEEP';
-      return JSON.stringify(body).replace('"DEEP"', deepText(found.depth));
+      holder[pick(template.checked)] = DEEP;
+      return JSON.stringify(body).replace(JSON.stringify(DEEP), deepText(found.depth));
     case 'key':
       holder[found.key] = 'x';
       break;
@@ -263,7 +263,8 @@ describe('malformed requests at every write endpoint (property)', () => {
       target: fc.nat(),
       defect,
       params: fc.array(hostileParam, { minLength: 3, maxLength: 3 }),
-      junk: fc.option(junkJson, { freq: 4 }),
+      junk: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: junkJson }),
+      noise: fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
       contentType,
       idempotencyKey,
       authorization,
@@ -278,10 +279,11 @@ describe('malformed requests at every write endpoint (property)', () => {
           const value = real && template.realParams?.[name] !== undefined ? template.realParams[name] : (generated.params[index] as string);
           url = url.replace(`{${name}}`, value);
         });
-        // With no template, nothing valid can be built: the body is junk or carries text PostgreSQL
-        // cannot store (refused by any body schema; a route without one reads no body).
+        // Without a template nothing valid can be built: the body is junk, or any fields plus one
+        // whose text PostgreSQL cannot store (refused by any body schema; a route without one reads no body).
         const payload =
-          generated.junk ?? (real ? withDefect(template, generated.target, generated.defect) : JSON.stringify({ [`k${generated.target}`]: '\u0000' }));
+          generated.junk ??
+          (real ? withDefect(template, generated.target, generated.defect) : JSON.stringify({ ...generated.noise, [`k${generated.target}`]: 'x\u0000' }));
         const validAuth = endpoint.publicApi ? `Bearer ${tenant.key}` : `Bearer ${ADMIN_TOKEN}`;
         const headers: Record<string, string> = { authorization: generated.authorization(validAuth), 'content-type': generated.contentType };
         if (generated.idempotencyKey !== undefined) headers['x-idempotency-key'] = generated.idempotencyKey;
