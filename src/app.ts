@@ -11,7 +11,7 @@ import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
 import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT, validationError } from './http/errors';
 import { installIdempotency } from './http/idempotency';
-import { installInputChecks, nestingProblem } from './http/input-check';
+import { inspectParsedBody, installInputChecks } from './http/input-check';
 import { installRateLimiting, type Clock } from './http/rate-limit';
 import { healthRoutes } from './http/health';
 import { ErrorResponse } from './http/schemas';
@@ -160,7 +160,7 @@ function installJsonParser(app: FastifyInstance): void {
     } catch (error) {
       return done(error as Error, undefined);
     }
-    const tooDeep = nestingProblem(parsed);
+    const tooDeep = inspectParsedBody(text, parsed);
     done(tooDeep ? validationError([tooDeep]) : null, tooDeep ? undefined : parsed);
   });
 }

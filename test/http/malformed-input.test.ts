@@ -50,6 +50,14 @@ describe('malformed input', () => {
       expect(await counts()).toEqual(before);
     });
 
+    it('finds them however the JSON text escapes them, and keeps a backslash followed by u0000 as text', async () => {
+      const upper = await tenant.api.post('/products', '{"externalId":"P-esc","sku":"S-esc","name":"x","metadata":{"k":"\\uD83D"}}', json);
+      expectRefused(upper, 'metadata.k');
+      const literal = await tenant.api.post('/products', '{"externalId":"P-esc","sku":"S-esc","name":"C:\\\\u0000"}', json);
+      expect(literal.status).toBe(201);
+      expect((await tenant.api.get('/products/P-esc')).body.data.name).toBe('C:\\u0000');
+    });
+
     it('keeps text with surrogate pairs (emoji) and other control characters', async () => {
       const created = await tenant.api.post('/products', { externalId: 'P-emoji', sku: 'S-emoji', name: 'Box 📦\u0001', metadata: { '🏷': 'é' } });
       expect(created.status).toBe(201);
