@@ -145,7 +145,17 @@ const junkJson = fc.oneof(
 
 const contentType = fc.oneof(
   { weight: 6, arbitrary: fc.constant('application/json') },
-  { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/json; charset=utf-16', '') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+      'application/json; charset=utf-16',
+      '',
+    ),
+  },
 );
 
 /** Ways to send the Authorization header, most of them right so that the body gets looked at. */
@@ -186,8 +196,9 @@ function endpointsOf(document: { paths: Record<string, Record<string, unknown>> 
 /** Applies a defect to a body: at one of the template's fields, or spliced in as a key. */
 function withDefect(template: Template, target: number, found: Defect): string {
   const body = structuredClone(template.body);
-  const batch = Array.isArray(body.products) ? (body.products as Record<string, unknown>[]) : Array.isArray(body.orders) ? (body.orders as Record<string, unknown>[]) : undefined;
-  const holder = batch ? (batch[0] as Record<string, unknown>) : body;
+  // In a batch, the defect goes into its one item.
+  const items = (body.products ?? body.orders) as Record<string, unknown>[] | undefined;
+  const holder = items?.[0] ?? body;
   const pick = <T>(list: T[]) => list[target % list.length] as T;
   switch (found.kind) {
     case 'field':
@@ -234,8 +245,14 @@ describe('malformed requests at every write endpoint (property)', () => {
       ['POST /api/v1/public/products', { body: product, checked: ['externalId', 'sku', 'name'] }],
       ['POST /api/v1/public/products/batch', { body: { products: [product] }, checked: ['externalId', 'sku', 'name'] }],
       ['POST /api/v1/public/orders', { body: order, checked: ['externalId', 'orderNumber', 'items', 'customer'], dates: ['orderDate', 'dueDate'] }],
-      ['POST /api/v1/public/orders/batch', { body: { orders: [order] }, checked: ['externalId', 'orderNumber', 'items', 'customer'], dates: ['orderDate', 'dueDate'] }],
-      ['POST /api/v1/public/webhooks', { body: { url: 'https://example.com/h2', events: ['order.status_changed'], secret: 's'.repeat(32) }, checked: ['url', 'events', 'secret'] }],
+      [
+        'POST /api/v1/public/orders/batch',
+        { body: { orders: [order] }, checked: ['externalId', 'orderNumber', 'items', 'customer'], dates: ['orderDate', 'dueDate'] },
+      ],
+      [
+        'POST /api/v1/public/webhooks',
+        { body: { url: 'https://example.com/h2', events: ['order.status_changed'], secret: 's'.repeat(32) }, checked: ['url', 'events', 'secret'] },
+      ],
       ['PATCH /api/v1/public/webhooks/{id}', { body: { isActive: false }, checked: ['url', 'events'], realParams: { id: webhookId } }],
       ['POST /api/v1/public/webhooks/{id}/replay', { body: {}, checked: ['event'], dates: ['from', 'to'], realParams: { id: webhookId } }],
       ['POST /api/v1/admin/tenants', { body: { slug: 'fuzz-tenant', name: 'Fuzz' }, checked: ['slug', 'name'] }],
@@ -250,7 +267,9 @@ describe('malformed requests at every write endpoint (property)', () => {
 
   it('covers the write endpoints of the public, operator and warehouse APIs', () => {
     const names = endpoints.map((e) => `${e.method} ${e.path}`);
-    expect(names).toEqual(expect.arrayContaining(['POST /api/v1/public/orders/{externalId}/cancel', 'POST /api/v1/admin/tenants', 'PUT /api/v1/warehouse/tenants/{slug}/locations']));
+    expect(names).toEqual(
+      expect.arrayContaining(['POST /api/v1/public/orders/{externalId}/cancel', 'POST /api/v1/admin/tenants', 'PUT /api/v1/warehouse/tenants/{slug}/locations']),
+    );
     expect(endpoints.length).toBeGreaterThanOrEqual(18);
   });
 
@@ -299,7 +318,11 @@ describe('malformed requests at every write endpoint (property)', () => {
           expect(body.data).toMatchObject({ successCount: 0, errorCount: 1 });
         } else {
           expect(response.statusCode).toBeGreaterThanOrEqual(400);
-          expect(body).toMatchObject({ success: false, error: { code: expect.any(String), message: expect.any(String) }, requestId: response.headers['x-request-id'] });
+          expect(body).toMatchObject({
+            success: false,
+            error: { code: expect.any(String), message: expect.any(String) },
+            requestId: response.headers['x-request-id'],
+          });
         }
       }),
       { seed: SEED, numRuns: RUNS },
