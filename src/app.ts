@@ -9,8 +9,9 @@ import type { DatabaseHandle, Db } from './db';
 import { catalogRoutes } from './catalog/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
-import { installErrorHandling } from './http/errors';
+import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT, validationError } from './http/errors';
 import { installIdempotency } from './http/idempotency';
+import { inspectParsedBody, installInputChecks } from './http/input-check';
 import { installRateLimiting, type Clock } from './http/rate-limit';
 import { healthRoutes } from './http/health';
 import { ErrorResponse } from './http/schemas';
@@ -62,6 +63,9 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     // Fastify's own closing 503 is not in the spec's envelope; a request that still arrives on an
     // open connection during shutdown is served instead (the database closes after the server).
     return503OnClosing: false,
+    // The router's own errors (bad percent-encoding, an overlong path segment) in the envelope.
+    frameworkErrors,
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
@@ -75,6 +79,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.setValidatorCompiler(validatorCompiler());
   installErrorHandling(app);
   installJsonParser(app);
+  installInputChecks(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -139,18 +144,23 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
 
 /**
  * JSON is the only body the API takes (other types answer 400). An empty body, as a bodiless POST
- * such as cancel may send, is read as no body rather than an error.
+ * such as cancel may send, is read as no body rather than an error. A body nested deeper than
+ * MAX_NESTING is refused here, before anything walks it (V8's JSON.parse and secure-json-parse's
+ * scan are iterative themselves).
  */
 function installJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
       // Drops `__proto__` and `constructor.prototype` keys: a body can never reach a prototype.
-      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
     } catch (error) {
-      done(error as Error, undefined);
+      return done(error as Error, undefined);
     }
+    const tooDeep = inspectParsedBody(text, parsed);
+    done(tooDeep ? validationError([tooDeep]) : null, tooDeep ? undefined : parsed);
   });
 }

@@ -14,7 +14,14 @@ function orNull<T extends TSchema>(schema: T) {
 }
 
 const MetadataValue = Type.Unsafe<string | number>({ type: ['string', 'number'], description: 'string or number' });
-const Metadata = Type.Record(Type.String(), MetadataValue, { description: 'Free custom fields; values are strings or numbers' });
+/**
+ * Any key, its value a string or a number. `additionalProperties` rather than `Type.Record`,
+ * whose `^(.*)$` key pattern does not match keys holding a line break: validation let their values
+ * through unchecked, and the response serializer dropped them.
+ */
+const metadataOf = <T extends TSchema>(value: T, options: { description?: string } = {}) =>
+  Type.Unsafe<Record<string, Static<T>>>(Type.Object({}, { ...options, additionalProperties: value }));
+const Metadata = metadataOf(MetadataValue, { description: 'Free custom fields; values are strings or numbers' });
 
 export const LOCATION_CODE_PATTERN = '^[A-Za-z0-9-]+$';
 
@@ -77,7 +84,7 @@ export const Product = Type.Object(
     isActive: Type.Boolean(),
     isCombo: Type.Boolean(),
     imageUrl: nullable(Type.String()),
-    metadata: nullable(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]))),
+    metadata: nullable(metadataOf(Type.Union([Type.String(), Type.Number()]))),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
   },

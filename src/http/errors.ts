@@ -64,13 +64,20 @@ export interface AjvIssue {
   params: Record<string, unknown>;
 }
 
+/** What the date formats (validation.ts) accept, said where Ajv would only name the format. */
+const FORMAT_MESSAGES: Record<string, string> = {
+  'date-time': 'must be an ISO 8601 date-time with seconds and an offset (Z or ±hh:mm up to ±15:59), in years 1000 to 9999',
+  'iso-8601': 'must be an ISO 8601 date or date-time (offset up to ±15:59), in years 1000 to 9999',
+};
+
 export function fieldProblems(issues: AjvIssue[], context: string | undefined): FieldProblem[] {
   const seen = new Set<string>();
   const problems: FieldProblem[] = [];
   for (const issue of issues) {
     const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
     const field = jsonPathOf(issue.instancePath, missing) || context || 'body';
-    const message = missing ? 'is required' : (issue.message ?? 'is invalid');
+    const formatMessage = issue.keyword === 'format' ? FORMAT_MESSAGES[String(issue.params.format)] : undefined;
+    const message = missing ? 'is required' : (formatMessage ?? issue.message ?? 'is invalid');
     const key = `${field}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -98,9 +105,50 @@ export function errorBody(requestId: string, error: ApiError): ErrorBody {
   };
 }
 
+/** Seconds a client is told to wait before retrying while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Node's socket errors on the way to the database. */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+/**
+ * Errors that carry no code: pg's pool and client when they cannot reach or keep the server, and
+ * the embedded database once closed (PGlite's own message, and our dialect's).
+ */
+const CONNECTION_ERROR_MESSAGES =
+  /timeout exceeded when trying to connect|connection terminated|Connection timeout|Client has encountered a connection error|PGlite is closed|embedded database is closed/i;
+
+/**
+ * Whether the database could not be reached or dropped the connection: SQLSTATE class 08
+ * (connection exception), 57P01–57P03 (the server is shutting down or cannot take connections),
+ * socket errors, pool and connect timeouts. A retry later may succeed.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code) || CONNECTION_ERROR_CODES.has(code))) {
+    return true;
+  }
+  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
+  return typeof message === 'string' && CONNECTION_ERROR_MESSAGES.test(message);
+}
+
+/**
+ * A value PostgreSQL refused as data (SQLSTATE class 22, data exception; 54001, a value nested too
+ * deep): the request's input, which validation should have refused first and names better. Only
+ * for a whole request: inside a transaction such an error aborts it, so a batch cannot count it
+ * as one item's failure.
+ */
+export function refusedByDatabase(error: unknown): ApiError | undefined {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  if (typeof code !== 'string' || typeof severity !== 'string' || !(code.startsWith('22') || code === '54001')) return undefined;
+  return validationError([{ field: 'request', message: 'holds a value the database cannot store' }]);
+}
+
 /** Translates framework and unexpected errors into the client-facing ApiError. */
 export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError(503, 'SERVICE_UNAVAILABLE', 'The database is unreachable; retry later', undefined, DATABASE_RETRY_AFTER_SECONDS);
+  }
   const fastifyError = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fastifyError.validation) {
     return validationError(fieldProblems(fastifyError.validation, fastifyError.validationContext));
@@ -110,6 +158,10 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
       return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body is larger than this endpoint accepts');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return validationError([{ field: 'Content-Type', message: 'must be application/json' }]);
+    case 'FST_ERR_BAD_URL':
+      return validationError([{ field: 'path', message: 'must be valid percent-encoded UTF-8' }]);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return validationError([{ field: 'path', message: `has a segment longer than ${MAX_PATH_SEGMENT} characters` }]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return validationError([{ field: 'body', message: 'must be well-formed JSON' }]);
@@ -130,13 +182,30 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   return new ApiError(500, 'INTERNAL_ERROR', 'Internal error; the request id identifies it in the service logs');
 }
 
+/**
+ * The longest path parameter the router takes (Fastify's `maxParamLength`, counted decoded), well
+ * past any route's own limit, so that the route's schema answers an overlong one naming it.
+ */
+export const MAX_PATH_SEGMENT = 1000;
+
+/** Sends `error` in the envelope, logging what the client cannot have caused. */
+function sendError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const refused = refusedByDatabase(error);
+  const apiError = refused ?? toApiError(error);
+  if (refused) request.log.warn({ err: error }, 'the database refused a value validation let through');
+  else if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+  if (apiError.retryAfter !== undefined) reply.header('retry-after', String(apiError.retryAfter));
+  return reply.header('x-request-id', request.id).status(apiError.statusCode).send(errorBody(request.id, apiError));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors the router raises before any route or hook runs
+ * (a path that is not valid percent-encoding, a segment over MAX_PATH_SEGMENT), in the envelope.
+ */
+export const frameworkErrors = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendError(error, request, reply);
+
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error);
-    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    if (apiError.retryAfter !== undefined) reply.header('retry-after', String(apiError.retryAfter));
-    return reply.status(apiError.statusCode).send(errorBody(request.id, apiError));
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((request, reply) => {
     const apiError = notFound(`Route ${request.method} ${request.url.split('?')[0]}`);
     return reply.status(404).send(errorBody(request.id, apiError));

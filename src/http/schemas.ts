@@ -9,7 +9,7 @@ export const ErrorResponse = Type.Object(
       code: Type.String(),
       message: Type.String(),
       details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-      retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait; rate limit errors only' })),
+      retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait; rate limit and service-unavailable errors' })),
     }),
     requestId: RequestId,
   },
@@ -22,6 +22,7 @@ const commonErrors = {
   401: Type.Ref(ErrorResponse),
   403: Type.Ref(ErrorResponse),
   429: Type.Ref(ErrorResponse),
+  503: Type.Ref(ErrorResponse, { description: 'The database is unreachable; retry after the Retry-After header' }),
 };
 
 /** Response schemas of a route: its own success shapes plus the shared error envelope. */

@@ -1,25 +1,73 @@
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import { fieldProblems, validationError, type AjvIssue, type ApiError } from './errors';
+import { unstorableText } from './input-check';
 
-/** A calendar date, or a date and time with an optional offset: what clients call ISO 8601. */
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+/**
+ * Dates and times as clients send them. Groups: year, month, day, hour, minute, second, fraction,
+ * offset sign, offset hours, offset minutes.
+ * `iso-8601`: a calendar date, or a date and time (seconds optional) with an optional offset.
+ * `date-time`: RFC 3339, a date and time with seconds and an offset.
+ */
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2})(?::?(\d{2}))?)?)?$/i;
+const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/i;
 
-function isIso8601(value: string): boolean {
-  if (!ISO_8601.test(value) || Number.isNaN(Date.parse(value))) return false;
-  // Date.parse rolls 2026-02-30 over into March; a real calendar day survives the round trip.
-  const [year = 0, month = 0, day = 0] = value.slice(0, 10).split('-').map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+/** PostgreSQL refuses offsets beyond ±15:59. */
+const MAX_OFFSET_HOURS = 15;
+/**
+ * The instants accepted, in UTC: years 1000 to 9999. A later instant (even 9999-12-31 with a
+ * negative offset) comes back from PostgreSQL in year 10000, which JavaScript cannot read; an
+ * earlier one below year 100 comes back from the embedded database in the wrong century.
+ */
+const EARLIEST = Date.UTC(1000, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+const daysIn = (year: number, month: number) =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+
+/** Whether `value` matches `pattern` and names a real moment PostgreSQL stores as sent. */
+function isStorableTimestamp(pattern: RegExp, value: string): boolean {
+  const parts = pattern.exec(value);
+  if (!parts) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = parts.slice(1, 7).map((part) => Number(part ?? 0));
+  const [offsetHours = 0, offsetMinutes = 0] = parts.slice(9, 11).map((part) => Number(part ?? 0));
+  if (year === undefined || month === undefined || day === undefined) return false;
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return false;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > MAX_OFFSET_HOURS || offsetMinutes > 59) return false;
+  const utc = new Date(0);
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second);
+  // PostgreSQL keeps microseconds: a fraction that rounds up to a whole second is the next second.
+  const carry = Math.round(Number(`0.${parts[7] ?? 0}`) * 1e6) === 1e6 ? 1000 : 0;
+  const offset = (parts[8] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  const instant = utc.getTime() + carry - offset;
+  return instant >= EARLIEST && instant <= LATEST;
 }
 
 function makeAjv(coerceTypes: boolean | 'array') {
   const ajv = new Ajv({ coerceTypes, useDefaults: true, allErrors: true, removeAdditional: false, strict: false });
   addFormats(ajv);
-  ajv.addFormat('iso-8601', { type: 'string', validate: isIso8601 });
+  ajv.addFormat('iso-8601', { type: 'string', validate: (value: string) => isStorableTimestamp(ISO_8601, value) });
+  // Replaces ajv-formats' date-time, which takes year 0000 and offsets up to ±23:59.
+  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => isStorableTimestamp(RFC_3339, value) });
   return ajv;
+}
+
+/**
+ * A body validator that first refuses text PostgreSQL cannot store (input-check.ts), reporting it
+ * as the schema's own problems are reported, at the field's JSON path.
+ */
+function withTextCheck(validate: ValidateFunction, schema: TSchema): ValidateFunction {
+  const checked = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    const unstorable = unstorableText(data, schema);
+    const valid = validate(data, context);
+    checked.errors = unstorable.length > 0 ? [...unstorable, ...(validate.errors ?? [])] as ValidateFunction['errors'] : validate.errors;
+    return valid && unstorable.length === 0;
+  }) as ValidateFunction;
+  checked.schemaEnv = validate.schemaEnv;
+  return checked;
 }
 
 /**
@@ -29,7 +77,8 @@ function makeAjv(coerceTypes: boolean | 'array') {
 export function validatorCompiler(): FastifySchemaCompiler<object> {
   const strict = makeAjv(false);
   const coercing = makeAjv('array');
-  return ({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema);
+  return ({ schema, httpPart }) =>
+    httpPart === 'body' ? withTextCheck(strict.compile(schema), schema as TSchema) : coercing.compile(schema);
 }
 
 /**
@@ -37,6 +86,6 @@ export function validatorCompiler(): FastifySchemaCompiler<object> {
  * same VALIDATION_ERROR (with details) when it fails; undefined when it passes.
  */
 export function bodyCheck(schema: TSchema): (value: unknown) => ApiError | undefined {
-  const validate = makeAjv(false).compile(schema);
+  const validate = withTextCheck(makeAjv(false).compile(schema), schema);
   return (value) => (validate(value) ? undefined : validationError(fieldProblems((validate.errors ?? []) as AjvIssue[], 'body')));
 }

@@ -46,7 +46,7 @@ const IssueKeyBody = Type.Object({
   expiresAt: Type.Optional(IsoDateTime),
 });
 
-const SlugParams = Type.Object({ slug: Type.String() });
+const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) });
 const KeyParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 const adminRoute = { tags: ['operator'], security: [{ adminToken: [] }] };
@@ -107,13 +107,15 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/tenants',
     { schema: { ...adminRoute, summary: 'Create a tenant', body: CreateTenantBody, response: responses({ 201: Success(Tenant) }, 409) } },
     async (request, reply) => {
+      const { slug, name } = request.body;
+      // Only the two fields: unknown ones are ignored, and id and created_at are the service's.
       const tenant = await db
         .insertInto('tenants')
-        .values(request.body)
+        .values({ slug, name })
         .onConflict((oc) => oc.column('slug').doNothing())
         .returningAll()
         .executeTakeFirst();
-      if (!tenant) throw conflict(`Tenant slug ${request.body.slug} is taken`);
+      if (!tenant) throw conflict(`Tenant slug ${slug} is taken`);
       return reply.status(201).send({ success: true, data: tenantView(tenant), requestId: request.id });
     },
   );
