@@ -55,6 +55,9 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     // that test files sharing a database do not hold back each other's listings.
     application_name: options.schema ? `pickport/${options.schema}` : 'pickport',
     types,
+    // Queries written one after another go out without waiting for each other's answers: a
+    // transaction's BEGIN travels with its first statement, COMMIT with its rider (postgres-dialect.ts).
+    pipeline: true,
     ...(connectionOptions ? { options: connectionOptions } : {}),
   });
   // An idle client that loses its server must not crash the process; the next query reports it.

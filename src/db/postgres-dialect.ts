@@ -2,18 +2,36 @@ import pg from 'pg';
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { postgresDialect } from './dialect';
 import { preparedName } from './prepared';
-import { inlineParameters, preparedExecution, ridersForBegin, ridersForCommit } from './riders';
+import { ridersForBegin, ridersForCommit } from './riders';
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
-
-/** The statements named with `prepared` that each pooled client prepared, by name, with their text (a prepared statement lives as long as its session). */
-const preparedOn = new WeakMap<pg.PoolClient, Map<string, string>>();
+const COMMIT = CompiledQuery.raw('COMMIT');
+const ROLLBACK = CompiledQuery.raw('ROLLBACK');
 
 /**
- * One pooled node-postgres client. A transaction's BEGIN is not sent on its own: it waits for the
- * transaction's first statement and goes in the same message (`BEGIN; <statement>`, the statement's
- * parameters written in as literals), which saves every transaction a round trip. A statement
- * named with `prepared` is sent as `EXECUTE name(...)`, prepared the first time.
+ * The text each name given with `prepared` stands for, the first time it was sent. node-postgres
+ * refuses a second text only on a connection that already prepared the first; this refuses it on
+ * every connection.
+ */
+const preparedTexts = new Map<string, string>();
+
+/** node-postgres's query for a compiled query: its parameters bound by the protocol, under its name if it was given one. */
+function pgQuery(query: CompiledQuery): pg.QueryConfig {
+  const values = [...query.parameters];
+  const name = preparedName(query.sql);
+  if (name === undefined) return { text: query.sql, values };
+  const text = preparedTexts.get(name);
+  if (text === undefined) preparedTexts.set(name, query.sql);
+  else if (text !== query.sql) throw new Error(`the statement named ${name} has another text than the one prepared under that name`);
+  return { name, text: query.sql, values };
+}
+
+/**
+ * One pooled node-postgres client, in pipeline mode (src/db/index.ts): queries written one after
+ * another go out without waiting for each other's answers. A transaction's BEGIN is not sent on its
+ * own: it waits for the transaction's first statement and goes in the same write, which saves every
+ * transaction a round trip. A statement named with `prepared` is a named prepared statement of the
+ * protocol, which node-postgres prepares once per connection.
  */
 class PostgresConnection implements DatabaseConnection {
   /** BEGIN was asked for and not sent yet. */
@@ -22,49 +40,37 @@ class PostgresConnection implements DatabaseConnection {
   constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const execution = await this.execution(query);
-    if (this.pendingBegin) {
-      this.pendingBegin = false;
-      const inlined = execution ?? inlineParameters(query);
-      if (inlined !== undefined) return this.#result((await this.#send(`BEGIN; ${inlined}`, [])).at(-1)!);
-      await this.#run('BEGIN', []);
-    } else if (execution !== undefined) {
-      return this.#run(execution, []);
-    }
-    return this.#run(query.sql, query.parameters);
+    return this.#result((await this.send([query])).at(-1)!);
   }
 
   /**
-   * `EXECUTE name(...)` with the parameters written in as literals, for a statement named with
-   * `prepared` (prepared on this connection the first time); undefined for any other statement, or
-   * when a parameter cannot be written as a literal.
+   * Sends the queries, after a pending BEGIN, in one write and waits for all of their answers: one
+   * result each. A failure is thrown once every query has answered, so nothing of this call is still
+   * running after it. After a failed one, the queries of the same transaction fail too, except
+   * COMMIT, which then ends the transaction with a rollback.
    */
-  async execution(query: CompiledQuery): Promise<string | undefined> {
-    const name = preparedName(query.sql);
-    const execution = name === undefined ? undefined : preparedExecution(name, query);
-    if (name === undefined || execution === undefined) return undefined;
-    let prepared = preparedOn.get(this.client);
-    if (!prepared) preparedOn.set(this.client, (prepared = new Map()));
-    const preparedText = prepared.get(name);
-    if (preparedText === undefined) {
-      // On its own, before a pending BEGIN: PREPARE is not transactional, and one that a later
-      // statement of the same message failed would stay prepared without this connection knowing.
-      await this.client.query(`PREPARE ${name} AS ${query.sql}`);
-      prepared.set(name, query.sql);
-    } else if (preparedText !== query.sql) {
-      throw new Error(`the statement named ${name} has another text than the one prepared under that name`);
+  async send(queries: readonly CompiledQuery[]): Promise<pg.QueryResult[]> {
+    const configs = queries.map(pgQuery);
+    if (this.pendingBegin) {
+      configs.unshift({ text: 'BEGIN' });
+      this.pendingBegin = false;
     }
-    return execution;
-  }
-
-  async #run<R>(text: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
-    return this.#result((await this.#send(text, parameters)).at(-1)!);
-  }
-
-  /** One result per statement of the text. */
-  async #send(text: string, parameters: readonly unknown[]): Promise<pg.QueryResult[]> {
-    const answer: pg.QueryResult | pg.QueryResult[] = await this.client.query(text, [...parameters]);
-    return Array.isArray(answer) ? answer : [answer];
+    const { stream } = (this.client as unknown as pg.Client).connection;
+    stream.cork();
+    let answers: Promise<pg.QueryResult | pg.QueryResult[]>[];
+    try {
+      answers = configs.map((config) => this.client.query(config) as Promise<pg.QueryResult | pg.QueryResult[]>);
+    } finally {
+      stream.uncork();
+    }
+    const settled = await Promise.allSettled(answers);
+    const failed = settled.find((answer) => answer.status === 'rejected');
+    if (failed) throw failed.reason;
+    // A text of several statements (a migration) answers with one result each; the last is the answer.
+    return settled.map((answer) => {
+      const value = (answer as PromiseFulfilledResult<pg.QueryResult | pg.QueryResult[]>).value;
+      return Array.isArray(value) ? value.at(-1)! : value;
+    });
   }
 
   #result<R>(result: pg.QueryResult): QueryResult<R> {
@@ -82,7 +88,7 @@ class PostgresConnection implements DatabaseConnection {
 
 /**
  * Kysely's PostgreSQL driver, with BEGIN sent along with a transaction's first statement, and the
- * COMMIT rider (riders.ts) in the same message as COMMIT.
+ * COMMIT rider (riders.ts) in the same write as COMMIT.
  */
 class PostgresDriver implements Driver {
   constructor(private readonly pool: pg.Pool) {}
@@ -101,17 +107,14 @@ class PostgresDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const postgres = connection as PostgresConnection;
     const rider = ridersForCommit(connection)?.beforeCommit;
-    const inlined = rider && ((await postgres.execution(rider)) ?? inlineParameters(rider));
-    // A rider that cannot be inlined runs on its own (taking a pending BEGIN with it).
-    if (rider && !inlined) await postgres.executeQuery(rider);
-    if (postgres.pendingBegin && !inlined) {
-      // The transaction ran no statement: there is nothing to send.
+    if (postgres.pendingBegin) {
+      // The transaction ran no statement: its rider, if any, is a transaction on its own.
       postgres.pendingBegin = false;
+      if (rider) await postgres.send([rider]);
       return;
     }
-    // One message: a BEGIN still pending, the COMMIT rider, COMMIT. If a statement
-    // fails, COMMIT does not run; Kysely then rolls the transaction back.
-    await postgres.executeQuery(CompiledQuery.raw(inlined ? `${inlined}; COMMIT` : 'COMMIT'));
+    // If the rider fails, COMMIT rolls the transaction back, and the rider's error is thrown.
+    await postgres.send(rider ? [rider, COMMIT] : [COMMIT]);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -120,7 +123,9 @@ class PostgresDriver implements Driver {
       postgres.pendingBegin = false;
       return;
     }
-    await postgres.executeQuery(CompiledQuery.raw('ROLLBACK'));
+    // Nothing is left to roll back after a failed rider's COMMIT, or a failed COMMIT.
+    if (postgres.client.getTransactionStatus() === 'I') return;
+    await postgres.send([ROLLBACK]);
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {

@@ -58,20 +58,28 @@ describe('prepared statements', () => {
     await sql`DELETE FROM prepared_notes`.execute(db);
   });
 
-  it.skipIf(!usingPostgres)('is prepared once per connection, and refuses a second text under the same name', async () => {
+  it.skipIf(!usingPostgres)('is prepared once per connection by the protocol, not by SQL PREPARE, and refuses a second text under the same name', async () => {
     const db = database.db;
     const statements = await Promise.all(
       Array.from({ length: 12 }, () =>
         inTransaction(db, async (tx) => {
           await readNotes(['x']).execute(tx);
-          const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements WHERE name = 'prepared_notes_read'`.execute(tx);
+          await readNotes(['y']).execute(tx);
+          const { rows } = await sql<{ pid: number; from_sql: boolean }>`
+            SELECT pg_backend_pid() AS pid, from_sql FROM pg_prepared_statements WHERE name = 'prepared_notes_read'`.execute(tx);
           await sql`SELECT pg_sleep(0.02)`.execute(tx);
-          return rows.length;
+          return rows;
         }),
       ),
     );
-    expect(statements).toEqual(Array(12).fill(1));
-    await expect(prepared('prepared_notes_read', sql`SELECT 2`).execute(db)).rejects.toThrow('another text');
+    // Twelve transactions at once on a pool of ten connections: each connection prepared it once.
+    expect(new Set(statements.flat().map((row) => row.pid)).size).toBe(10);
+    for (const rows of statements) expect(rows).toEqual([{ pid: rows[0]!.pid, from_sql: false }]);
+    // On every connection, including those that never ran it.
+    const anotherText = Array.from({ length: 12 }, () => prepared('prepared_notes_read', sql`SELECT 2`).execute(db));
+    for (const attempt of anotherText) await expect(attempt).rejects.toThrow('another text');
+    await expect(inTransaction(db, (tx) => prepared('prepared_notes_never_run', sql`SELECT 1 AS one`).execute(tx))).resolves.toMatchObject({ rows: [{ one: 1 }] });
+    await expect(prepared('prepared_notes_never_run', sql`SELECT 2 AS one`).execute(db)).rejects.toThrow('another text');
   });
 
   it('refuses a name that is not a lower-case SQL identifier', () => {

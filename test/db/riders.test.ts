@@ -1,9 +1,45 @@
-import { sql } from 'kysely';
+import { createServer, connect, type Server } from 'node:net';
+import { sql, type RawBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db';
+import { openDatabase, type DatabaseHandle } from '../../src/db';
 import { prepared } from '../../src/db/prepared';
 import { inTransaction } from '../../src/db/transaction';
 import { openTestDatabase, usingPostgres } from '../helpers/context';
+
+/**
+ * A TCP proxy to the PostgreSQL server at `url` that counts round trips: the times a client writes
+ * after the server answered (or for the first time). Its `url` leads to the same database.
+ */
+async function roundTripCounter(url: string): Promise<{ url: string; trips(): number; close(): Promise<void> }> {
+  const server = new URL(url);
+  let trips = 0;
+  const proxy: Server = createServer((client) => {
+    const upstream = connect(Number(server.port || 5432), server.hostname);
+    let answered = true;
+    client.on('data', (chunk) => {
+      if (answered) trips++;
+      answered = false;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      answered = true;
+      client.write(chunk);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const proxied = new URL(url);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String((proxy.address() as { port: number }).port);
+  return {
+    url: proxied.toString(),
+    trips: () => trips,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
+}
 
 /**
  * The statement that rides with COMMIT (src/db/riders.ts), and on PostgreSQL a transaction's first
@@ -63,6 +99,91 @@ describe('transaction riders', () => {
     expect(read).toEqual({ note: `${tricky} $1`, tags: ['a', "b'c", 'd"e', null], at, n: 8 });
     expect(await notes()).toEqual(['second']);
     await sql`DELETE FROM rider_notes`.execute(db);
+  });
+
+  it('binds every value, where a comment holds an apostrophe and `$1` or comes before a parameter', async () => {
+    const db = database.db;
+    const hostile = (where: string) => `x'); DROP TABLE rider_notes; -- ${where}`;
+    const insert = (note: string): RawBuilder<unknown> => sql`
+      INSERT INTO rider_notes (note) /* it's '$1' */ VALUES (
+        -- it's the note, not '$1':
+        ${note}) -- it's '$1'`;
+    const read = await inTransaction(db, async (tx, riders) => {
+      const first = await sql<{ literal: string; note: string }>`
+        SELECT /* it's */ '$1' AS literal, -- a comment before the parameter
+          ${hostile('read')}::text AS note -- it's '$1'`.execute(tx);
+      await insert(hostile('statement')).execute(tx);
+      riders.beforeCommit = insert(hostile('rider')).compile(db);
+      return first.rows;
+    });
+    expect(read).toEqual([{ literal: '$1', note: hostile('read') }]);
+    await inTransaction(db, async (tx, riders) => {
+      await prepared('rider_commented_insert', insert(hostile('named first statement'))).execute(tx);
+      riders.beforeCommit = prepared('rider_commented_insert', insert(hostile('named rider'))).compile(db);
+    });
+    await inTransaction(db, async (_tx, riders) => {
+      riders.beforeCommit = insert(hostile('lone rider')).compile(db);
+    });
+    await insert(hostile('autocommit')).execute(db);
+    const expected = ['statement', 'rider', 'named first statement', 'named rider', 'lone rider', 'autocommit'].map(hostile);
+    expect((await notes()).sort()).toEqual(expected.sort());
+    await sql`DELETE FROM rider_notes`.execute(db);
+  });
+
+  it.skipIf(!usingPostgres)('sends BEGIN with the first statement and the rider with COMMIT, and nothing for a transaction that ran no statement', async () => {
+    const counter = await roundTripCounter(process.env.DATABASE_URL!);
+    const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(database.db);
+    // One connection, so that every statement below goes through it.
+    const counted = await openDatabase({ url: counter.url, schema: rows[0]!.schema, poolSize: 1 });
+    const db = counted.db;
+    const insert = (note: string) => sql`INSERT INTO rider_notes (note) VALUES (${note})`;
+    const tripsOf = async (work: () => Promise<unknown>) => {
+      const before = counter.trips();
+      await work();
+      return counter.trips() - before;
+    };
+    try {
+      await sql`SELECT 1`.execute(db);
+      const trips = {
+        statementAndRider: await tripsOf(() =>
+          inTransaction(db, async (tx, riders) => {
+            await insert('statement').execute(tx);
+            riders.beforeCommit = insert('rider').compile(db);
+          }),
+        ),
+        twoStatements: await tripsOf(() =>
+          inTransaction(db, async (tx) => {
+            await insert('first').execute(tx);
+            await prepared('rider_note_named_insert', insert('second')).execute(tx);
+          }),
+        ),
+        nothing: await tripsOf(() => inTransaction(db, async () => 'nothing ran')),
+        riderAlone: await tripsOf(() =>
+          inTransaction(db, async (_tx, riders) => {
+            riders.beforeCommit = prepared('rider_note_named_insert', insert('alone')).compile(db);
+          }),
+        ),
+        // BEGIN and the failing statement, then ROLLBACK.
+        firstStatementFails: await tripsOf(() => expect(inTransaction(db, (tx) => insert('first').execute(tx))).rejects.toMatchObject({ code: '23505' })),
+        // The failed rider's COMMIT ends the transaction: no ROLLBACK follows.
+        riderFails: await tripsOf(() =>
+          expect(
+            inTransaction(db, async (tx, riders) => {
+              await insert('work').execute(tx);
+              riders.beforeCommit = insert('rider').compile(db);
+            }),
+          ).rejects.toMatchObject({ code: '23505' }),
+        ),
+      };
+      expect(trips).toEqual({ statementAndRider: 2, twoStatements: 3, nothing: 0, riderAlone: 1, firstStatementFails: 2, riderFails: 2 });
+      expect(await notes()).toEqual(['alone', 'first', 'rider', 'second', 'statement']);
+      await sql`DELETE FROM rider_notes`.execute(db);
+      // The connection is left in no transaction.
+      expect((await sql<{ open: boolean }>`SELECT now() = statement_timestamp() AS open`.execute(db)).rows).toEqual([{ open: true }]);
+    } finally {
+      await counted.close();
+      await counter.close();
+    }
   });
 
   it('commits or rolls back a transaction that ran no statement, and one whose first statement failed', async () => {
