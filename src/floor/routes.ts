@@ -5,7 +5,7 @@ import { emit } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
-import { tenantIdOf } from '../warehouse/routes';
+import { bodyIsOptional, tenantIdOf } from '../warehouse/routes';
 import { findLayout, requireLayout, saveLayout } from './layouts';
 import { listLocations, placesOf, replaceLocations } from './locations';
 import { routePicks } from './routing';
@@ -135,6 +135,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/waves',
     {
+      preValidation: bodyIsOptional,
       schema: {
         ...route,
         summary: 'Make a wave: a pick list for a cart of several orders, routed through the warehouse',
@@ -156,6 +157,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/waves',
     {
+      preValidation: bodyIsOptional,
       schema: { ...route, summary: 'Waves, oldest first', params: SlugParams, querystring: WaveListQuery, response: responses({ 200: WavePage }, 404) },
     },
     async (request) => {

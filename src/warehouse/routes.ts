@@ -23,8 +23,8 @@ import {
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 
-/** complete-picking and dispatch may be sent without a body: it reads as `{}`. */
-async function bodyIsOptional(request: FastifyRequest): Promise<void> {
+/** complete-picking, dispatch and POST /waves may be sent without a body: it reads as `{}`. */
+export async function bodyIsOptional(request: FastifyRequest): Promise<void> {
   request.body ??= {};
 }
 
