@@ -30,6 +30,9 @@ interface WaveLine {
 interface Wave {
   id: string;
   status: string;
+  policy: string;
+  distance: number;
+  sShapeDistance: number;
   orders: { externalId: string; orderNumber: string; tote: number }[];
   stops: { seq: number; locationCode: string; aisle: number; position: number; lines: WaveLine[] }[];
   unplaced: WaveLine[];
