@@ -1,0 +1,78 @@
+/**
+ * A single-block warehouse: parallel aisles between a front and a back cross aisle, the depot on
+ * the front cross aisle. Position p of aisle a stands at x = (a-1)*aisleSpacing,
+ * y = crossAisleOffset + (p-1)*positionSpacing; the front cross aisle is y = 0, the back one
+ * y = 2*crossAisleOffset + (N-1)*positionSpacing. A picker walks only along aisle centre lines and
+ * the two cross aisles and picks both sides of an aisle from its centre line.
+ */
+export interface Layout {
+  aisles: number;
+  positionsPerAisle: number;
+  aisleSpacing: number;
+  positionSpacing: number;
+  crossAisleOffset: number;
+  depotAisle: number;
+}
+
+/** Aisle 1..aisles from the left, position 1..positionsPerAisle from the front. */
+export interface Place {
+  aisle: number;
+  position: number;
+}
+
+export const POLICIES = ['s-shape', 'return', 'midpoint', 'largest-gap', 'combined', 'optimal'] as const;
+export type Policy = (typeof POLICIES)[number];
+
+/** Large enough for any real floor, small enough that a route stays cheap to compute. */
+export const MAX_AISLES = 1_000;
+export const MAX_POSITIONS_PER_AISLE = 10_000;
+
+/** Why a layout is unusable (field name and message), or undefined; e.g. depotAisle outside 1..aisles. */
+export function layoutProblem(layout: Layout): { field: string; message: string } | undefined {
+  const counts: [keyof Layout, number][] = [
+    ['aisles', MAX_AISLES],
+    ['positionsPerAisle', MAX_POSITIONS_PER_AISLE],
+  ];
+  for (const [field, max] of counts) {
+    const value = layout[field];
+    if (!Number.isInteger(value) || value < 1 || value > max) return { field, message: `${field} must be a whole number from 1 to ${max}` };
+  }
+  for (const field of ['aisleSpacing', 'positionSpacing'] as const) {
+    const value = layout[field];
+    if (!Number.isFinite(value) || value <= 0) return { field, message: `${field} must be a number above 0` };
+  }
+  if (!Number.isFinite(layout.crossAisleOffset) || layout.crossAisleOffset < 0) {
+    return { field: 'crossAisleOffset', message: 'crossAisleOffset must be a number of 0 or more' };
+  }
+  if (!Number.isInteger(layout.depotAisle) || layout.depotAisle < 1 || layout.depotAisle > layout.aisles) {
+    return { field: 'depotAisle', message: `depotAisle must be an aisle of the layout, 1 to ${layout.aisles}` };
+  }
+  return undefined;
+}
+
+/** Whether `place` is a position of `layout`. */
+export function isOnLayout(layout: Layout, place: Place): boolean {
+  return (
+    Number.isInteger(place.aisle) &&
+    Number.isInteger(place.position) &&
+    place.aisle >= 1 &&
+    place.aisle <= layout.aisles &&
+    place.position >= 1 &&
+    place.position <= layout.positionsPerAisle
+  );
+}
+
+/** x of an aisle's centre line. */
+export function aisleX(layout: Layout, aisle: number): number {
+  return (aisle - 1) * layout.aisleSpacing;
+}
+
+/** y of a position along its aisle, measured from the front cross aisle. */
+export function positionY(layout: Layout, position: number): number {
+  return layout.crossAisleOffset + (position - 1) * layout.positionSpacing;
+}
+
+/** y of the back cross aisle. */
+export function backY(layout: Layout): number {
+  return 2 * layout.crossAisleOffset + (layout.positionsPerAisle - 1) * layout.positionSpacing;
+}

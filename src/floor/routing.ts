@@ -1,0 +1,51 @@
+import { isOnLayout, type Layout, type Place, type Policy } from './layout';
+import { combinedWalk, largestGapWalk, midpointWalk, returnWalk, sShapeWalk } from './routing/heuristics';
+import { optimalWalk } from './routing/optimal';
+import { floorOf, type Floor, type Point, type Walk } from './routing/walk';
+
+export type { Point } from './routing/walk';
+
+export interface Route<T extends Place> {
+  /** Length of the walk the policy describes, depot to depot (0 for no picks). */
+  distance: number;
+  /** Every given pick once, in walking order; picks at the same place are consecutive, in the order given. */
+  stops: T[];
+}
+
+/** A route with the walk itself: the corners and stops it passes, depot to depot. */
+export interface RouteWalk<T extends Place> extends Route<T> {
+  path: Point[];
+}
+
+const WALKS: Record<Policy, (floor: Floor) => Walk> = {
+  's-shape': sShapeWalk,
+  return: returnWalk,
+  midpoint: midpointWalk,
+  'largest-gap': largestGapWalk,
+  combined: combinedWalk,
+  optimal: optimalWalk,
+};
+
+export function routePicks<T extends Place>(layout: Layout, picks: readonly T[], policy: Policy): Route<T> {
+  const { distance, stops } = routeWalk(layout, picks, policy);
+  return { distance, stops };
+}
+
+/** `routePicks` with the walk's polyline, for drawing a route or checking it. */
+export function routeWalk<T extends Place>(layout: Layout, picks: readonly T[], policy: Policy): RouteWalk<T> {
+  const byPlace = new Map<string, T[]>();
+  for (const pick of picks) {
+    if (!isOnLayout(layout, pick)) throw new RangeError(`aisle ${pick.aisle}, position ${pick.position} is not on the layout`);
+    const key = placeKey(pick);
+    const same = byPlace.get(key);
+    if (same) same.push(pick);
+    else byPlace.set(key, [pick]);
+  }
+  const places = [...byPlace.values()].map((same) => same[0]!);
+  const { distance, path, visits } = WALKS[policy](floorOf(layout, places));
+  return { distance, path, stops: visits.flatMap((place) => byPlace.get(placeKey(place))!) };
+}
+
+function placeKey(place: Place): string {
+  return `${place.aisle}:${place.position}`;
+}

@@ -1,0 +1,209 @@
+import { WalkBuilder, type Floor, type Spot, type Walk } from './walk';
+
+/*
+ * The exact shortest tour: Ratliff & Rosenthal's dynamic program over aisles (Operations Research
+ * 31(3), 1983). A tour is a connected multigraph of the aisle graph, every vertex of even degree,
+ * that holds the depot and every pick; no edge of a shortest one is used more than twice. Aisle j
+ * has a front end a_j and a back end b_j. Going left to right, a partial tour (aisles 1..j and the
+ * cross-aisle edges from j to j+1) is summed up by the multiplicities of its two edges to aisle
+ * j+1 and whether their ends are already connected. By parity (each component has an even number
+ * of odd vertices) only Ratliff & Rosenthal's seven classes occur: nothing yet, finished, (1, 1)
+ * connected, (2, 0), (0, 2), (2, 2) connected and (2, 2) in two components. Within an aisle only
+ * six patterns can belong to a shortest tour: nothing, one traversal, two traversals, in and out
+ * from the front, in and out from the back, and in and out from both ends leaving out the largest
+ * gap between two picks. Constant states and choices per aisle: linear in the number of aisles.
+ */
+
+interface AislePattern {
+  cost: number;
+  /** How many times the pattern's edges meet a_j and b_j. */
+  front: number;
+  back: number;
+  /** Whether the pattern itself connects a_j and b_j. */
+  joinsEnds: boolean;
+  /** Multiplicity of each segment of the aisle between consecutive points (a_j, spots..., b_j). */
+  segments: (segmentCount: number) => number[];
+}
+
+const EMPTY = 0;
+const FINISHED = 1;
+/** States 2..19: edges to the next aisle, front f and back g (0..2), and whether their ends are in two components. */
+function openState(front: number, back: number, split: boolean): number {
+  return 2 + (front * 3 + back) * 2 + (split ? 1 : 0);
+}
+const STATES = 20;
+
+function patterns(spots: readonly Spot[], back: number): AislePattern[] {
+  const uniform = (times: number) => (n: number) => new Array<number>(n).fill(times);
+  const result: AislePattern[] = [
+    { cost: back, front: 1, back: 1, joinsEnds: true, segments: uniform(1) },
+    { cost: 2 * back, front: 2, back: 2, joinsEnds: true, segments: uniform(2) },
+  ];
+  if (spots.length === 0) {
+    result.push({ cost: 0, front: 0, back: 0, joinsEnds: false, segments: uniform(0) });
+    return result;
+  }
+  const first = spots[0]!.y;
+  const last = spots[spots.length - 1]!.y;
+  // Segment i runs from point i to point i + 1 of (a_j, spots..., b_j).
+  const allBut = (gap: number) => (n: number) => Array.from({ length: n }, (_, i) => (i === gap ? 0 : 2));
+  result.push({ cost: 2 * last, front: 2, back: 0, joinsEnds: false, segments: allBut(spots.length) });
+  result.push({ cost: 2 * (back - first), front: 0, back: 2, joinsEnds: false, segments: allBut(0) });
+  if (spots.length >= 2) {
+    let gap = 1;
+    for (let i = 2; i < spots.length; i++) {
+      if (spots[i]!.y - spots[i - 1]!.y > spots[gap]!.y - spots[gap - 1]!.y) gap = i;
+    }
+    const largest = spots[gap]!.y - spots[gap - 1]!.y;
+    result.push({ cost: 2 * (back - largest), front: 2, back: 2, joinsEnds: false, segments: allBut(gap) });
+  }
+  return result;
+}
+
+interface Step {
+  previous: number;
+  pattern: number;
+  front: number;
+  back: number;
+}
+
+/** Union-find over four nodes: the left front edge's component, the left back edge's, a_j, b_j. */
+function componentsOf(leftFront: number, leftBack: number, leftSplit: boolean, joinsEnds: boolean): number[] {
+  const parent = [0, 1, 2, 3];
+  const find = (n: number): number => (parent[n] === n ? n : find(parent[n]!));
+  const union = (a: number, b: number) => {
+    parent[find(a)] = find(b);
+  };
+  if (leftFront > 0) union(0, 2);
+  if (leftBack > 0) union(1, 3);
+  if (leftFront > 0 && leftBack > 0 && !leftSplit) union(0, 1);
+  if (joinsEnds) union(2, 3);
+  return [find(2), find(3)];
+}
+
+/** The state after aisle j, or undefined when the choice cannot be part of a tour. */
+function nextState(
+  state: number,
+  pattern: AislePattern,
+  rightFront: number,
+  rightBack: number,
+  isDepotAisle: boolean,
+  nothingRequiredAfter: boolean,
+): number | undefined {
+  if (state === FINISHED) {
+    const idle = pattern.front === 0 && pattern.back === 0 && rightFront === 0 && rightBack === 0 && !isDepotAisle;
+    return idle ? FINISHED : undefined;
+  }
+  const open = state - 2;
+  const leftFront = state === EMPTY ? 0 : Math.floor(open / 2 / 3);
+  const leftBack = state === EMPTY ? 0 : Math.floor(open / 2) % 3;
+  const leftSplit = state !== EMPTY && open % 2 === 1;
+  const degreeA = leftFront + pattern.front + rightFront;
+  const degreeB = leftBack + pattern.back + rightBack;
+  if (degreeA % 2 === 1 || degreeB % 2 === 1) return undefined;
+  if (isDepotAisle && degreeA === 0) return undefined;
+  if (degreeA === 0 && degreeB === 0) return EMPTY;
+  const [rootA, rootB] = componentsOf(leftFront, leftBack, leftSplit, pattern.joinsEnds);
+  const present = [...(degreeA > 0 ? [rootA] : []), ...(degreeB > 0 ? [rootB] : [])];
+  const goingOn = [...(rightFront > 0 ? [rootA] : []), ...(rightBack > 0 ? [rootB] : [])];
+  if (goingOn.length === 0) {
+    const oneComponent = new Set(present).size === 1;
+    return oneComponent && nothingRequiredAfter ? FINISHED : undefined;
+  }
+  // A component that does not reach the next aisle could never be joined to the rest.
+  if (present.some((root) => !goingOn.includes(root))) return undefined;
+  return openState(rightFront, rightBack, rightFront > 0 && rightBack > 0 && rootA !== rootB);
+}
+
+export function optimalWalk(floor: Floor): Walk {
+  const builder = new WalkBuilder(floor);
+  if (floor.pickAisles.length === 0) return builder.finish();
+  const lastRequired = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1]!);
+  const aislePatterns = floor.spots.map((spots) => patterns(spots, floor.back));
+
+  let costs = new Float64Array(STATES).fill(Infinity);
+  costs[EMPTY] = 0;
+  const steps: (Step | undefined)[][] = [];
+  for (let aisle = 1; aisle <= floor.aisles; aisle++) {
+    const next = new Float64Array(STATES).fill(Infinity);
+    const chosen: (Step | undefined)[] = new Array(STATES);
+    const lastAisle = aisle === floor.aisles;
+    const options = aislePatterns[aisle - 1]!;
+    for (let state = 0; state < STATES; state++) {
+      const before = costs[state]!;
+      if (before === Infinity) continue;
+      options.forEach((pattern, index) => {
+        for (let front = 0; front <= (lastAisle ? 0 : 2); front++) {
+          for (let back = 0; back <= (lastAisle ? 0 : 2); back++) {
+            const after = nextState(state, pattern, front, back, aisle === floor.depotAisle, aisle >= lastRequired);
+            if (after === undefined) continue;
+            const cost = before + pattern.cost + (front + back) * floor.spacing;
+            if (cost < next[after]!) {
+              next[after] = cost;
+              chosen[after] = { previous: state, pattern: index, front, back };
+            }
+          }
+        }
+      });
+    }
+    steps.push(chosen);
+    costs = next;
+  }
+  return tourWalk(floor, aislePatterns, steps, builder);
+}
+
+/** Builds the chosen multigraph, then walks an Euler tour of it from the depot. */
+function tourWalk(floor: Floor, aislePatterns: AislePattern[][], steps: (Step | undefined)[][], builder: WalkBuilder): Walk {
+  // Vertices: per aisle a_j, its spots front to back, b_j.
+  const vertices: { aisle: number; spot?: Spot; y: number }[] = [];
+  const firstVertex: number[] = [];
+  for (let aisle = 1; aisle <= floor.aisles; aisle++) {
+    firstVertex.push(vertices.length);
+    vertices.push({ aisle, y: 0 });
+    for (const spot of floor.spots[aisle - 1]!) vertices.push({ aisle, spot, y: spot.y });
+    vertices.push({ aisle, y: floor.back });
+  }
+  const edges: [number, number][] = [];
+  const addEdge = (u: number, v: number, times: number) => {
+    for (let t = 0; t < times; t++) edges.push([u, v]);
+  };
+  let state = FINISHED;
+  for (let aisle = floor.aisles; aisle >= 1; aisle--) {
+    const step = steps[aisle - 1]![state]!;
+    const start = firstVertex[aisle - 1]!;
+    const pointCount = floor.spots[aisle - 1]!.length + 2;
+    aislePatterns[aisle - 1]![step.pattern]!.segments(pointCount - 1).forEach((times, i) => addEdge(start + i, start + i + 1, times));
+    if (step.front > 0) addEdge(start, firstVertex[aisle]!, step.front);
+    if (step.back > 0) addEdge(start + pointCount - 1, firstVertex[aisle]! + floor.spots[aisle]!.length + 1, step.back);
+    state = step.previous;
+  }
+
+  const incident: number[][] = vertices.map(() => []);
+  edges.forEach(([u, v], e) => {
+    incident[u]!.push(e);
+    incident[v]!.push(e);
+  });
+  const used = new Uint8Array(edges.length);
+  const cursor = new Int32Array(vertices.length);
+  const stack = [firstVertex[floor.depotAisle - 1]!];
+  const circuit: number[] = [];
+  while (stack.length > 0) {
+    const v = stack[stack.length - 1]!;
+    const around = incident[v]!;
+    while (cursor[v]! < around.length && used[around[cursor[v]!]!]) cursor[v]!++;
+    if (cursor[v]! === around.length) {
+      circuit.push(stack.pop()!);
+      continue;
+    }
+    const e = around[cursor[v]!]!;
+    used[e] = 1;
+    const [a, b] = edges[e]!;
+    stack.push(a === v ? b : a);
+  }
+  for (const index of circuit) {
+    const vertex = vertices[index]!;
+    if (vertex.spot) builder.visit(vertex.aisle, vertex.spot);
+    else builder.goTo(vertex.aisle, vertex.y);
+  }
+  return builder.finish();
+}
