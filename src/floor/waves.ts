@@ -20,10 +20,7 @@ export interface WaveRequest {
   policy: Policy;
 }
 
-/**
- * How many of the most urgent PENDING orders a new wave chooses from. They stay locked until the
- * wave commits, so that a wave made at the same time takes others; the bound keeps that cheap.
- */
+/** How many of the most urgent PENDING orders a new wave chooses from. */
 const CANDIDATE_POOL = 500;
 
 /** An item of an order, where its product is picked (null when it has no placed location). */
@@ -44,45 +41,8 @@ interface ItemPlace {
  */
 export async function createWave(tx: Tx, tenantId: string, request: WaveRequest): Promise<{ waveId: string; events: DomainEvent[] }> {
   const layout = await requireLayout(tx, tenantId);
-  let orders: OrderRow[];
-  let items: ItemPlace[];
-  if (request.orders) {
-    orders = await lockNamedOrders(tx, tenantId, request.orders);
-    items = await itemPlaces(tx, tenantId, orders.map((order) => order.id));
-  } else {
-    const pool = await tx
-      .selectFrom('orders')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('status', '=', 'PENDING')
-      .where('has_issues', '=', false)
-      .orderBy(sql`order_urgency(priority)`)
-      .orderBy('due_date')
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(CANDIDATE_POOL)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (pool.length === 0) throw new ApiError(409, 'NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
-    items = await itemPlaces(tx, tenantId, pool.map((order) => order.id));
-    const chosen = chooseWave(
-      layout,
-      pool.map((order) => {
-        const own = items.filter((item) => item.order_id === order.id);
-        return {
-          id: order.id,
-          units: own.reduce((sum, item) => sum + item.quantity, 0),
-          places: own.flatMap(({ aisle, position }) => (aisle !== null && position !== null ? [{ aisle, position }] : [])),
-        };
-      }),
-      { maxOrders: request.maxOrders, maxItems: request.maxItems },
-    );
-    const byId = new Map(pool.map((order) => [order.id, order]));
-    orders = chosen.map((id) => byId.get(id)!);
-    const ids = new Set(chosen);
-    items = items.filter((item) => ids.has(item.order_id));
-  }
+  const orders = request.orders ? await lockNamedOrders(tx, tenantId, request.orders) : await chooseOrders(tx, tenantId, layout, request);
+  const items = await itemPlaces(tx, tenantId, orders.map((order) => order.id));
 
   const tote = new Map(orders.map((order, index) => [order.id, index + 1]));
   const walk = walkingOrder(layout, items, tote, request.policy);
@@ -105,6 +65,57 @@ export async function createWave(tx: Tx, tenantId: string, request: WaveRequest)
   const events: DomainEvent[] = [];
   for (const order of orders) events.push((await moveOrder(tx, order, 'IN_PICKING')).event);
   return { waveId: wave.id, events };
+}
+
+/**
+ * Chooses the orders of a wave from the most urgent PENDING orders without issues, and locks them.
+ * The pool is read without locks; only the chosen orders are locked, with SKIP LOCKED: an order
+ * another wave holds (or took meanwhile) is left out and the choice made again without it. Two
+ * waves made at once thus get different orders, and neither waits for the other.
+ */
+async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: WaveRequest): Promise<OrderRow[]> {
+  const taken: string[] = [];
+  for (;;) {
+    const pool = await tx
+      .selectFrom('orders')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('status', '=', 'PENDING')
+      .where('has_issues', '=', false)
+      .$if(taken.length > 0, (q) => q.where('id', '!=', sql<string>`ALL (${taken}::uuid[])`))
+      .orderBy(sql`order_urgency(priority)`)
+      .orderBy('due_date')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(CANDIDATE_POOL)
+      .execute();
+    if (pool.length === 0) throw new ApiError(409, 'NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
+    const items = await itemPlaces(tx, tenantId, pool.map((order) => order.id));
+    const candidates = pool.map(({ id }) => {
+      const own = items.filter((item) => item.order_id === id);
+      return {
+        id,
+        units: own.reduce((sum, item) => sum + item.quantity, 0),
+        places: own.flatMap(({ aisle, position }) => (aisle !== null && position !== null ? [{ aisle, position }] : [])),
+      };
+    });
+    const chosen = chooseWave(layout, candidates, { maxOrders: request.maxOrders, maxItems: request.maxItems });
+    if (chosen.length === 0) throw new ApiError(409, 'NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
+    const locked = await tx
+      .selectFrom('orders')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', chosen)
+      .where('status', '=', 'PENDING')
+      .where('has_issues', '=', false)
+      .orderBy('id')
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    const byId = new Map(locked.map((order) => [order.id, order]));
+    if (locked.length === chosen.length) return chosen.map((id) => byId.get(id)!);
+    taken.push(...chosen.filter((id) => !byId.has(id)));
+  }
 }
 
 /** The named orders, locked, in the order named: each must exist (404) and be PENDING without issues (409). */
