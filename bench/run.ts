@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   limits: () => import('./suites/limits'),
   orders: () => import('./suites/orders'),
   webhooks: () => import('./suites/webhooks'),
+  floor: () => import('./suites/floor'),
   waves: () => import('./suites/waves'),
 };
 

@@ -1,6 +1,6 @@
 import { isOnLayout, type Layout, type Place, type Policy } from './layout';
 import { combinedWalk, largestGapWalk, midpointWalk, returnWalk, sShapeWalk } from './routing/heuristics';
-import { optimalWalk } from './routing/optimal';
+import { optimalDistance, optimalWalk } from './routing/optimal';
 import { floorOf, type Floor, type Point, type Walk } from './routing/walk';
 
 export type { Point } from './routing/walk';
@@ -33,6 +33,18 @@ export function routePicks<T extends Place>(layout: Layout, picks: readonly T[],
 
 /** `routePicks` with the walk's polyline, for drawing a route or checking it. */
 export function routeWalk<T extends Place>(layout: Layout, picks: readonly T[], policy: Policy): RouteWalk<T> {
+  const byPlace = groupByPlace(layout, picks);
+  const { distance, path, visits } = WALKS[policy](floorOf(layout, firstOfEach(byPlace)));
+  return { distance, path, stops: visits.flatMap((place) => byPlace.get(placeKey(place))!) };
+}
+
+/** The length of the `optimal` route through `places`, without building the route: for comparing many pick lists. */
+export function shortestRouteLength(layout: Layout, places: readonly Place[]): number {
+  return optimalDistance(floorOf(layout, firstOfEach(groupByPlace(layout, places))));
+}
+
+/** Picks by place, in the order given; refuses a place off the layout. */
+function groupByPlace<T extends Place>(layout: Layout, picks: readonly T[]): Map<string, T[]> {
   const byPlace = new Map<string, T[]>();
   for (const pick of picks) {
     if (!isOnLayout(layout, pick)) throw new RangeError(`aisle ${pick.aisle}, position ${pick.position} is not on the layout`);
@@ -41,9 +53,11 @@ export function routeWalk<T extends Place>(layout: Layout, picks: readonly T[], 
     if (same) same.push(pick);
     else byPlace.set(key, [pick]);
   }
-  const places = [...byPlace.values()].map((same) => same[0]!);
-  const { distance, path, visits } = WALKS[policy](floorOf(layout, places));
-  return { distance, path, stops: visits.flatMap((place) => byPlace.get(placeKey(place))!) };
+  return byPlace;
+}
+
+function firstOfEach<T>(groups: Map<string, T[]>): T[] {
+  return [...groups.values()].map((same) => same[0]!);
 }
 
 function placeKey(place: Place): string {

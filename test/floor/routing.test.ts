@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aisleX, backY, layoutProblem, POLICIES, positionY, type Layout, type Place } from '../../src/floor/layout';
-import { routePicks, routeWalk, type RouteWalk } from '../../src/floor/routing';
+import { routePicks, routeWalk, shortestRouteLength, type RouteWalk } from '../../src/floor/routing';
 
 const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
 
@@ -153,6 +153,7 @@ describe('optimal routes (property)', () => {
         const exact = heldKarp(layout, picks);
         const route = routePicks(layout, picks, 'optimal');
         expect(close(route.distance, exact), `optimal ${route.distance}, Held–Karp ${exact}`).toBe(true);
+        expect(close(shortestRouteLength(layout, picks), exact)).toBe(true);
       }),
       { numRuns: 3000 },
     );

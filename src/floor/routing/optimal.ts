@@ -14,15 +14,55 @@ import { WalkBuilder, type Floor, type Spot, type Walk } from './walk';
  * gap between two picks. Constant states and choices per aisle: linear in the number of aisles.
  */
 
-interface AislePattern {
-  cost: number;
-  /** How many times the pattern's edges meet a_j and b_j. */
+/** How an aisle's own edges meet its ends a_j and b_j, and whether they join the two. */
+interface Shape {
   front: number;
   back: number;
-  /** Whether the pattern itself connects a_j and b_j. */
   joinsEnds: boolean;
-  /** Multiplicity of each segment of the aisle between consecutive points (a_j, spots..., b_j). */
-  segments: (segmentCount: number) => number[];
+}
+const SHAPES: Shape[] = [
+  { front: 0, back: 0, joinsEnds: false }, // nothing
+  { front: 1, back: 1, joinsEnds: true }, // one traversal
+  { front: 2, back: 2, joinsEnds: true }, // two traversals
+  { front: 2, back: 0, joinsEnds: false }, // in and out from the front
+  { front: 0, back: 2, joinsEnds: false }, // in and out from the back
+  { front: 2, back: 2, joinsEnds: false }, // in and out from both ends, the largest gap left out
+];
+const [NOTHING, ONCE, TWICE, FROM_FRONT, FROM_BACK, BOTH_ENDS] = [0, 1, 2, 3, 4, 5];
+
+/** One of an aisle's possible patterns: its shape, its length, and the segment it leaves out (if any). */
+interface AislePattern {
+  shape: number;
+  cost: number;
+  /** Segment i runs from point i to point i + 1 of (a_j, spots..., b_j). */
+  leftOut?: number;
+}
+
+function patterns(spots: readonly Spot[], back: number): AislePattern[] {
+  const result: AislePattern[] = [
+    { shape: ONCE, cost: back },
+    { shape: TWICE, cost: 2 * back },
+  ];
+  if (spots.length === 0) {
+    result.push({ shape: NOTHING, cost: 0 });
+    return result;
+  }
+  result.push({ shape: FROM_FRONT, cost: 2 * spots[spots.length - 1]!.y, leftOut: spots.length });
+  result.push({ shape: FROM_BACK, cost: 2 * (back - spots[0]!.y), leftOut: 0 });
+  if (spots.length >= 2) {
+    let gap = 1;
+    for (let i = 2; i < spots.length; i++) {
+      if (spots[i]!.y - spots[i - 1]!.y > spots[gap]!.y - spots[gap - 1]!.y) gap = i;
+    }
+    result.push({ shape: BOTH_ENDS, cost: 2 * (back - (spots[gap]!.y - spots[gap - 1]!.y)), leftOut: gap });
+  }
+  return result;
+}
+
+/** Multiplicity of each of an aisle's segments under a pattern. */
+function segmentTimes(pattern: AislePattern, segmentCount: number): number[] {
+  const times = pattern.shape === NOTHING ? 0 : pattern.shape === ONCE ? 1 : 2;
+  return Array.from({ length: segmentCount }, (_, i) => (i === pattern.leftOut ? 0 : times));
 }
 
 const EMPTY = 0;
@@ -32,40 +72,6 @@ function openState(front: number, back: number, split: boolean): number {
   return 2 + (front * 3 + back) * 2 + (split ? 1 : 0);
 }
 const STATES = 20;
-
-function patterns(spots: readonly Spot[], back: number): AislePattern[] {
-  const uniform = (times: number) => (n: number) => new Array<number>(n).fill(times);
-  const result: AislePattern[] = [
-    { cost: back, front: 1, back: 1, joinsEnds: true, segments: uniform(1) },
-    { cost: 2 * back, front: 2, back: 2, joinsEnds: true, segments: uniform(2) },
-  ];
-  if (spots.length === 0) {
-    result.push({ cost: 0, front: 0, back: 0, joinsEnds: false, segments: uniform(0) });
-    return result;
-  }
-  const first = spots[0]!.y;
-  const last = spots[spots.length - 1]!.y;
-  // Segment i runs from point i to point i + 1 of (a_j, spots..., b_j).
-  const allBut = (gap: number) => (n: number) => Array.from({ length: n }, (_, i) => (i === gap ? 0 : 2));
-  result.push({ cost: 2 * last, front: 2, back: 0, joinsEnds: false, segments: allBut(spots.length) });
-  result.push({ cost: 2 * (back - first), front: 0, back: 2, joinsEnds: false, segments: allBut(0) });
-  if (spots.length >= 2) {
-    let gap = 1;
-    for (let i = 2; i < spots.length; i++) {
-      if (spots[i]!.y - spots[i - 1]!.y > spots[gap]!.y - spots[gap - 1]!.y) gap = i;
-    }
-    const largest = spots[gap]!.y - spots[gap - 1]!.y;
-    result.push({ cost: 2 * (back - largest), front: 2, back: 2, joinsEnds: false, segments: allBut(gap) });
-  }
-  return result;
-}
-
-interface Step {
-  previous: number;
-  pattern: number;
-  front: number;
-  back: number;
-}
 
 /** Union-find over four nodes: the left front edge's component, the left back edge's, a_j, b_j. */
 function componentsOf(leftFront: number, leftBack: number, leftSplit: boolean, joinsEnds: boolean): number[] {
@@ -84,26 +90,26 @@ function componentsOf(leftFront: number, leftBack: number, leftSplit: boolean, j
 /** The state after aisle j, or undefined when the choice cannot be part of a tour. */
 function nextState(
   state: number,
-  pattern: AislePattern,
+  shape: Shape,
   rightFront: number,
   rightBack: number,
   isDepotAisle: boolean,
   nothingRequiredAfter: boolean,
 ): number | undefined {
   if (state === FINISHED) {
-    const idle = pattern.front === 0 && pattern.back === 0 && rightFront === 0 && rightBack === 0 && !isDepotAisle;
+    const idle = shape.front === 0 && shape.back === 0 && rightFront === 0 && rightBack === 0 && !isDepotAisle;
     return idle ? FINISHED : undefined;
   }
   const open = state - 2;
   const leftFront = state === EMPTY ? 0 : Math.floor(open / 2 / 3);
   const leftBack = state === EMPTY ? 0 : Math.floor(open / 2) % 3;
   const leftSplit = state !== EMPTY && open % 2 === 1;
-  const degreeA = leftFront + pattern.front + rightFront;
-  const degreeB = leftBack + pattern.back + rightBack;
+  const degreeA = leftFront + shape.front + rightFront;
+  const degreeB = leftBack + shape.back + rightBack;
   if (degreeA % 2 === 1 || degreeB % 2 === 1) return undefined;
   if (isDepotAisle && degreeA === 0) return undefined;
   if (degreeA === 0 && degreeB === 0) return EMPTY;
-  const [rootA, rootB] = componentsOf(leftFront, leftBack, leftSplit, pattern.joinsEnds);
+  const [rootA, rootB] = componentsOf(leftFront, leftBack, leftSplit, shape.joinsEnds);
   const present = [...(degreeA > 0 ? [rootA] : []), ...(degreeB > 0 ? [rootB] : [])];
   const goingOn = [...(rightFront > 0 ? [rootA] : []), ...(rightBack > 0 ? [rootB] : [])];
   if (goingOn.length === 0) {
@@ -115,45 +121,88 @@ function nextState(
   return openState(rightFront, rightBack, rightFront > 0 && rightBack > 0 && rootA !== rootB);
 }
 
-export function optimalWalk(floor: Floor): Walk {
-  const builder = new WalkBuilder(floor);
-  if (floor.pickAisles.length === 0) return builder.finish();
-  const lastRequired = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1]!);
-  const aislePatterns = floor.spots.map((spots) => patterns(spots, floor.back));
+interface Transition {
+  front: number;
+  back: number;
+  next: number;
+}
 
+/**
+ * Every possible transition, worked out once: by state, shape, whether the aisle is the depot's
+ * and whether nothing is required right of it. The dynamic program then only looks them up.
+ */
+const TRANSITIONS: Transition[][] = [];
+const transitionsFor = (state: number, shape: number, isDepotAisle: boolean, nothingRequiredAfter: boolean) =>
+  TRANSITIONS[((state * SHAPES.length + shape) * 2 + (isDepotAisle ? 1 : 0)) * 2 + (nothingRequiredAfter ? 1 : 0)]!;
+for (let state = 0; state < STATES; state++) {
+  for (const shape of SHAPES) {
+    for (const isDepotAisle of [false, true]) {
+      for (const nothingRequiredAfter of [false, true]) {
+        const list: Transition[] = [];
+        for (let front = 0; front <= 2; front++) {
+          for (let back = 0; back <= 2; back++) {
+            const next = nextState(state, shape, front, back, isDepotAisle, nothingRequiredAfter);
+            if (next !== undefined) list.push({ front, back, next });
+          }
+        }
+        TRANSITIONS.push(list);
+      }
+    }
+  }
+}
+
+interface Solution {
+  distance: number;
+  aislePatterns: AislePattern[][];
+  /** By aisle and state reached: the state before, the pattern and the edges to the next aisle that reach it best. */
+  steps: { previous: number; pattern: number; front: number; back: number }[][];
+}
+
+function solve(floor: Floor): Solution {
+  const lastRequired = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1] ?? 0);
+  const aislePatterns = floor.spots.map((spots) => patterns(spots, floor.back));
   let costs = new Float64Array(STATES).fill(Infinity);
   costs[EMPTY] = 0;
-  const steps: (Step | undefined)[][] = [];
+  const steps: Solution['steps'] = [];
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
     const next = new Float64Array(STATES).fill(Infinity);
-    const chosen: (Step | undefined)[] = new Array(STATES);
+    const chosen: Solution['steps'][number] = [];
     const lastAisle = aisle === floor.aisles;
     const options = aislePatterns[aisle - 1]!;
     for (let state = 0; state < STATES; state++) {
       const before = costs[state]!;
       if (before === Infinity) continue;
-      options.forEach((pattern, index) => {
-        for (let front = 0; front <= (lastAisle ? 0 : 2); front++) {
-          for (let back = 0; back <= (lastAisle ? 0 : 2); back++) {
-            const after = nextState(state, pattern, front, back, aisle === floor.depotAisle, aisle >= lastRequired);
-            if (after === undefined) continue;
-            const cost = before + pattern.cost + (front + back) * floor.spacing;
-            if (cost < next[after]!) {
-              next[after] = cost;
-              chosen[after] = { previous: state, pattern: index, front, back };
-            }
+      for (let pattern = 0; pattern < options.length; pattern++) {
+        const { shape, cost } = options[pattern]!;
+        for (const { front, back, next: after } of transitionsFor(state, shape, aisle === floor.depotAisle, aisle >= lastRequired)) {
+          if (lastAisle && front + back > 0) continue;
+          const total = before + cost + (front + back) * floor.spacing;
+          if (total < next[after]!) {
+            next[after] = total;
+            chosen[after] = { previous: state, pattern, front, back };
           }
         }
-      });
+      }
     }
     steps.push(chosen);
     costs = next;
   }
-  return tourWalk(floor, aislePatterns, steps, builder);
+  return { distance: costs[FINISHED]!, aislePatterns, steps };
+}
+
+/** Length of the shortest tour, without building it. */
+export function optimalDistance(floor: Floor): number {
+  return floor.pickAisles.length === 0 ? 0 : solve(floor).distance;
+}
+
+export function optimalWalk(floor: Floor): Walk {
+  const builder = new WalkBuilder(floor);
+  if (floor.pickAisles.length === 0) return builder.finish();
+  return tourWalk(floor, solve(floor), builder);
 }
 
 /** Builds the chosen multigraph, then walks an Euler tour of it from the depot. */
-function tourWalk(floor: Floor, aislePatterns: AislePattern[][], steps: (Step | undefined)[][], builder: WalkBuilder): Walk {
+function tourWalk(floor: Floor, { aislePatterns, steps }: Solution, builder: WalkBuilder): Walk {
   // Vertices: per aisle a_j, its spots front to back, b_j.
   const vertices: { aisle: number; spot?: Spot; y: number }[] = [];
   const firstVertex: number[] = [];
@@ -172,7 +221,7 @@ function tourWalk(floor: Floor, aislePatterns: AislePattern[][], steps: (Step | 
     const step = steps[aisle - 1]![state]!;
     const start = firstVertex[aisle - 1]!;
     const pointCount = floor.spots[aisle - 1]!.length + 2;
-    aislePatterns[aisle - 1]![step.pattern]!.segments(pointCount - 1).forEach((times, i) => addEdge(start + i, start + i + 1, times));
+    segmentTimes(aislePatterns[aisle - 1]![step.pattern]!, pointCount - 1).forEach((times, i) => addEdge(start + i, start + i + 1, times));
     if (step.front > 0) addEdge(start, firstVertex[aisle]!, step.front);
     if (step.back > 0) addEdge(start + pointCount - 1, firstVertex[aisle]! + floor.spots[aisle]!.length + 1, step.back);
     state = step.previous;

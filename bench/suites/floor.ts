@@ -1,0 +1,161 @@
+import { chooseWave, type WaveCandidate } from '../../src/floor/batching';
+import { POLICIES, type Layout, type Place, type Policy } from '../../src/floor/layout';
+import { routePicks } from '../../src/floor/routing';
+import type { Measurement } from '../harness';
+
+/** The same figures on every run: a small seeded generator (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const between = (next: () => number, min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+const placeOn = (layout: Layout, next: () => number): Place => ({
+  aisle: between(next, 1, layout.aisles),
+  position: between(next, 1, layout.positionsPerAisle),
+});
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Median milliseconds of `fn` over `runs` calls (after as many to warm up). */
+function medianMs(runs: number, fn: (run: number) => unknown): number {
+  for (let run = 0; run < runs; run++) fn(run);
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const start = performance.now();
+    fn(run);
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+const CLASSIC: Omit<Layout, 'depotAisle'> = { aisles: 10, positionsPerAisle: 30, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1 };
+const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
+
+/** 1. Mean length of each heuristic above optimal on the classic layout, random depot aisle, 500 instances per pick count. */
+function routeQuality(): Measurement[] {
+  const next = random(1);
+  const rows: string[] = [];
+  const measurements: Measurement[] = [];
+  for (const count of [3, 7, 15, 30]) {
+    const totals = new Map<Policy, number>(POLICIES.map((policy) => [policy, 0]));
+    for (let instance = 0; instance < 500; instance++) {
+      const layout: Layout = { ...CLASSIC, depotAisle: between(next, 1, CLASSIC.aisles) };
+      const picks = Array.from({ length: count }, () => placeOn(layout, next));
+      for (const policy of POLICIES) totals.set(policy, totals.get(policy)! + routePicks(layout, picks, policy).distance);
+    }
+    const optimal = totals.get('optimal')! / 500;
+    rows.push(`| ${count} | ${optimal.toFixed(1)} | ${HEURISTICS.map((policy) => `${((totals.get(policy)! / 500 / optimal - 1) * 100).toFixed(1)}%`).join(' | ')} |`);
+    measurements.push({ name: `mean route, ${count} picks, optimal vs s-shape`, unit: 'length', service: optimal, baseline: totals.get('s-shape')! / 500, higherIsBetter: false });
+  }
+  console.log('\n  Route quality, classic layout (10 aisles x 30 positions, random depot aisle), 500 instances each: mean length above optimal');
+  console.log(`  | picks | optimal (mean) | ${HEURISTICS.join(' | ')} |\n  |---|---|${HEURISTICS.map(() => '---|').join('')}`);
+  for (const row of rows) console.log(`  ${row}`);
+  return measurements;
+}
+
+/** 2. Time of one optimal route through 200 picks, against S-shape on the same picks; and its growth with aisles. */
+function routingTime(): Measurement[] {
+  const timeOf = (aisles: number, policy: Policy) => {
+    const layout: Layout = { ...CLASSIC, aisles, depotAisle: 1 };
+    const next = random(aisles);
+    const instances = Array.from({ length: 50 }, () => Array.from({ length: 200 }, () => placeOn(layout, next)));
+    return medianMs(200, (run) => routePicks(layout, instances[run % instances.length]!, policy));
+  };
+  const growth = [25, 50, 100, 200, 400, 800].map((aisles) => ({ aisles, optimal: timeOf(aisles, 'optimal'), sShape: timeOf(aisles, 's-shape') }));
+  console.log('\n  Routing time, 200 picks, median of 200 routes');
+  console.log('  | aisles | optimal (ms) | per aisle (µs) | s-shape (ms) |\n  |---|---|---|---|');
+  for (const { aisles, optimal, sShape } of growth) {
+    console.log(`  | ${aisles} | ${optimal.toFixed(3)} | ${((optimal / aisles) * 1000).toFixed(2)} | ${sShape.toFixed(3)} |`);
+  }
+  const at100 = growth.find((row) => row.aisles === 100)!;
+  const at800 = growth.find((row) => row.aisles === 800)!;
+  return [
+    { name: 'optimal route, 100 aisles x 200 picks, vs s-shape', unit: 'ms', service: at100.optimal, baseline: at100.sShape, higherIsBetter: false, target: 'under 5 ms' },
+    {
+      name: 'optimal route, 800 aisles vs 100 aisles (200 picks)',
+      unit: 'ms',
+      service: at800.optimal,
+      baseline: at100.optimal,
+      higherIsBetter: false,
+      target: 'linear: about 8x',
+    },
+  ];
+}
+
+/** 3. Travel per order over a stream of 1,000 orders of 1 to 5 lines: single orders, first-come waves of 8, chosen waves of 8. */
+function travelPerOrder(): Measurement[] {
+  const layout: Layout = { aisles: 10, positionsPerAisle: 45, aisleSpacing: 5, positionSpacing: 1, crossAisleOffset: 1.5, depotAisle: 1 };
+  const next = random(3);
+  const orders: WaveCandidate[] = Array.from({ length: 1_000 }, (_, i) => {
+    const places = Array.from({ length: between(next, 1, 5) }, () => placeOn(layout, next));
+    return { id: `order-${i}`, units: places.length, places };
+  });
+  const limits = { maxOrders: 8, maxItems: 40 };
+  const perOrder = (waves: WaveCandidate[][], policy: Policy) =>
+    waves.reduce((sum, wave) => sum + routePicks(layout, wave.flatMap((order) => order.places), policy).distance, 0) / orders.length;
+  /** Waves chosen from the oldest `pool` pending orders (all of one priority: oldest first) until none is left. */
+  const chosenWaves = (pool: number) => {
+    let pending = orders;
+    const waves: WaveCandidate[][] = [];
+    while (pending.length > 0) {
+      const ids = new Set(chooseWave(layout, pending.slice(0, pool), limits));
+      waves.push(pending.filter((order) => ids.has(order.id)));
+      pending = pending.filter((order) => !ids.has(order.id));
+    }
+    return waves;
+  };
+  const singles = orders.map((order) => [order]);
+  const firstCome = Array.from({ length: orders.length / 8 }, (_, i) => orders.slice(i * 8, i * 8 + 8));
+  const sShape = perOrder(singles, 's-shape');
+  const rows = [
+    { name: 'one at a time, s-shape', distance: sShape },
+    { name: 'one at a time, optimal', distance: perOrder(singles, 'optimal') },
+    { name: 'waves of 8 first come first served, optimal', distance: perOrder(firstCome, 'optimal') },
+    { name: 'waves of 8 chosen from 500 pending, optimal', distance: perOrder(chosenWaves(500), 'optimal') },
+    { name: 'waves of 8 chosen from 50 pending, optimal', distance: perOrder(chosenWaves(50), 'optimal') },
+  ];
+  console.log('\n  Travel per order, 1,000 orders of 1-5 lines, 10 aisles x 45 positions (spacing 5/1, offset 1.5, depot aisle 1)');
+  console.log('  | how | distance per order | of the s-shape baseline |\n  |---|---|---|');
+  for (const row of rows) console.log(`  | ${row.name} | ${row.distance.toFixed(1)} | ${((row.distance / sShape) * 100).toFixed(1)}% |`);
+  const [, singleOptimal, firstComeOptimal, chosen500] = rows;
+  const candidates = orders.slice(0, 500);
+  return [
+    { name: 'travel per order, single orders: optimal vs s-shape', unit: 'length', service: singleOptimal!.distance, baseline: sShape, higherIsBetter: false },
+    { name: 'travel per order, first-come waves of 8 vs single s-shape', unit: 'length', service: firstComeOptimal!.distance, baseline: sShape, higherIsBetter: false },
+    {
+      name: 'travel per order, chosen waves of 8 vs single s-shape',
+      unit: 'length',
+      service: chosen500!.distance,
+      baseline: sShape,
+      higherIsBetter: false,
+      target: 'at most 0.35x',
+    },
+    {
+      name: 'travel per order, chosen waves vs first-come waves',
+      unit: 'length',
+      service: chosen500!.distance,
+      baseline: firstComeOptimal!.distance,
+      higherIsBetter: false,
+      target: 'below 1x',
+    },
+    {
+      name: 'chooseWave on 500 candidates vs routing the first 8 once',
+      unit: 'ms',
+      service: medianMs(20, () => chooseWave(layout, candidates, limits)),
+      baseline: medianMs(20, () => routePicks(layout, candidates.slice(0, 8).flatMap((order) => order.places), 'optimal')),
+      higherIsBetter: false,
+      target: 'a small part of 100 ms',
+    },
+  ];
+}
+
+/** Routing and batching: pure computation, no database. */
+export default async function floor(): Promise<Measurement[]> {
+  return [...routeQuality(), ...routingTime(), ...travelPerOrder()];
+}
