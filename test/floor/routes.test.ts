@@ -77,4 +77,29 @@ describe('floor: POST /routes', () => {
     const sShape = (await floor.post('/routes', { locations: ['A-01', 'B-03'], policy: 's-shape' })).body.data.distance;
     expect(wave.sShapeDistance).toBe(sShape);
   });
+
+  it('documents every floor route in the OpenAPI document, with a summary and its answers', async () => {
+    const document = (await ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' })).json();
+    const prefix = '/api/v1/warehouse/tenants/{slug}';
+    const expected = [
+      ['put', '/layout'],
+      ['get', '/layout'],
+      ['put', '/locations'],
+      ['get', '/locations'],
+      ['post', '/routes'],
+      ['post', '/waves'],
+      ['get', '/waves'],
+      ['get', '/waves/{id}'],
+      ['post', '/waves/{id}/picks'],
+      ['post', '/waves/{id}/complete'],
+      ['post', '/waves/{id}/release'],
+    ];
+    for (const [method, path] of expected) {
+      const operation = document.paths[`${prefix}${path}`]?.[method!];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      expect(operation.summary).toEqual(expect.any(String));
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '404']));
+    }
+    expect(Object.keys(document.paths[`${prefix}/waves`].post.responses)).toEqual(expect.arrayContaining(['201', '409']));
+  });
 });
