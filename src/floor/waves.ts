@@ -77,7 +77,7 @@ async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: W
   const taken: string[] = [];
   for (;;) {
     // The pool and where its lines are, in one statement, most urgent first.
-    const { rows } = await sql<ItemPlace & { quantity: number | null }>`
+    const { rows } = await sql<ItemPlace>`
       SELECT pool.id AS order_id, i.position AS item_position, i.product_external_id, i.quantity, l.code AS location_code, l.aisle, l.position
       FROM (
         SELECT id, order_urgency(priority) AS urgency, due_date, created_at FROM orders
@@ -85,7 +85,7 @@ async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: W
         ORDER BY order_urgency(priority), due_date, created_at, id
         LIMIT ${CANDIDATE_POOL}
       ) AS pool
-      LEFT JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = pool.id
+      JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = pool.id
       LEFT JOIN products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id
       LEFT JOIN warehouse_locations l ON l.tenant_id = i.tenant_id AND l.code = p.location_code AND l.aisle IS NOT NULL
       ORDER BY pool.urgency, pool.due_date, pool.created_at, pool.id, i.position`.execute(tx);
@@ -94,7 +94,7 @@ async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: W
     for (const { order_id: id, quantity, aisle, position } of rows) {
       const candidate = candidates.get(id) ?? { id, units: 0, places: [] };
       candidates.set(id, candidate);
-      candidate.units += quantity ?? 0;
+      candidate.units += quantity;
       if (aisle !== null && position !== null) candidate.places.push({ aisle, position });
     }
     const chosen = chooseWave(layout, [...candidates.values()], { maxOrders: request.maxOrders, maxItems: request.maxItems });
@@ -251,7 +251,11 @@ export async function completeWave(tx: Tx, tenantId: string, waveId: string): Pr
     lines.filter((line) => line.picked_quantity! < line.quantity).map((line) => line.product_external_id),
   );
   const byOrder = new Map<string, WaveLineRow[]>();
-  for (const line of [...lines].sort((a, b) => a.tote - b.tote)) byOrder.set(line.order_external_id, [...(byOrder.get(line.order_external_id) ?? []), line]);
+  for (const line of [...lines].sort((a, b) => a.tote - b.tote)) {
+    const own = byOrder.get(line.order_external_id) ?? [];
+    own.push(line);
+    byOrder.set(line.order_external_id, own);
+  }
   const events: DomainEvent[] = [];
   for (const [externalId, own] of byOrder) {
     const picked = own.map((line) => ({ productExternalId: line.product_external_id, pickedQuantity: line.picked_quantity! }));
