@@ -331,11 +331,19 @@ describe('floor: waves', () => {
     expect((await floor.get('/waves?status=DONE')).status).toBe(400);
   });
 
-  it('needs a layout (409) and answers 404 for an unknown tenant', async () => {
+  it("needs a layout (409), answers 404 for an unknown tenant, and never shows or changes another tenant's wave", async () => {
     const bare = await ctx.tenant(UNLIMITED);
-    const response = await warehouse(ctx, bare).post('/waves', {});
+    const other = warehouse(ctx, bare);
+    const response = await other.post('/waves', {});
     expect(response.status).toBe(409);
     expect(response.body.error.message).toContain('PUT /layout');
+    const id = await placeOrder({ COAT: 1 });
+    const wave: Wave = (await floor.post('/waves', { orders: [id] })).body.data;
+    expect((await other.get(`/waves/${wave.id}`)).status).toBe(404);
+    expect((await other.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'COAT', quantity: 1 })).status).toBe(404);
+    expect((await other.post(`/waves/${wave.id}/release`)).status).toBe(404);
+    expect((await other.get('/waves')).body.pagination.total).toBe(0);
+    expect((await floor.get(`/waves/${wave.id}`)).body.data.status).toBe('PICKING');
     expect((await ctx.admin('POST', '/api/v1/warehouse/tenants/no-such-tenant/waves', {})).status).toBe(404);
   });
 });
