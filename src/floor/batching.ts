@@ -15,6 +15,8 @@ export interface WaveLimits {
 
 /** How many of the best-ranked candidates are routed exactly before one is added. */
 const CONFIRMED = 8;
+/** Lengths closer than this are equal (sums of the same lengths in another order differ in the last bits). */
+const SAME = 1e-9;
 
 /**
  * Chooses the orders of one cart by seed batching: the most urgent candidate is the seed, then,
@@ -38,17 +40,22 @@ export function chooseWave(layout: Layout, candidates: readonly WaveCandidate[],
   let waiting = candidates.slice(1).map((candidate, rank) => ({ candidate, rank, aisles: cart.byAisle(candidate.places) }));
 
   while (chosen.length < limits.maxOrders) {
-    const fitting = waiting.filter(({ candidate }) => units + candidate.units <= limits.maxItems);
-    if (fitting.length === 0) break;
-    // The sort is stable: of equal bounds the more urgent stays first.
-    const shortlist = fitting
-      .map((entry) => ({ ...entry, bound: cart.addedBy(entry.aisles) }))
-      .sort((a, b) => a.bound - b.bound)
-      .slice(0, CONFIRMED)
-      .map((entry) => ({ ...entry, distance: shortestRouteLength(layout, [...places, ...entry.candidate.places]) }));
-    const best = shortlist.reduce((a, b) => (b.distance < a.distance || (b.distance === a.distance && b.rank < a.rank) ? b : a));
+    // The CONFIRMED fitting candidates of least bound; of equal bounds the more urgent comes first.
+    const shortlist: { entry: (typeof waiting)[number]; bound: number }[] = [];
+    for (const entry of waiting) {
+      if (units + entry.candidate.units > limits.maxItems) continue;
+      const bound = cart.addedBy(entry.aisles);
+      if (shortlist.length === CONFIRMED && bound >= shortlist[CONFIRMED - 1]!.bound) continue;
+      const at = shortlist.findIndex((listed) => listed.bound > bound);
+      shortlist.splice(at === -1 ? shortlist.length : at, 0, { entry, bound });
+      if (shortlist.length > CONFIRMED) shortlist.pop();
+    }
+    if (shortlist.length === 0) break;
+    const best = shortlist
+      .map(({ entry }) => ({ entry, distance: shortestRouteLength(layout, [...places, ...entry.candidate.places]) }))
+      .reduce((a, b) => (b.distance < a.distance - SAME || (Math.abs(b.distance - a.distance) <= SAME && b.entry.rank < a.entry.rank) ? b : a)).entry;
     chosen.push(best.candidate);
-    waiting = waiting.filter((entry) => entry.rank !== best.rank);
+    waiting = waiting.filter((entry) => entry !== best);
     units += best.candidate.units;
     places = [...places, ...best.candidate.places];
     cart.add(best.aisles);
@@ -64,45 +71,50 @@ export function chooseWave(layout: Layout, candidates: readonly WaveCandidate[],
  */
 class CartBound {
   private readonly back: number;
-  /** By aisle: the cart's ys there, sorted. */
-  private readonly ys = new Map<number, number[]>();
+  /** Index aisle - 1: the cart's ys in that aisle, sorted, and the least walking there. */
+  private readonly ys: number[][];
+  private readonly inAisleNow: Float64Array;
   private left: number;
   private right: number;
 
   constructor(private readonly layout: Layout) {
     this.back = backY(layout);
+    this.ys = Array.from({ length: layout.aisles }, () => []);
+    this.inAisleNow = new Float64Array(layout.aisles);
     this.left = this.right = aisleX(layout, layout.depotAisle);
   }
 
-  /** An order's places as the bound works with them: by aisle, their ys sorted. */
-  byAisle(places: readonly Place[]): Map<number, number[]> {
-    const result = new Map<number, number[]>();
+  /** An order's places as the bound works with them: by aisle, with the aisle's x and the places' ys sorted. */
+  byAisle(places: readonly Place[]): AislePlaces[] {
+    const result: AislePlaces[] = [];
     for (const place of places) {
-      const ys = result.get(place.aisle);
-      if (ys) ys.push(positionY(this.layout, place.position));
-      else result.set(place.aisle, [positionY(this.layout, place.position)]);
+      const y = positionY(this.layout, place.position);
+      const same = result.find((entry) => entry.aisle === place.aisle);
+      if (same) same.ys.push(y);
+      else result.push({ aisle: place.aisle, x: aisleX(this.layout, place.aisle), ys: [y] });
     }
-    for (const ys of result.values()) ys.sort((a, b) => a - b);
+    for (const { ys } of result) ys.sort((a, b) => a - b);
     return result;
   }
 
-  add(aisles: Map<number, number[]>): void {
-    for (const [aisle, ys] of aisles) {
-      this.ys.set(aisle, [...(this.ys.get(aisle) ?? []), ...ys].sort((a, b) => a - b));
-      this.left = Math.min(this.left, aisleX(this.layout, aisle));
-      this.right = Math.max(this.right, aisleX(this.layout, aisle));
+  add(aisles: readonly AislePlaces[]): void {
+    for (const { aisle, x, ys } of aisles) {
+      const merged = [...this.ys[aisle - 1]!, ...ys].sort((a, b) => a - b);
+      this.ys[aisle - 1] = merged;
+      this.inAisleNow[aisle - 1] = this.inAisle(merged, []);
+      this.left = Math.min(this.left, x);
+      this.right = Math.max(this.right, x);
     }
   }
 
   /** How much the bound grows with an order's places (from `byAisle`). */
-  addedBy(aisles: Map<number, number[]>): number {
+  addedBy(aisles: readonly AislePlaces[]): number {
     let added = 0;
     let [left, right] = [this.left, this.right];
-    for (const [aisle, ys] of aisles) {
-      const cart = this.ys.get(aisle) ?? [];
-      added += this.inAisle(cart, ys) - this.inAisle(cart, []);
-      left = Math.min(left, aisleX(this.layout, aisle));
-      right = Math.max(right, aisleX(this.layout, aisle));
+    for (const { aisle, x, ys } of aisles) {
+      added += this.inAisle(this.ys[aisle - 1]!, ys) - this.inAisleNow[aisle - 1]!;
+      left = Math.min(left, x);
+      right = Math.max(right, x);
     }
     return added + 2 * (right - left - (this.right - this.left));
   }
@@ -119,4 +131,10 @@ class CartBound {
     gap = Math.max(gap, this.back - previous);
     return Math.min(this.back, 2 * (this.back - gap));
   }
+}
+
+interface AislePlaces {
+  aisle: number;
+  x: number;
+  ys: number[];
 }

@@ -48,7 +48,7 @@ describe('chooseWave (property)', () => {
         if (candidates[0]!.units > limits.maxItems) expect(wave).toEqual([candidates[0]!.id]);
         else expect(unitsOf(candidates, wave)).toBeLessThanOrEqual(limits.maxItems);
       }),
-      { numRuns: 400 },
+      { numRuns: 1000 },
     );
   });
 
@@ -61,7 +61,7 @@ describe('chooseWave (property)', () => {
         const leftOut = candidates.filter((candidate) => !wave.includes(candidate.id));
         expect(leftOut.filter((candidate) => candidate.units <= room)).toEqual([]);
       }),
-      { numRuns: 400 },
+      { numRuns: 1000 },
     );
   });
 
@@ -71,7 +71,7 @@ describe('chooseWave (property)', () => {
         const again = structuredClone(candidates);
         expect(chooseWave(layout, candidates, limits)).toEqual(chooseWave(layout, again, limits));
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 });

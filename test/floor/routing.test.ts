@@ -155,7 +155,7 @@ describe('optimal routes (property)', () => {
         expect(close(route.distance, exact), `optimal ${route.distance}, Held–Karp ${exact}`).toBe(true);
         expect(close(shortestRouteLength(layout, picks), exact)).toBe(true);
       }),
-      { numRuns: 3000 },
+      { numRuns: 5000 },
     );
   });
 
@@ -176,7 +176,7 @@ describe('every policy (property)', () => {
       fc.property(instance(14), fc.constantFrom(...POLICIES), ({ layout, picks }, policy) => {
         expectSoundWalk(layout, picks, routeWalk(layout, picks, policy));
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 
@@ -188,7 +188,7 @@ describe('every policy (property)', () => {
           expect(routePicks(layout, picks, policy).distance).toBeGreaterThanOrEqual(optimal - 1e-9);
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 });

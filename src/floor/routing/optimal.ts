@@ -201,7 +201,7 @@ export function optimalWalk(floor: Floor): Walk {
   return tourWalk(floor, solve(floor), builder);
 }
 
-/** Builds the chosen multigraph, then walks an Euler tour of it from the depot. */
+/** Builds the chosen multigraph, then walks an Euler tour of it from the depot (Hierholzer's algorithm). */
 function tourWalk(floor: Floor, { aislePatterns, steps }: Solution, builder: WalkBuilder): Walk {
   // Vertices: per aisle a_j, its spots front to back, b_j.
   const vertices: { aisle: number; spot?: Spot; y: number }[] = [];
