@@ -185,6 +185,41 @@ describe('floor: waves', () => {
     expect((await pick(wave.id, first, 'SHOE', 1)).status).toBe(409);
   });
 
+  it('a short pick in a wave frees stock for an order waiting on it, as complete-picking does', async () => {
+    await releaseAll();
+    await seedPlacedProducts(tenant, [{ externalId: 'RARE', locationCode: 'B-03', stock: 2 }]);
+    const holder = await placeOrder({ RARE: 2 });
+    const waiting = await placeOrder({ RARE: 1 });
+    expect((await tenant.api.get(`/orders/${waiting}`)).body.data.hasIssues).toBe(true);
+    const wave: Wave = (await floor.post('/waves', { orders: [holder] })).body.data;
+    await pick(wave.id, holder, 'RARE', 1, 'one broken');
+    expect((await floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
+    expect(await stockOf(tenant, 'RARE')).toBe(1);
+    const resolved = (await tenant.api.get(`/orders/${waiting}`)).body.data;
+    expect(resolved).toMatchObject({ status: 'PENDING', hasIssues: false });
+  });
+
+  it('a wave completed while complete-picking runs on one of its orders: the order is picked once', async () => {
+    await releaseAll();
+    const racing = await placeOrder({ COAT: 2 });
+    const other = await placeOrder({ SOCK: 1 });
+    const wave: Wave = (await floor.post('/waves', { orders: [racing, other] })).body.data;
+    await pick(wave.id, racing, 'COAT', 2);
+    await pick(wave.id, other, 'SOCK', 1);
+    const coat = await stockOf(tenant, 'COAT');
+    const [byWave, alone] = await Promise.all([floor.post(`/waves/${wave.id}/complete`), floor.post(`/orders/${racing}/complete-picking`)]);
+    // Whichever comes second finds the order PICKED: complete-picking answers 409; the wave skips
+    // it (200), or answers 409 when it read the order just before, and completes when asked again.
+    expect([200, 409]).toContain(byWave.status);
+    expect([200, 409]).toContain(alone.status);
+    expect([byWave.status, alone.status]).not.toEqual([409, 409]);
+    if (byWave.status === 409) expect((await floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
+    expect(await stockOf(tenant, 'COAT')).toBe(coat - 2);
+    expect([await statusOf(racing), await statusOf(other)]).toEqual(['PICKED', 'PICKED']);
+    const picked = (await eventsOf(ctx, tenant, 'order.status_changed')).filter((e) => e.data.externalId === racing && e.data.status === 'PICKED');
+    expect(picked).toHaveLength(1);
+  });
+
   it('refuses bad picks: more than ordered (400), an unknown line or wave (404), changing nothing', async () => {
     await releaseAll();
     const id = await placeOrder({ COAT: 2 });
