@@ -78,6 +78,8 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/locations',
     {
+      // A large warehouse's whole set of places is several megabytes of JSON.
+      bodyLimit: 16 * 1024 * 1024,
       schema: {
         ...route,
         summary: "Set the warehouse's locations, with or without a place on the layout (replaces them all)",

@@ -101,6 +101,21 @@ describe('floor: layout and placed locations', () => {
     expect((await api.get('/locations')).body.data).toEqual({ codes: ['KEEP'], locations: [] });
   });
 
+  it('places 50,000 locations in one request', async () => {
+    const { api } = await freshFloor();
+    await api.put('/layout', { ...LAYOUT, aisles: 100, positionsPerAisle: 500 });
+    const locations = Array.from({ length: 50_000 }, (_, i) => ({ code: `LOC-${i}`, aisle: 1 + (i % 100), position: 1 + Math.floor(i / 100), level: 1 }));
+    const response = await api.put('/locations', { locations });
+    expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(200);
+    expect(response.body.data.locations).toHaveLength(50_000);
+    expect((await api.get('/locations')).body.data.locations.find((l: { code: string }) => l.code === 'LOC-12345')).toEqual({
+      code: 'LOC-12345',
+      aisle: 46,
+      position: 124,
+      level: 1,
+    });
+  });
+
   it('answers 409 to places while no layout is stored', async () => {
     const { api } = await freshFloor();
     const response = await api.put('/locations', { locations: [{ code: 'A-01', aisle: 1, position: 1 }] });
