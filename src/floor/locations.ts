@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { validationError, type FieldProblem } from '../http/errors';
-import type { Layout, Place } from './layout';
+import type { Layout, Place, Policy } from './layout';
+import { routePicks } from './routing';
 import { lockFloor, requireLayout } from './layouts';
 
 export interface PlacedLocation {
@@ -83,9 +84,13 @@ export async function listLocations(db: Executor, tenantId: string): Promise<Loc
   };
 }
 
-/** Places of the given codes; codes unknown or without a place are left out. */
-export async function placesOf(db: Executor, tenantId: string, codes: string[]): Promise<Map<string, Place>> {
-  if (codes.length === 0) return new Map();
+/**
+ * The walk from the depot through the given locations and back, under `policy`: each code once;
+ * codes unknown or without a place are left out of it and listed in `unplaced`, in the order given.
+ */
+export async function routeThrough(db: Executor, tenantId: string, locations: string[], policy: Policy) {
+  const layout = await requireLayout(db, tenantId);
+  const codes = [...new Set(locations)];
   const rows = await db
     .selectFrom('warehouse_locations')
     .select(['code', 'aisle', 'position'])
@@ -93,5 +98,7 @@ export async function placesOf(db: Executor, tenantId: string, codes: string[]):
     .where('code', '=', sql<string>`ANY (${codes}::text[])`)
     .where('aisle', 'is not', null)
     .execute();
-  return new Map(rows.map((row) => [row.code, { aisle: row.aisle!, position: row.position! }]));
+  const places = new Map(rows.map((row) => [row.code, { locationCode: row.code, aisle: row.aisle!, position: row.position! }]));
+  const { distance, stops } = routePicks(layout, codes.flatMap((code) => places.get(code) ?? []), policy);
+  return { policy, distance, stops, unplaced: codes.filter((code) => !places.has(code)) };
 }

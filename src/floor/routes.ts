@@ -6,9 +6,8 @@ import type { DomainEvent } from '../events/types';
 import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
 import { bodyIsOptional, tenantIdOf } from '../warehouse/routes';
-import { findLayout, requireLayout, saveLayout } from './layouts';
-import { listLocations, placesOf, replaceLocations } from './locations';
-import { routePicks } from './routing';
+import { findLayout, saveLayout } from './layouts';
+import { listLocations, replaceLocations, routeThrough } from './locations';
 import {
   CreateWaveBody,
   LayoutBody,
@@ -117,20 +116,8 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const layout = await requireLayout(db, tenantId);
-      const codes = [...new Set(request.body.locations)];
-      const places = await placesOf(db, tenantId, codes);
-      const policy = request.body.policy ?? 'optimal';
-      const picks = codes.flatMap((code) => {
-        const place = places.get(code);
-        return place ? [{ locationCode: code, aisle: place.aisle, position: place.position }] : [];
-      });
-      const { distance, stops } = routePicks(layout, picks, policy);
-      return {
-        success: true as const,
-        data: { policy, distance, stops, unplaced: codes.filter((code) => !places.has(code)) },
-        requestId: request.id,
-      };
+      const data = await routeThrough(db, tenantId, request.body.locations, request.body.policy ?? 'optimal');
+      return { success: true as const, data, requestId: request.id };
     },
   );
 
