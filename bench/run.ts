@@ -12,6 +12,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   orders: () => import('./suites/orders'),
   webhooks: () => import('./suites/webhooks'),
   floor: () => import('./suites/floor'),
+  waves: () => import('./suites/waves'),
 };
 
 const wanted = process.argv.slice(2);

@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config';
 import type { DatabaseHandle, Db } from './db';
 import { catalogRoutes } from './catalog/routes';
+import { floorRoutes } from './floor/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
 import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT, validationError } from './http/errors';
@@ -136,6 +137,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     async (scope) => {
       installAdminAuth(scope);
       await scope.register(warehouseRoutes);
+      await scope.register(floorRoutes);
     },
     { prefix: WAREHOUSE_PREFIX },
   );

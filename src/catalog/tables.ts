@@ -27,8 +27,4 @@ export interface CatalogTables {
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
   };
-  warehouse_locations: {
-    tenant_id: string;
-    code: string;
-  };
 }

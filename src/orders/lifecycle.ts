@@ -13,7 +13,8 @@ import type { OrdersTables } from './tables';
 const NEXT: Record<OrderStatus, readonly OrderStatus[]> = {
   PENDING: ['IN_PICKING', 'CANCELLED', 'PENDING_VALIDATION'],
   PENDING_VALIDATION: ['PENDING', 'CANCELLED'],
-  IN_PICKING: ['PICKED'],
+  // Back to PENDING only when the wave it was picked in is released (src/floor/waves.ts).
+  IN_PICKING: ['PICKED', 'PENDING'],
   PICKED: ['PACKED'],
   PACKED: ['DISPATCHED'],
   DISPATCHED: [],

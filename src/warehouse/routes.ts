@@ -15,23 +15,20 @@ import { completePicking } from './picking';
 import {
   CompletePickingBody,
   DispatchBody,
-  LocationsBody,
-  LocationsResponse,
   OrderParams,
   ProductParams,
-  SlugParams,
   StockBody,
   StockResponse,
 } from './schemas';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 
-/** complete-picking and dispatch may be sent without a body: it reads as `{}`. */
-async function bodyIsOptional(request: FastifyRequest): Promise<void> {
+/** complete-picking, dispatch and POST /waves may be sent without a body: it reads as `{}`. */
+export async function bodyIsOptional(request: FastifyRequest): Promise<void> {
   request.body ??= {};
 }
 
-async function tenantIdOf(db: Db, slug: string): Promise<string> {
+export async function tenantIdOf(db: Db, slug: string): Promise<string> {
   const tenant = await db.selectFrom('tenants').select('id').where('slug', '=', slug).executeTakeFirst();
   if (!tenant) throw notFound(`Tenant ${slug}`);
   return tenant.id;
@@ -153,38 +150,6 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { productId: product.id, externalId: product.external_id, sku: product.sku, previousStock, stock: newStock };
       });
       return { success: true as const, data, requestId: request.id };
-    },
-  );
-
-  app.put(
-    '/locations',
-    {
-      schema: {
-        ...route,
-        summary: "Set the warehouse's known location codes (replaces the list)",
-        params: SlugParams,
-        body: LocationsBody,
-        response: responses({ 200: LocationsResponse }, 404),
-      },
-    },
-    async (request) => {
-      const tenantId = await tenantIdOf(db, request.params.slug);
-      const codes = [...new Set(request.body.codes)].sort();
-      await inTransaction(db, async (tx) => {
-        await tx.deleteFrom('warehouse_locations').where('tenant_id', '=', tenantId).execute();
-        if (codes.length > 0) await tx.insertInto('warehouse_locations').values(codes.map((code) => ({ tenant_id: tenantId, code }))).execute();
-      });
-      return { success: true as const, data: { codes }, requestId: request.id };
-    },
-  );
-
-  app.get(
-    '/locations',
-    { schema: { ...route, summary: "The warehouse's known location codes", params: SlugParams, response: responses({ 200: LocationsResponse }, 404) } },
-    async (request) => {
-      const tenantId = await tenantIdOf(db, request.params.slug);
-      const rows = await db.selectFrom('warehouse_locations').select('code').where('tenant_id', '=', tenantId).orderBy('code').execute();
-      return { success: true as const, data: { codes: rows.map((row) => row.code) }, requestId: request.id };
     },
   );
 };

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Success } from '../http/schemas';
 
-export const SlugParams = Type.Object({ slug: Type.String() });
 export const OrderParams = Type.Object({ slug: Type.String(), externalId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const ProductParams = OrderParams;
 
@@ -39,7 +38,3 @@ export const StockResponse = Success(
     stock: Type.Number(),
   }),
 );
-
-const LocationCode = Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9-]+$', description: 'letters, digits and hyphens' });
-export const LocationsBody = Type.Object({ codes: Type.Array(LocationCode, { maxItems: 100_000 }) });
-export const LocationsResponse = Success(Type.Object({ codes: Type.Array(Type.String()) }));

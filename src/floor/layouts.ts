@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../db';
+import { ApiError, conflict } from '../http/errors';
+import { layoutProblem, type Layout } from './layout';
+
+/**
+ * Serializes the writes of one tenant's floor description (layout and locations): each replaces a
+ * whole set, and two replacements interleaved under READ COMMITTED would each insert into the
+ * other's empty set. An advisory lock in the two-key space, apart from the product keys.
+ */
+export async function lockFloor(tx: Tx, tenantId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${FLOOR_LOCK_CLASS}, hashtext(${tenantId}::text))`.execute(tx);
+}
+const FLOOR_LOCK_CLASS = 13;
+
+export async function findLayout(db: Executor, tenantId: string): Promise<Layout | undefined> {
+  const row = await db.selectFrom('floor_layouts').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+  return (
+    row && {
+      aisles: row.aisles,
+      positionsPerAisle: row.positions_per_aisle,
+      aisleSpacing: Number(row.aisle_spacing),
+      positionSpacing: Number(row.position_spacing),
+      crossAisleOffset: Number(row.cross_aisle_offset),
+      depotAisle: row.depot_aisle,
+    }
+  );
+}
+
+/** The tenant's layout; 409 when none is stored, since routes and waves are measured on it. */
+export async function requireLayout(db: Executor, tenantId: string): Promise<Layout> {
+  const layout = await findLayout(db, tenantId);
+  if (!layout) throw conflict('This warehouse has no layout yet; describe it with PUT /layout first');
+  return layout;
+}
+
+/**
+ * Stores the layout (400 naming the field when it is unusable). A layout that would leave placed
+ * locations off the floor is refused with 409: move those locations first (PUT /locations).
+ */
+export async function saveLayout(tx: Tx, tenantId: string, layout: Layout): Promise<Layout> {
+  const problem = layoutProblem(layout);
+  if (problem) throw new ApiError(400, 'VALIDATION_ERROR', `Invalid layout: ${problem.message}`, [problem]);
+  await lockFloor(tx, tenantId);
+  const outside = await tx
+    .selectFrom('warehouse_locations')
+    .select(['code', 'aisle', 'position'])
+    .where('tenant_id', '=', tenantId)
+    .where((eb) => eb.or([eb('aisle', '>', layout.aisles), eb('position', '>', layout.positionsPerAisle)]))
+    .orderBy('code')
+    .limit(5)
+    .execute();
+  if (outside.length > 0) {
+    const listed = outside.map((l) => `${l.code} (aisle ${l.aisle}, position ${l.position})`).join(', ');
+    throw conflict(`Locations would be off this layout: ${listed}; place them inside it with PUT /locations first`);
+  }
+  const row = {
+    aisles: layout.aisles,
+    positions_per_aisle: layout.positionsPerAisle,
+    aisle_spacing: layout.aisleSpacing,
+    position_spacing: layout.positionSpacing,
+    cross_aisle_offset: layout.crossAisleOffset,
+    depot_aisle: layout.depotAisle,
+  };
+  await tx
+    .insertInto('floor_layouts')
+    .values({ tenant_id: tenantId, ...row })
+    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ ...row, updated_at: sql<Date>`now()` }))
+    .execute();
+  return layout;
+}

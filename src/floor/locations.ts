@@ -1,0 +1,104 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../db';
+import { validationError, type FieldProblem } from '../http/errors';
+import type { Layout, Place, Policy } from './layout';
+import { routePicks } from './routing';
+import { lockFloor, requireLayout } from './layouts';
+
+export interface PlacedLocation {
+  code: string;
+  aisle: number;
+  position: number;
+  level?: number | null | undefined;
+}
+
+export interface LocationSet {
+  /** Every known code, placed or not, sorted. */
+  codes: string[];
+  /** The placed ones, sorted by code. */
+  locations: { code: string; aisle: number; position: number; level: number | null }[];
+}
+
+/**
+ * Replaces the tenant's locations: `codes` without a place, `locations` with one (a code in both
+ * takes its place). Places must lie on the stored layout (400 naming the field; 409 when there is
+ * no layout). Concurrent replacements run one after the other, so the set left is one of those sent.
+ */
+export async function replaceLocations(tx: Tx, tenantId: string, codes: string[], placed: PlacedLocation[]): Promise<LocationSet> {
+  const problems: FieldProblem[] = [];
+  const seen = new Map<string, number>();
+  placed.forEach((location, index) => {
+    const first = seen.get(location.code);
+    if (first === undefined) seen.set(location.code, index);
+    else problems.push({ field: `locations[${index}].code`, message: `repeats locations[${first}]` });
+  });
+  if (problems.length > 0) throw validationError(problems);
+  await lockFloor(tx, tenantId);
+  if (placed.length > 0) {
+    const layout = await requireLayout(tx, tenantId);
+    problems.push(...placed.flatMap((location, index) => offLayout(layout, location, `locations[${index}]`)));
+    if (problems.length > 0) throw validationError(problems);
+  }
+  const rows = new Map<string, { aisle: number | null; position: number | null; level: number | null }>();
+  for (const code of codes) rows.set(code, { aisle: null, position: null, level: null });
+  for (const { code, aisle, position, level } of placed) rows.set(code, { aisle, position, level: level ?? null });
+  const sorted = [...rows.keys()].sort();
+  await tx.deleteFrom('warehouse_locations').where('tenant_id', '=', tenantId).execute();
+  if (sorted.length > 0) {
+    // One statement of four arrays, however many locations (row values would run out of parameters).
+    const column = (pick: (code: string) => number | null) => sorted.map(pick);
+    await sql`
+      INSERT INTO warehouse_locations (tenant_id, code, aisle, position, level)
+      SELECT ${tenantId}, l.code, l.aisle, l.position, l.level
+      FROM unnest(${sorted}::text[], ${column((c) => rows.get(c)!.aisle)}::integer[], ${column((c) => rows.get(c)!.position)}::integer[],
+        ${column((c) => rows.get(c)!.level)}::integer[]) AS l(code, aisle, position, level)`.execute(tx);
+  }
+  return {
+    codes: sorted,
+    locations: sorted.flatMap((code) => {
+      const { aisle, position, level } = rows.get(code)!;
+      return aisle !== null && position !== null ? [{ code, aisle, position, level }] : [];
+    }),
+  };
+}
+
+function offLayout(layout: Layout, place: Place, field: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (place.aisle > layout.aisles) problems.push({ field: `${field}.aisle`, message: `must be an aisle of the layout, 1 to ${layout.aisles}` });
+  if (place.position > layout.positionsPerAisle) {
+    problems.push({ field: `${field}.position`, message: `must be a position of the layout, 1 to ${layout.positionsPerAisle}` });
+  }
+  return problems;
+}
+
+export async function listLocations(db: Executor, tenantId: string): Promise<LocationSet> {
+  const rows = await db
+    .selectFrom('warehouse_locations')
+    .select(['code', 'aisle', 'position', 'level'])
+    .where('tenant_id', '=', tenantId)
+    .orderBy('code')
+    .execute();
+  return {
+    codes: rows.map((row) => row.code),
+    locations: rows.flatMap(({ code, aisle, position, level }) => (aisle !== null && position !== null ? [{ code, aisle, position, level }] : [])),
+  };
+}
+
+/**
+ * The walk from the depot through the given locations and back, under `policy`: each code once;
+ * codes unknown or without a place are left out of it and listed in `unplaced`, in the order given.
+ */
+export async function routeThrough(db: Executor, tenantId: string, locations: string[], policy: Policy) {
+  const layout = await requireLayout(db, tenantId);
+  const codes = [...new Set(locations)];
+  const rows = await db
+    .selectFrom('warehouse_locations')
+    .select(['code', 'aisle', 'position'])
+    .where('tenant_id', '=', tenantId)
+    .where('code', '=', sql<string>`ANY (${codes}::text[])`)
+    .where('aisle', 'is not', null)
+    .execute();
+  const places = new Map(rows.map((row) => [row.code, { locationCode: row.code, aisle: row.aisle!, position: row.position! }]));
+  const { distance, stops } = routePicks(layout, codes.flatMap((code) => places.get(code) ?? []), policy);
+  return { policy, distance, stops, unplaced: codes.filter((code) => !places.has(code)) };
+}

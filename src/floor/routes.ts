@@ -1,0 +1,221 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Tx } from '../db';
+import { inTransaction } from '../db/transaction';
+import { emit } from '../events/outbox';
+import type { DomainEvent } from '../events/types';
+import { notFound } from '../http/errors';
+import { responses } from '../http/schemas';
+import { bodyIsOptional, tenantIdOf } from '../warehouse/routes';
+import { findLayout, saveLayout } from './layouts';
+import { listLocations, replaceLocations, routeThrough } from './locations';
+import {
+  CreateWaveBody,
+  LayoutBody,
+  LayoutResponse,
+  LocationsBody,
+  LocationsResponse,
+  PickBody,
+  RouteBody,
+  RouteResponse,
+  SlugParams,
+  WaveListQuery,
+  WavePage,
+  WaveParams,
+  WaveResponse,
+} from './schemas';
+import { completeWave, createWave, listWaves, loadWave, recordPick, releaseWave } from './waves';
+
+const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
+
+/**
+ * The warehouse floor (docs/floor.md): the layout, where locations stand on it, routes through
+ * them, and waves of orders picked together. Under the warehouse API's prefix and admin token.
+ */
+export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.db;
+
+  /** Runs one wave write with its events and answers the wave as it then stands. */
+  async function waveWrite(slug: string, requestId: string, work: (tx: Tx, tenantId: string) => Promise<{ waveId: string; events: DomainEvent[] }>) {
+    const tenantId = await tenantIdOf(db, slug);
+    const { waveId } = await inTransaction(db, async (tx) => {
+      const done = await work(tx, tenantId);
+      await emit(tx, tenantId, done.events);
+      return done;
+    });
+    return { success: true as const, data: await loadWave(db, tenantId, waveId), requestId };
+  }
+
+  app.put(
+    '/layout',
+    {
+      schema: {
+        ...route,
+        summary: "Describe the warehouse's floor: aisles, positions, spacings and the depot",
+        description: 'Refused with 409 while placed locations would fall off the new layout.',
+        params: SlugParams,
+        body: LayoutBody,
+        response: responses({ 200: LayoutResponse }, 404, 409),
+      },
+    },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const data = await inTransaction(db, (tx) => saveLayout(tx, tenantId, request.body));
+      return { success: true as const, data, requestId: request.id };
+    },
+  );
+
+  app.get(
+    '/layout',
+    { schema: { ...route, summary: "The warehouse's layout", params: SlugParams, response: responses({ 200: LayoutResponse }, 404) } },
+    async (request) => {
+      const layout = await findLayout(db, await tenantIdOf(db, request.params.slug));
+      if (!layout) throw notFound('Layout');
+      return { success: true as const, data: layout, requestId: request.id };
+    },
+  );
+
+  app.put(
+    '/locations',
+    {
+      // A large warehouse's whole set of places is several megabytes of JSON.
+      bodyLimit: 16 * 1024 * 1024,
+      schema: {
+        ...route,
+        summary: "Set the warehouse's locations, with or without a place on the layout (replaces them all)",
+        description: 'Places must lie on the stored layout. Concurrent replacements run one after the other.',
+        params: SlugParams,
+        body: LocationsBody,
+        response: responses({ 200: LocationsResponse }, 404, 409),
+      },
+    },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const { codes = [], locations = [] } = request.body;
+      const data = await inTransaction(db, (tx) => replaceLocations(tx, tenantId, codes, locations));
+      return { success: true as const, data, requestId: request.id };
+    },
+  );
+
+  app.get(
+    '/locations',
+    { schema: { ...route, summary: "The warehouse's locations", params: SlugParams, response: responses({ 200: LocationsResponse }, 404) } },
+    async (request) => ({ success: true as const, data: await listLocations(db, await tenantIdOf(db, request.params.slug)), requestId: request.id }),
+  );
+
+  app.post(
+    '/routes',
+    {
+      schema: {
+        ...route,
+        summary: 'The walk through the given locations from the depot and back',
+        description: 'Codes unknown or without a place are listed in `unplaced`. 409 while no layout is stored.',
+        params: SlugParams,
+        body: RouteBody,
+        response: responses({ 200: RouteResponse }, 404, 409),
+      },
+    },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const data = await routeThrough(db, tenantId, request.body.locations, request.body.policy ?? 'optimal');
+      return { success: true as const, data, requestId: request.id };
+    },
+  );
+
+  app.post(
+    '/waves',
+    {
+      preValidation: bodyIsOptional,
+      schema: {
+        ...route,
+        summary: 'Make a wave: a pick list for a cart of several orders, routed through the warehouse',
+        description:
+          'Without `orders`, chooses PENDING orders without issues: the most urgent first, then those adding the least walking, ' +
+          'up to the limits. The orders go PENDING → IN_PICKING. 409 NOTHING_TO_PICK when no order is free.',
+        params: SlugParams,
+        body: CreateWaveBody,
+        response: responses({ 201: WaveResponse }, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      const { orders, maxOrders = 8, maxItems = 40, policy = 'optimal' } = request.body;
+      const answer = await waveWrite(request.params.slug, request.id, (tx, tenantId) => createWave(tx, tenantId, { orders, maxOrders, maxItems, policy }));
+      return reply.status(201).send(answer);
+    },
+  );
+
+  app.get(
+    '/waves',
+    {
+      preValidation: bodyIsOptional,
+      schema: { ...route, summary: 'Waves, oldest first', params: SlugParams, querystring: WaveListQuery, response: responses({ 200: WavePage }, 404) },
+    },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const { limit = 20, cursor, status } = request.query;
+      const page = await listWaves(db, tenantId, { limit, cursor, status });
+      return { success: true as const, data: page.waves, pagination: page.pagination, requestId: request.id };
+    },
+  );
+
+  app.get(
+    '/waves/:id',
+    { schema: { ...route, summary: 'One wave with its stops in walking order', params: WaveParams, response: responses({ 200: WaveResponse }, 404) } },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      return { success: true as const, data: await loadWave(db, tenantId, request.params.id), requestId: request.id };
+    },
+  );
+
+  app.post(
+    '/waves/:id/picks',
+    {
+      schema: {
+        ...route,
+        summary: 'Record the picked quantity of one line (sets it; repeatable)',
+        params: WaveParams,
+        body: PickBody,
+        response: responses({ 200: WaveResponse }, 404, 409),
+      },
+    },
+    async (request) =>
+      waveWrite(request.params.slug, request.id, async (tx, tenantId) => {
+        await recordPick(tx, tenantId, request.params.id, request.body);
+        return { waveId: request.params.id, events: [] };
+      }),
+  );
+
+  app.post(
+    '/waves/:id/complete',
+    {
+      schema: {
+        ...route,
+        summary: "Complete the wave: its orders go to PICKED with the recorded quantities, as complete-picking does",
+        description: '409 PICKS_MISSING, listing the lines in `details`, while a line has no pick recorded.',
+        params: WaveParams,
+        response: responses({ 200: WaveResponse }, 404, 409),
+      },
+    },
+    async (request) =>
+      waveWrite(request.params.slug, request.id, async (tx, tenantId) => ({
+        waveId: request.params.id,
+        events: await completeWave(tx, tenantId, request.params.id),
+      })),
+  );
+
+  app.post(
+    '/waves/:id/release',
+    {
+      schema: {
+        ...route,
+        summary: 'Release the wave: its orders not picked yet go back to PENDING',
+        params: WaveParams,
+        response: responses({ 200: WaveResponse }, 404, 409),
+      },
+    },
+    async (request) =>
+      waveWrite(request.params.slug, request.id, async (tx, tenantId) => ({
+        waveId: request.params.id,
+        events: await releaseWave(tx, tenantId, request.params.id),
+      })),
+  );
+};

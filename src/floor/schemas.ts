@@ -1,0 +1,132 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IsoDateTime, Page, Success, pageQuery } from '../http/schemas';
+import { MAX_AISLES, MAX_POSITIONS_PER_AISLE, POLICIES } from './layout';
+
+export const SlugParams = Type.Object({ slug: Type.String() });
+export const WaveParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
+
+const Aisle = Type.Integer({ minimum: 1, maximum: MAX_AISLES, description: 'Aisle, 1 to `aisles` from the left' });
+const Position = Type.Integer({ minimum: 1, maximum: MAX_POSITIONS_PER_AISLE, description: 'Position along the aisle, 1 to `positionsPerAisle` from the front' });
+const Distance = Type.Number({ description: "In the layout's unit, depot to depot" });
+
+export const LayoutBody = Type.Object(
+  {
+    aisles: Type.Integer({ description: 'Parallel aisles, numbered 1.. from the left', examples: [10] }),
+    positionsPerAisle: Type.Integer({ description: 'Pick positions along each aisle, numbered 1.. from the front', examples: [20] }),
+    aisleSpacing: Type.Number({ description: 'Between the centre lines of neighbouring aisles', examples: [3] }),
+    positionSpacing: Type.Number({ description: 'Between neighbouring positions of an aisle', examples: [1.5] }),
+    crossAisleOffset: Type.Number({ description: 'From a cross aisle to the first (or last) position of an aisle', examples: [2] }),
+    depotAisle: Type.Integer({ description: 'The depot stands on the front cross aisle, in line with this aisle', examples: [1] }),
+  },
+  { description: 'A single block of parallel aisles between a front and a back cross aisle' },
+);
+export const LayoutResponse = Success(LayoutBody);
+
+export const PolicySchema = Type.Union(
+  POLICIES.map((policy) => Type.Literal(policy)),
+  { description: 'How the picker walks; `optimal` is the shortest tour', default: 'optimal' },
+);
+
+const LocationCode = Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9-]+$', description: 'letters, digits and hyphens', examples: ['A-01-3'] });
+const Level = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Shelf level, 1 at the floor (informative)' });
+
+export const LocationsBody = Type.Object(
+  {
+    codes: Type.Optional(Type.Array(LocationCode, { maxItems: 100_000, description: 'Codes without a place (never routed)' })),
+    locations: Type.Optional(
+      Type.Array(Type.Object({ code: LocationCode, aisle: Aisle, position: Position, level: Type.Optional(Level) }), {
+        maxItems: 100_000,
+        description: 'Codes with their place on the layout',
+      }),
+    ),
+  },
+  {
+    description: 'Replaces the whole set of locations with these; send `codes`, `locations` or both',
+    examples: [{ locations: [{ code: 'A-01-3', aisle: 1, position: 1, level: 3 }, { code: 'B-07-1', aisle: 2, position: 7 }], codes: ['DOCK-1'] }],
+  },
+);
+export const LocationsResponse = Success(
+  Type.Object({
+    codes: Type.Array(Type.String(), { description: 'Every known code, placed or not, sorted' }),
+    locations: Type.Array(Type.Object({ code: Type.String(), aisle: Type.Integer(), position: Type.Integer(), level: Type.Union([Type.Integer(), Type.Null()]) }), {
+      description: 'The placed codes, sorted',
+    }),
+  }),
+);
+
+export const RouteBody = Type.Object(
+  {
+    locations: Type.Array(LocationCode, { minItems: 1, maxItems: 10_000, description: 'Codes to visit; one listed twice is visited once' }),
+    policy: Type.Optional(PolicySchema),
+  },
+  { examples: [{ locations: ['B-07-1', 'A-01-3', 'DOCK-1'], policy: 'optimal' }] },
+);
+export const RouteResponse = Success(
+  Type.Object({
+    policy: PolicySchema,
+    distance: Distance,
+    stops: Type.Array(Type.Object({ locationCode: Type.String(), aisle: Type.Integer(), position: Type.Integer() }), { description: 'In walking order' }),
+    unplaced: Type.Array(Type.String(), { description: 'Codes unknown or without a place, as sent; not part of the route' }),
+  }),
+);
+
+const ExternalId = Type.String({ minLength: 1, maxLength: 100 });
+
+export const CreateWaveBody = Type.Object(
+  {
+    orders: Type.Optional(
+      Type.Array(ExternalId, {
+        minItems: 1,
+        maxItems: 100,
+        description: 'These orders, in this order (totes 1..n), whatever the limits; each must be PENDING without issues',
+      }),
+    ),
+    maxOrders: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'Totes on the cart' })),
+    maxItems: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 40, description: 'Units the cart carries' })),
+    policy: Type.Optional(PolicySchema),
+  },
+  { examples: [{ maxOrders: 8, maxItems: 40 }, { orders: ['ORD-1001', 'ORD-1002'], policy: 's-shape' }] },
+);
+export const PickBody = Type.Object(
+  {
+    orderExternalId: ExternalId,
+    productExternalId: ExternalId,
+    quantity: Type.Number({ minimum: 0, description: 'What was picked; at most what was ordered, less is a short pick' }),
+    reason: Type.Optional(Type.String({ maxLength: 255, description: 'Why a line is short (damaged, not found…)' })),
+  },
+  { examples: [{ orderExternalId: 'ORD-1001', productExternalId: 'SHOE-42', quantity: 1, reason: 'one pair damaged' }] },
+);
+
+export const WAVE_STATUSES = ['PICKING', 'COMPLETED', 'RELEASED'] as const;
+const WaveStatus = Type.Union(WAVE_STATUSES.map((status) => Type.Literal(status)));
+
+const WaveLine = Type.Object({
+  orderExternalId: Type.String(),
+  tote: Type.Integer(),
+  productExternalId: Type.String(),
+  productSku: Type.String(),
+  barcode: Type.Union([Type.String(), Type.Null()]),
+  name: Type.Union([Type.String(), Type.Null()]),
+  quantity: Type.Number({ description: 'Ordered' }),
+  pickedQuantity: Type.Union([Type.Number(), Type.Null()], { description: 'Recorded by POST /waves/{id}/picks; null until then' }),
+});
+export type WaveLine = Static<typeof WaveLine>;
+
+export const Wave = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: WaveStatus,
+  policy: PolicySchema,
+  distance: Distance,
+  sShapeDistance: Type.Number({ description: 'The same picks walked S-shape, for comparison' }),
+  orders: Type.Array(Type.Object({ externalId: Type.String(), orderNumber: Type.String(), tote: Type.Integer() })),
+  stops: Type.Array(
+    Type.Object({ seq: Type.Integer({ minimum: 1 }), locationCode: Type.String(), aisle: Type.Integer(), position: Type.Integer(), lines: Type.Array(WaveLine) }),
+    { description: 'In walking order' },
+  ),
+  unplaced: Type.Array(WaveLine, { description: 'Lines whose product has no placed location: pick them after the route' }),
+  createdAt: IsoDateTime,
+});
+export type Wave = Static<typeof Wave>;
+export const WaveResponse = Success(Wave);
+export const WavePage = Page(Wave);
+export const WaveListQuery = Type.Object({ ...pageQuery(20, 100), status: Type.Optional(WaveStatus) });

@@ -1,0 +1,59 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Numeric = ColumnType<number, number | string, number | string>;
+
+export type WaveStatus = 'PICKING' | 'COMPLETED' | 'RELEASED';
+
+export interface FloorTables {
+  /** The warehouse's known location codes; a product with another code is saved with a warning. */
+  warehouse_locations: {
+    tenant_id: string;
+    code: string;
+    /** Where the location stands on the layout; both null for a code without a place. */
+    aisle: number | null;
+    position: number | null;
+    level: number | null;
+  };
+  floor_layouts: {
+    tenant_id: string;
+    aisles: number;
+    positions_per_aisle: number;
+    aisle_spacing: Numeric;
+    position_spacing: Numeric;
+    cross_aisle_offset: Numeric;
+    depot_aisle: number;
+    updated_at: Generated<Date>;
+  };
+  waves: {
+    tenant_id: string;
+    id: Generated<string>;
+    status: WaveStatus;
+    policy: string;
+    distance: Numeric;
+    s_shape_distance: Numeric;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
+  };
+  wave_orders: {
+    tenant_id: string;
+    wave_id: string;
+    order_id: string;
+    tote: number;
+  };
+  wave_lines: {
+    tenant_id: string;
+    wave_id: string;
+    order_id: string;
+    item_position: number;
+    product_external_id: string;
+    quantity: Numeric;
+    walk: number;
+    stop: number | null;
+    location_code: string | null;
+    aisle: number | null;
+    position: number | null;
+    picked_quantity: ColumnType<number | null, number | null | undefined, number | null>;
+    reason: string | null;
+    picked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  };
+}

@@ -1,0 +1,425 @@
+import { sql } from 'kysely';
+import type { Db, Executor, Tx } from '../db';
+import type { DomainEvent } from '../events/types';
+import { decodeCursor, encodeCursor } from '../http/cursor';
+import { ApiError, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
+import { moveOrder } from '../orders/lifecycle';
+import { lockProductKeys, type OrderRow } from '../orders/store';
+import { completePicking } from '../warehouse/picking';
+import { chooseWave, type WaveCandidate } from './batching';
+import type { Layout, Policy } from './layout';
+import { requireLayout } from './layouts';
+import { routePicks } from './routing';
+import type { Wave, WaveLine } from './schemas';
+import type { WaveStatus } from './tables';
+
+export interface WaveRequest {
+  orders?: string[] | undefined;
+  maxOrders: number;
+  maxItems: number;
+  policy: Policy;
+}
+
+/** How many of the most urgent PENDING orders a new wave chooses from. */
+const CANDIDATE_POOL = 500;
+
+/** An item of an order, where its product is picked (null when it has no placed location). */
+interface ItemPlace {
+  order_id: string;
+  item_position: number;
+  product_external_id: string;
+  quantity: number;
+  location_code: string | null;
+  aisle: number | null;
+  position: number | null;
+}
+
+/**
+ * Makes a wave: the named orders, or orders chosen from the most urgent PENDING ones without
+ * issues, routed on the layout. Its orders go PENDING → IN_PICKING. Returns the wave's id and the
+ * events to emit.
+ */
+export async function createWave(tx: Tx, tenantId: string, request: WaveRequest): Promise<{ waveId: string; events: DomainEvent[] }> {
+  const layout = await requireLayout(tx, tenantId);
+  const orders = request.orders ? await lockNamedOrders(tx, tenantId, request.orders) : await chooseOrders(tx, tenantId, layout, request);
+  const items = await itemPlaces(tx, tenantId, orders.map((order) => order.id));
+
+  const tote = new Map(orders.map((order, index) => [order.id, index + 1]));
+  const walk = walkingOrder(layout, items, tote, request.policy);
+  const wave = await tx
+    .insertInto('waves')
+    .values({ tenant_id: tenantId, status: 'PICKING', policy: request.policy, distance: walk.distance, s_shape_distance: walk.sShapeDistance })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await tx
+    .insertInto('wave_orders')
+    .values(orders.map((order) => ({ tenant_id: tenantId, wave_id: wave.id, order_id: order.id, tote: tote.get(order.id)! })))
+    .execute();
+  // One statement for every line, however many (row values could run out of parameters).
+  await sql`
+    INSERT INTO wave_lines (tenant_id, wave_id, order_id, item_position, product_external_id, quantity, walk, stop, location_code, aisle, position)
+    SELECT ${tenantId}, ${wave.id}, l.order_id, l.item_position, l.product_external_id, l.quantity, l.walk, l.stop, l.location_code, l.aisle, l.position
+    FROM jsonb_to_recordset(${JSON.stringify(walk.lines)}::jsonb) AS l(order_id uuid, item_position integer, product_external_id text,
+      quantity numeric, walk integer, stop integer, location_code text, aisle integer, position integer)`.execute(tx);
+
+  const events: DomainEvent[] = [];
+  for (const order of orders) events.push((await moveOrder(tx, order, 'IN_PICKING')).event);
+  return { waveId: wave.id, events };
+}
+
+/**
+ * Chooses the orders of a wave from the most urgent PENDING orders without issues, and locks them.
+ * The pool is read without locks; only the chosen orders are locked, with SKIP LOCKED: an order
+ * another wave holds (or took meanwhile) is left out and the choice made again without it. Two
+ * waves made at once thus get different orders, and neither waits for the other.
+ */
+async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: WaveRequest): Promise<OrderRow[]> {
+  const taken: string[] = [];
+  for (;;) {
+    // The pool and where its lines are, in one statement, most urgent first.
+    const { rows } = await sql<ItemPlace>`
+      SELECT pool.id AS order_id, i.position AS item_position, i.product_external_id, i.quantity, l.code AS location_code, l.aisle, l.position
+      FROM (
+        SELECT id, order_urgency(priority) AS urgency, due_date, created_at FROM orders
+        WHERE tenant_id = ${tenantId} AND status = 'PENDING' AND NOT has_issues ${taken.length > 0 ? sql`AND id <> ALL (${taken}::uuid[])` : sql``}
+        ORDER BY order_urgency(priority), due_date, created_at, id
+        LIMIT ${CANDIDATE_POOL}
+      ) AS pool
+      JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = pool.id
+      LEFT JOIN products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id
+      LEFT JOIN warehouse_locations l ON l.tenant_id = i.tenant_id AND l.code = p.location_code AND l.aisle IS NOT NULL
+      ORDER BY pool.urgency, pool.due_date, pool.created_at, pool.id, i.position`.execute(tx);
+    if (rows.length === 0) throw new ApiError(409, 'NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
+    const candidates = new Map<string, WaveCandidate>();
+    for (const { order_id: id, quantity, aisle, position } of rows) {
+      const candidate = candidates.get(id) ?? { id, units: 0, places: [] };
+      candidates.set(id, candidate);
+      candidate.units += quantity;
+      if (aisle !== null && position !== null) candidate.places.push({ aisle, position });
+    }
+    const chosen = chooseWave(layout, [...candidates.values()], { maxOrders: request.maxOrders, maxItems: request.maxItems });
+    if (chosen.length === 0) throw new ApiError(409, 'NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
+    const locked = await tx
+      .selectFrom('orders')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', chosen)
+      .where('status', '=', 'PENDING')
+      .where('has_issues', '=', false)
+      .orderBy('id')
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    const byId = new Map(locked.map((order) => [order.id, order]));
+    if (locked.length === chosen.length) return chosen.map((id) => byId.get(id)!);
+    taken.push(...chosen.filter((id) => !byId.has(id)));
+  }
+}
+
+/** The named orders, locked, in the order named: each must exist (404) and be PENDING without issues (409). */
+async function lockNamedOrders(tx: Tx, tenantId: string, externalIds: string[]): Promise<OrderRow[]> {
+  const problems: FieldProblem[] = [];
+  externalIds.forEach((externalId, index) => {
+    const first = externalIds.indexOf(externalId);
+    if (first !== index) problems.push({ field: `orders[${index}]`, message: `repeats orders[${first}]` });
+  });
+  if (problems.length > 0) throw validationError(problems);
+  const rows = await tx
+    .selectFrom('orders')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('external_id', 'in', externalIds)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const byExternalId = new Map(rows.map((row) => [row.external_id, row]));
+  return externalIds.map((externalId) => {
+    const order = byExternalId.get(externalId);
+    if (!order) throw notFound(`Order ${externalId}`);
+    if (order.status !== 'PENDING' || order.has_issues) {
+      const state = order.has_issues ? `${order.status} with issues` : order.status;
+      throw conflict(`Order ${externalId} is ${state}; only a PENDING order without issues can join a wave`);
+    }
+    return order;
+  });
+}
+
+async function itemPlaces(tx: Tx, tenantId: string, orderIds: string[]): Promise<ItemPlace[]> {
+  return tx
+    .selectFrom('order_items as i')
+    .leftJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 'i.tenant_id').onRef('p.id', '=', 'i.product_id'))
+    .leftJoin('warehouse_locations as l', (join) =>
+      join.onRef('l.tenant_id', '=', 'i.tenant_id').onRef('l.code', '=', 'p.location_code').on('l.aisle', 'is not', null),
+    )
+    .select(['i.order_id', 'i.position as item_position', 'i.product_external_id', 'i.quantity', 'l.code as location_code', 'l.aisle', 'l.position'])
+    .where('i.tenant_id', '=', tenantId)
+    .where('i.order_id', '=', sql<string>`ANY (${orderIds}::uuid[])`)
+    .orderBy('i.order_id')
+    .orderBy('i.position')
+    .execute();
+}
+
+/**
+ * The wave's lines in walking order: the placed ones along the route (the lines at one location
+ * together, by tote), numbered by stop, then the unplaced ones by tote.
+ */
+function walkingOrder(layout: Layout, items: ItemPlace[], tote: Map<string, number>, policy: Policy) {
+  const byTote = (a: ItemPlace, b: ItemPlace) => tote.get(a.order_id)! - tote.get(b.order_id)! || a.item_position - b.item_position;
+  const picks = items
+    .flatMap((item) => (item.aisle !== null && item.position !== null ? [{ ...item, aisle: item.aisle, position: item.position }] : []))
+    .sort((a, b) => (a.location_code! < b.location_code! ? -1 : a.location_code! > b.location_code! ? 1 : byTote(a, b)));
+  const route = routePicks(layout, picks, policy);
+  const sShapeDistance = policy === 's-shape' ? route.distance : routePicks(layout, picks, 's-shape').distance;
+  const unplaced = items.filter((item) => item.aisle === null || item.position === null).sort(byTote);
+  let stop = 0;
+  const lines = [
+    ...route.stops.map((pick, index) => {
+      if (index === 0 || route.stops[index - 1]!.location_code !== pick.location_code) stop++;
+      return { ...pick, stop };
+    }),
+    ...unplaced.map((item) => ({ ...item, stop: null })),
+  ].map((line, walk) => ({ ...line, walk }));
+  return { distance: route.distance, sShapeDistance, lines };
+}
+
+/** The wave locked for the rest of the transaction (shared by picks, exclusive otherwise); 404 when unknown. */
+async function lockWave(tx: Tx, tenantId: string, waveId: string, mode: 'share' | 'update') {
+  const query = tx.selectFrom('waves').select(['id', 'status']).where('tenant_id', '=', tenantId).where('id', '=', waveId);
+  const wave = await (mode === 'share' ? query.forShare() : query.forUpdate()).executeTakeFirst();
+  if (!wave) throw notFound(`Wave ${waveId}`);
+  if (wave.status !== 'PICKING') throw conflict(`Wave ${waveId} is ${wave.status}; only a PICKING wave can change`);
+  return wave;
+}
+
+export interface Pick {
+  orderExternalId: string;
+  productExternalId: string;
+  quantity: number;
+  reason?: string | undefined;
+}
+
+/** Records (sets) the picked quantity of one line. */
+export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick: Pick): Promise<void> {
+  await lockWave(tx, tenantId, waveId, 'share');
+  const line = await tx
+    .selectFrom('wave_lines as l')
+    .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'l.tenant_id').onRef('o.id', '=', 'l.order_id'))
+    .select(['l.order_id', 'l.item_position', 'l.quantity', 'o.status'])
+    .where('l.tenant_id', '=', tenantId)
+    .where('l.wave_id', '=', waveId)
+    .where('o.external_id', '=', pick.orderExternalId)
+    .where('l.product_external_id', '=', pick.productExternalId)
+    .executeTakeFirst();
+  if (!line) throw notFound(`Line of order ${pick.orderExternalId} for product ${pick.productExternalId} in wave ${waveId}`);
+  if (line.status !== 'IN_PICKING') throw conflict(`Order ${pick.orderExternalId} is ${line.status}; it left the wave when it was moved outside it`);
+  if (pick.quantity > Number(line.quantity)) throw validationError([{ field: 'quantity', message: `must be at most the ordered ${Number(line.quantity)}` }]);
+  await tx
+    .updateTable('wave_lines')
+    .set({ picked_quantity: pick.quantity, reason: pick.reason ?? null, picked_at: sql<Date>`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('wave_id', '=', waveId)
+    .where('order_id', '=', line.order_id)
+    .where('item_position', '=', line.item_position)
+    .execute();
+}
+
+/**
+ * Completes the wave: each of its orders still IN_PICKING goes to PICKED through complete-picking
+ * with the recorded quantities (409 PICKS_MISSING, listing the lines, while one is unrecorded).
+ * Orders moved outside the wave since (complete-picking on its own) are left as they are.
+ */
+export async function completeWave(tx: Tx, tenantId: string, waveId: string): Promise<DomainEvent[]> {
+  await lockWave(tx, tenantId, waveId, 'update');
+  const lines = (await waveLines(tx, tenantId, [waveId])).filter((line) => line.order_status === 'IN_PICKING');
+  const missing = lines.filter((line) => line.picked_quantity === null);
+  if (missing.length > 0) {
+    const details = missing.map((line) => ({
+      field: line.path,
+      message: `order ${line.order_external_id}, product ${line.product_external_id}: no pick recorded`,
+    }));
+    throw new ApiError(409, 'PICKS_MISSING', `${missing.length} line(s) of the wave have no pick recorded`, details);
+  }
+  // The lock order of orders/store.ts across all the orders: every product row first, then the
+  // keys of every product picked short, then (in completePicking) each order's row.
+  const productIds = [...new Set(lines.flatMap((line) => (line.product_id ? [line.product_id] : [])))].sort();
+  if (productIds.length > 0) {
+    await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', 'in', productIds).orderBy('id').forUpdate().execute();
+  }
+  await lockProductKeys(
+    tx,
+    tenantId,
+    lines.filter((line) => line.picked_quantity! < line.quantity).map((line) => line.product_external_id),
+  );
+  const byOrder = new Map<string, WaveLineRow[]>();
+  for (const line of [...lines].sort((a, b) => a.tote - b.tote)) {
+    const own = byOrder.get(line.order_external_id) ?? [];
+    own.push(line);
+    byOrder.set(line.order_external_id, own);
+  }
+  const events: DomainEvent[] = [];
+  for (const [externalId, own] of byOrder) {
+    const picked = own.map((line) => ({ productExternalId: line.product_external_id, pickedQuantity: line.picked_quantity! }));
+    events.push(...(await completePicking(tx, tenantId, externalId, picked)).events);
+  }
+  await setStatus(tx, tenantId, waveId, 'COMPLETED');
+  return events;
+}
+
+/** Releases the wave: its orders not picked yet go back to PENDING; recorded picks are not applied. */
+export async function releaseWave(tx: Tx, tenantId: string, waveId: string): Promise<DomainEvent[]> {
+  await lockWave(tx, tenantId, waveId, 'update');
+  const orders = await tx
+    .selectFrom('orders')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', tx.selectFrom('wave_orders').select('order_id').where('tenant_id', '=', tenantId).where('wave_id', '=', waveId))
+    .where('status', '=', 'IN_PICKING')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const events: DomainEvent[] = [];
+  for (const order of orders) events.push((await moveOrder(tx, order, 'PENDING')).event);
+  await setStatus(tx, tenantId, waveId, 'RELEASED');
+  return events;
+}
+
+async function setStatus(tx: Tx, tenantId: string, waveId: string, status: WaveStatus): Promise<void> {
+  await tx.updateTable('waves').set({ status, updated_at: sql<Date>`now()` }).where('tenant_id', '=', tenantId).where('id', '=', waveId).execute();
+}
+
+type WaveLineRow = Awaited<ReturnType<typeof waveLines>>[number];
+
+/** The lines of the given waves in walking order, each with its JSON path in the wave (`stops[2].lines[0]`, `unplaced[1]`). */
+async function waveLines(db: Executor, tenantId: string, waveIds: string[]) {
+  const rows = await db
+    .selectFrom('wave_lines as l')
+    .innerJoin('wave_orders as w', (join) =>
+      join.onRef('w.tenant_id', '=', 'l.tenant_id').onRef('w.wave_id', '=', 'l.wave_id').onRef('w.order_id', '=', 'l.order_id'),
+    )
+    .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'l.tenant_id').onRef('o.id', '=', 'l.order_id'))
+    .innerJoin('order_items as i', (join) =>
+      join.onRef('i.tenant_id', '=', 'l.tenant_id').onRef('i.order_id', '=', 'l.order_id').onRef('i.position', '=', 'l.item_position'),
+    )
+    .leftJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 'i.tenant_id').onRef('p.id', '=', 'i.product_id'))
+    .select([
+      'l.wave_id',
+      'l.stop',
+      'l.location_code',
+      'l.aisle',
+      'l.position',
+      'l.product_external_id',
+      'l.quantity',
+      'l.picked_quantity',
+      'w.tote',
+      'o.external_id as order_external_id',
+      'o.status as order_status',
+      'i.product_sku',
+      'i.product_id',
+      'p.barcode',
+      'p.name',
+    ])
+    .where('l.tenant_id', '=', tenantId)
+    .where('l.wave_id', '=', sql<string>`ANY (${waveIds}::uuid[])`)
+    .orderBy('l.wave_id')
+    .orderBy('l.walk')
+    .execute();
+  let lineInGroup = 0;
+  return rows.map((row, index) => {
+    const previous = rows[index - 1];
+    lineInGroup = previous && previous.wave_id === row.wave_id && previous.stop === row.stop ? lineInGroup + 1 : 0;
+    const path = row.stop === null ? `unplaced[${lineInGroup}]` : `stops[${row.stop - 1}].lines[${lineInGroup}]`;
+    return { ...row, quantity: Number(row.quantity), picked_quantity: row.picked_quantity === null ? null : Number(row.picked_quantity), path };
+  });
+}
+
+/** The waves as the API shows them, in the order of `waveIds` (unknown ids are left out). */
+export async function loadWaves(db: Executor, tenantId: string, waveIds: string[]): Promise<Wave[]> {
+  if (waveIds.length === 0) return [];
+  const [waves, orders, lines] = await Promise.all([
+    db.selectFrom('waves').selectAll().where('tenant_id', '=', tenantId).where('id', '=', sql<string>`ANY (${waveIds}::uuid[])`).execute(),
+    db
+      .selectFrom('wave_orders as w')
+      .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'w.tenant_id').onRef('o.id', '=', 'w.order_id'))
+      .select(['w.wave_id', 'w.tote', 'o.external_id', 'o.order_number'])
+      .where('w.tenant_id', '=', tenantId)
+      .where('w.wave_id', '=', sql<string>`ANY (${waveIds}::uuid[])`)
+      .orderBy('w.wave_id')
+      .orderBy('w.tote')
+      .execute(),
+    waveLines(db, tenantId, waveIds),
+  ]);
+  const byId = new Map(waves.map((wave) => [wave.id, wave]));
+  return waveIds.flatMap((id) => {
+    const wave = byId.get(id);
+    if (!wave) return [];
+    const stops: Wave['stops'] = [];
+    const unplaced: WaveLine[] = [];
+    for (const row of lines) {
+      if (row.wave_id !== id) continue;
+      const line: WaveLine = {
+        orderExternalId: row.order_external_id,
+        tote: row.tote,
+        productExternalId: row.product_external_id,
+        productSku: row.product_sku,
+        barcode: row.barcode,
+        name: row.name,
+        quantity: row.quantity,
+        pickedQuantity: row.picked_quantity,
+      };
+      if (row.stop === null) unplaced.push(line);
+      else if (stops.at(-1)?.seq === row.stop) stops.at(-1)!.lines.push(line);
+      else stops.push({ seq: row.stop, locationCode: row.location_code!, aisle: row.aisle!, position: row.position!, lines: [line] });
+    }
+    return [
+      {
+        id: wave.id,
+        status: wave.status,
+        policy: wave.policy as Policy,
+        distance: Number(wave.distance),
+        sShapeDistance: Number(wave.s_shape_distance),
+        orders: orders.filter((o) => o.wave_id === id).map((o) => ({ externalId: o.external_id, orderNumber: o.order_number, tote: o.tote })),
+        stops,
+        unplaced,
+        createdAt: wave.created_at.toISOString(),
+      },
+    ];
+  });
+}
+
+export async function loadWave(db: Executor, tenantId: string, waveId: string): Promise<Wave> {
+  const [wave] = await loadWaves(db, tenantId, [waveId]);
+  if (!wave) throw notFound(`Wave ${waveId}`);
+  return wave;
+}
+
+/** A keyset page of the tenant's waves, oldest first, optionally of one status. */
+export async function listWaves(db: Db, tenantId: string, query: { limit: number; cursor?: string | undefined; status?: WaveStatus | undefined }) {
+  const filtered = db
+    .selectFrom('waves')
+    .where('tenant_id', '=', tenantId)
+    .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!));
+  let page = filtered.select(['id', sql<string>`created_at::text`.as('created_key')]);
+  if (query.cursor !== undefined) {
+    const [createdAt, id] = decodeCursor(query.cursor, ['string', 'string']) as [string, string];
+    if (!/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(Date.parse(createdAt))) {
+      throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
+    }
+    page = page.where(sql<boolean>`(created_at, id) > (${createdAt}::timestamptz, ${id}::uuid)`);
+  }
+  const [rows, counted] = await Promise.all([
+    page.orderBy('created_at').orderBy('id').limit(query.limit + 1).execute(),
+    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  const shown = rows.slice(0, query.limit);
+  const hasMore = rows.length > query.limit;
+  const last = shown.at(-1);
+  return {
+    waves: await loadWaves(db, tenantId, shown.map((row) => row.id)),
+    pagination: {
+      limit: query.limit,
+      hasMore,
+      nextCursor: hasMore && last ? encodeCursor([last.created_key, last.id]) : null,
+      total: Number(counted.total),
+    },
+  };
+}

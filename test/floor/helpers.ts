@@ -1,0 +1,23 @@
+import { expect } from 'vitest';
+import type { TestContext, TestTenant } from '../helpers/context';
+import { warehouse } from '../orders/helpers';
+
+/** Four aisles 3 apart, ten positions 1 apart, 2 from each cross aisle; the depot in line with aisle 1. */
+export const LAYOUT = { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 2, depotAisle: 1 };
+
+/** The warehouse API of a tenant, plus the floor set up with LAYOUT and the given placed locations. */
+export async function floorOf(ctx: TestContext, tenant: TestTenant, locations: { code: string; aisle: number; position: number }[] = [], codes: string[] = []) {
+  const api = warehouse(ctx, tenant);
+  expect((await api.put('/layout', LAYOUT)).status).toBe(200);
+  const placed = await api.put('/locations', { locations, codes });
+  expect(placed.status, JSON.stringify(placed.body)).toBe(200);
+  return api;
+}
+
+/** Catalog products with a location code (or none). */
+export async function seedPlacedProducts(tenant: TestTenant, products: { externalId: string; locationCode?: string; stock?: number; barcode?: string }[]) {
+  for (const product of products) {
+    const response = await tenant.api.post('/products', { sku: `SKU-${product.externalId}`, name: `Product ${product.externalId}`, stock: 100, ...product });
+    expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+  }
+}

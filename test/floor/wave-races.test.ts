@@ -1,0 +1,125 @@
+import { sql, type ControlledTransaction } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/schema';
+import { ApiError } from '../../src/http/errors';
+import { createWave, loadWave } from '../../src/floor/waves';
+import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { item, order } from '../orders/helpers';
+import { floorOf, seedPlacedProducts } from './helpers';
+
+type Trx = ControlledTransaction<Database>;
+
+/** Every order of the tenant's waves still PICKING, with how many such waves hold it. */
+async function picksPerOrder(ctx: TestContext, tenant: TestTenant): Promise<number[]> {
+  const rows = await ctx.database.db
+    .selectFrom('wave_orders as w')
+    .innerJoin('waves as v', (join) => join.onRef('v.tenant_id', '=', 'w.tenant_id').onRef('v.id', '=', 'w.wave_id'))
+    .select((eb) => ['w.order_id', eb.fn.countAll<number>().as('waves')])
+    .where('w.tenant_id', '=', tenant.id)
+    .where('v.status', '=', 'PICKING')
+    .groupBy('w.order_id')
+    .execute();
+  return rows.map((row) => Number(row.waves));
+}
+
+describe('floor: waves made at the same time never share an order', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let floor: Awaited<ReturnType<typeof floorOf>>;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    tenant = await ctx.tenant(UNLIMITED);
+    floor = await floorOf(ctx, tenant, [{ code: 'A-01', aisle: 1, position: 1 }]);
+    await seedPlacedProducts(tenant, [{ externalId: 'BOX', locationCode: 'A-01', stock: 10_000 }]);
+  });
+  afterAll(() => ctx.close());
+
+  async function placeOrders(prefix: string, n: number): Promise<string[]> {
+    const ids = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+    for (const id of ids) expect((await tenant.api.post('/orders', order(id, [item('BOX')]))).status).toBe(201);
+    return ids;
+  }
+
+  it('12 concurrent POST /waves over 20 orders: every order in at most one wave, each wave answered 201 or NOTHING_TO_PICK', async () => {
+    const ids = await placeOrders('HTTP', 20);
+    const responses = await Promise.all(Array.from({ length: 12 }, () => floor.post('/waves', { maxOrders: 2 })));
+    for (const response of responses) {
+      if (response.status !== 201) expect(response.body.error.code, JSON.stringify(response.body)).toBe('NOTHING_TO_PICK');
+    }
+    const created = responses.filter((r) => r.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(10);
+    const inWaves = created.flatMap((r) => r.body.data.orders.map((o: { externalId: string }) => o.externalId));
+    expect(new Set(inWaves).size).toBe(inWaves.length);
+    expect(inWaves.sort()).toEqual(ids.sort());
+    expect((await picksPerOrder(ctx, tenant)).every((n) => n === 1)).toBe(true);
+    // Out of the way of the next tests: released, then cancelled.
+    for (const response of created) await floor.post(`/waves/${response.body.data.id}/release`);
+    for (const id of ids) expect((await tenant.api.post(`/orders/${id}/cancel`)).status).toBe(200);
+  });
+
+  describe.skipIf(!usingPostgres)('two transactions held open on PostgreSQL', () => {
+    async function open(): Promise<{ trx: Trx; pid: number }> {
+      const trx = await ctx.database.db.startTransaction().execute();
+      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+      return { trx, pid: Number(rows[0]?.pid) };
+    }
+
+    async function waitsForLock(pid: number): Promise<void> {
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE pid = ${pid} AND NOT granted`.execute(ctx.database.db);
+        if (Number(rows[0]?.n) > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`backend ${pid} never waited for a lock`);
+    }
+
+    const limits = { maxOrders: 3, maxItems: 40, policy: 'optimal' as const };
+    const waveOrders = async (trx: Trx, waveId: string) => (await loadWave(trx, tenant.id, waveId)).orders.map((o) => o.externalId);
+
+    it('the second, made while the first is still open, takes other orders without waiting for it', async () => {
+      const ids = await placeOrders('HELD', 6);
+      const first = await open();
+      const second = await open();
+      try {
+        const a = await createWave(first.trx, tenant.id, limits);
+        // Would hang (and time out) if the second waited for the first's locks.
+        const b = await createWave(second.trx, tenant.id, limits);
+        const inA = await waveOrders(first.trx, a.waveId);
+        const inB = await waveOrders(second.trx, b.waveId);
+        expect(inA).toHaveLength(3);
+        expect(inB).toHaveLength(3);
+        expect([...inA, ...inB].sort()).toEqual(ids.sort());
+        await first.trx.commit().execute();
+        await second.trx.commit().execute();
+      } finally {
+        await Promise.allSettled([first.trx.rollback().execute(), second.trx.rollback().execute()]);
+      }
+      expect((await picksPerOrder(ctx, tenant)).every((n) => n === 1)).toBe(true);
+      for (const id of ids) expect((await tenant.api.get(`/orders/${id}`)).body.data.status).toBe('IN_PICKING');
+      const waves = (await floor.get('/waves?status=PICKING&limit=100')).body.data as { id: string }[];
+      for (const wave of waves) await floor.post(`/waves/${wave.id}/release`);
+    });
+
+    it('an order named by the second while the first holds it: the second waits, then answers 409', async () => {
+      const [id] = await placeOrders('NAMED', 1);
+      const first = await open();
+      const second = await open();
+      try {
+        await createWave(first.trx, tenant.id, { ...limits, orders: [id!] });
+        const pending = createWave(second.trx, tenant.id, { ...limits, orders: [id!] }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        await waitsForLock(second.pid);
+        await first.trx.commit().execute();
+        const error = await pending;
+        expect(error).toBeInstanceOf(ApiError);
+        expect(error).toMatchObject({ statusCode: 409, code: 'CONFLICT' });
+        await second.trx.rollback().execute();
+      } finally {
+        await Promise.allSettled([first.trx.rollback().execute(), second.trx.rollback().execute()]);
+      }
+      expect(await picksPerOrder(ctx, tenant)).toEqual([1]);
+    });
+  });
+});
