@@ -16,6 +16,9 @@ function orNull<T extends TSchema>(schema: T) {
 const MetadataValue = Type.Unsafe<string | number>({ type: ['string', 'number'], description: 'string or number' });
 const Metadata = Type.Record(Type.String(), MetadataValue, { description: 'Free custom fields; values are strings or numbers' });
 
+/** The most stock a product may have: what a warehouse can hold, so that sums of stock and holds stay exact. */
+export const MAX_STOCK = 1_000_000_000;
+
 export const LOCATION_CODE_PATTERN = '^[A-Za-z0-9-]+$';
 
 export const ProductInput = Type.Object(
@@ -23,7 +26,9 @@ export const ProductInput = Type.Object(
     externalId: Type.String({ minLength: 1, maxLength: 100, description: "The product's id in your system; case-sensitive, immutable" }),
     sku: Type.String({ minLength: 1, maxLength: 50, description: 'Unique within the tenant' }),
     name: Type.String({ minLength: 1, maxLength: 255 }),
-    stock: Type.Optional(Type.Number({ minimum: 0, description: '0 when a product is created without it; kept when omitted on update' })),
+    stock: Type.Optional(
+      Type.Number({ minimum: 0, maximum: MAX_STOCK, description: '0 when a product is created without it; kept when omitted on update' }),
+    ),
     locationCode: Type.Optional(
       orNull(Type.String({ maxLength: 50, pattern: LOCATION_CODE_PATTERN, description: 'Letters, digits and hyphens' })),
     ),
