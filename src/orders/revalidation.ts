@@ -5,94 +5,155 @@ import { assessItems, issueEvents, issueKey } from './assessment';
 import { statusChanged } from './lifecycle';
 import { itemsOf, lockProductKeys, type OrderItemRow, type OrderRow } from './store';
 
-/** Waiting orders found by `prepareRecheck`, to re-check once the caller's own writes are done. */
+/*
+ * Re-checks of waiting orders (DESIGN.md §3), sized by what a change can resolve rather than by
+ * how many orders wait:
+ *
+ * - PENDING orders short of stock of a product queue for it, oldest first. One statement serves
+ *   the queue of each changed product in SQL: the stock not held by the orders outside the queue
+ *   goes to the oldest queued orders while it covers their quantities (a running sum), and only
+ *   the orders served are written. An order the stock does not cover costs a row of that scan.
+ * - PENDING_VALIDATION orders with an issue on a changed product are checked from scratch, one by
+ *   one, as intake would check them: they are rare (a product missing from the catalog or named
+ *   with another sku), and each may resolve or flag any of its lines.
+ *
+ * The queue is served first: its orders were accepted earlier and already hold their stock.
+ */
+
+/** What `prepareRecheck` found, to re-check once the caller's own writes are done. */
 export interface PreparedRecheck {
   tenantId: string;
-  orderIds: string[];
+  productExternalIds: string[];
+  /** The order the caller rewrites itself, left out of the re-check. */
+  exceptOrderId: string | undefined;
+  /** PENDING_VALIDATION orders with an issue on one of the products. */
+  validationOrderIds: string[];
 }
 
 /**
- * First half of a re-check of the waiting orders that reference the given products (DESIGN.md
- * §3): orders in PENDING_VALIDATION, and PENDING orders with a stock issue. Takes the products'
- * keys (none when the transaction holds them) and finds the waiting orders with one plain query:
- * when nothing waits, that query is all a re-check costs. Call it before locking any order row
- * (see the lock order in store.ts).
+ * First half of a re-check of the orders waiting on the given products. Takes the products' keys
+ * (none when the transaction holds them) and finds the PENDING_VALIDATION orders with an issue on
+ * one of them. Call it before locking any order row (see the lock order in store.ts).
  *
  * A PENDING_VALIDATION order that resolves starts holding stock of all its products, so their
  * keys are taken too; they come as a second batch of keys, the one exception to "all keys in one
  * statement" (a cycle with another transaction is then possible and PostgreSQL's deadlock check
- * aborts one of the two). A PENDING order holds its stock already: re-checking it only clears
- * stock issues, which needs no key of its other products.
+ * aborts one of the two). A PENDING order holds its stock already: serving it only clears stock
+ * issues, which needs no key of its other products.
  */
-export async function prepareRecheck(
-  tx: Tx,
-  tenantId: string,
-  productExternalIds: string[],
-  exceptOrderId?: string,
-): Promise<PreparedRecheck> {
+export async function prepareRecheck(tx: Tx, tenantId: string, productExternalIds: string[], exceptOrderId?: string): Promise<PreparedRecheck> {
   const ids = [...new Set(productExternalIds)];
-  if (ids.length === 0) return { tenantId, orderIds: [] };
+  const prepared = { tenantId, productExternalIds: ids, exceptOrderId, validationOrderIds: [] };
+  if (ids.length === 0) return prepared;
   await lockProductKeys(tx, tenantId, ids);
-  const { rows } = await sql<{ id: string; status: string; products: string[] }>`
-    SELECT o.id, o.status,
+  // A later statement than the keys': it sees every order committed under them.
+  const { rows } = await sql<{ id: string; products: string[] }>`
+    SELECT o.id,
       ARRAY(SELECT i.product_external_id FROM order_items i WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) AS products
     FROM orders o
-    WHERE o.tenant_id = ${tenantId}
-      AND o.id IN (SELECT orders_waiting_for(${tenantId}::uuid, ${ids}::text[]))
+    WHERE o.tenant_id = ${tenantId} AND o.status = 'PENDING_VALIDATION'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(o.issues) AS issue WHERE issue->>'productExternalId' = ANY (${ids}::text[]))
       ${exceptOrderId ? sql`AND o.id <> ${exceptOrderId}` : sql``}`.execute(tx);
-  await lockProductKeys(
-    tx,
-    tenantId,
-    rows.flatMap((row) => (row.status === 'PENDING_VALIDATION' ? row.products : [])),
-  );
-  return { tenantId, orderIds: rows.map((row) => row.id) };
+  await lockProductKeys(tx, tenantId, rows.flatMap((row) => row.products));
+  return { ...prepared, validationOrderIds: rows.map((row) => row.id) };
 }
 
-/** Second half: re-checks the prepared orders, oldest first. Returns the events to emit. */
+/** Second half: serves the stock queues, then re-checks the PENDING_VALIDATION orders, oldest first. Returns the events to emit. */
 export async function runRecheck(tx: Tx, prepared: PreparedRecheck): Promise<DomainEvent[]> {
-  const { tenantId, orderIds } = prepared;
-  if (orderIds.length === 0) return [];
-  // Oldest first: when stock comes back, the orders that waited longest get it. The status is
-  // checked again under the row lock: an order may have moved since it was found.
+  if (prepared.productExternalIds.length === 0) return [];
+  const events = await serveStockQueues(tx, prepared);
+  if (prepared.validationOrderIds.length === 0) return events;
+  // The status is checked again under the row lock: an order may have moved since it was found.
   const waiting = await tx
     .selectFrom('orders')
     .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', orderIds)
-    .where((eb) => eb.or([eb('status', '=', 'PENDING_VALIDATION'), eb.and([eb('status', '=', 'PENDING'), eb('has_issues', '=', true)])]))
+    .where('tenant_id', '=', prepared.tenantId)
+    .where('id', 'in', prepared.validationOrderIds)
+    .where('status', '=', 'PENDING_VALIDATION')
     .orderBy('created_at')
     .orderBy('id')
     .forUpdate()
     .execute();
-  const items = await itemsOf(tx, tenantId, waiting.map((order) => order.id));
-  const events: DomainEvent[] = [];
+  const items = await itemsOf(tx, prepared.tenantId, waiting.map((order) => order.id));
   for (const order of waiting) events.push(...(await recheckOrder(tx, order, items.get(order.id) ?? [])));
   return events;
 }
 
 /**
- * Re-checks the waiting orders that reference the given products: call it when a product was
- * created or corrected (sku), or when stock became available (restock, cancel, short pick,
- * smaller order), and the transaction holds no order row. Returns the events to emit.
+ * Re-checks the orders waiting on the given products: call it when a product was created or
+ * corrected (sku), or when stock became available (restock, cancel, short pick, smaller order),
+ * and the transaction holds no order row. Returns the events to emit.
  */
 export async function recheckWaitingOrders(tx: Tx, tenantId: string, productExternalIds: string[], exceptOrderId?: string): Promise<DomainEvent[]> {
   return runRecheck(tx, await prepareRecheck(tx, tenantId, productExternalIds, exceptOrderId));
+}
+
+/**
+ * Serves each product's queue in one statement: the PENDING orders with an INSUFFICIENT_STOCK
+ * issue on it, oldest first, while the stock left by the other holders (PENDING and IN_PICKING
+ * orders not in the queue) covers their running sum. A served order loses that issue and keeps
+ * any other; it is never flagged anew, so later orders cannot push earlier ones into trouble.
+ * The rows are locked in age order, as every re-check locks them, so two re-checks never deadlock.
+ */
+async function serveStockQueues(tx: Tx, { tenantId, productExternalIds, exceptOrderId }: PreparedRecheck): Promise<DomainEvent[]> {
+  const queued = sql<boolean>`o.status = 'PENDING' AND o.has_issues
+    AND o.issues @> jsonb_build_array(jsonb_build_object('type', 'INSUFFICIENT_STOCK', 'productExternalId', p.external_id))
+    ${exceptOrderId ? sql`AND o.id <> ${exceptOrderId}` : sql``}`;
+  // Computed on the row as locked, not as the statement's snapshot saw it: a re-check of another
+  // product may have served the order meanwhile.
+  const kept = sql<boolean>`NOT (issue->>'type' = 'INSUFFICIENT_STOCK' AND issue->>'productExternalId' = ANY (s.products))`;
+  const { rows } = await sql<Pick<OrderRow, 'external_id' | 'order_number' | 'status' | 'has_issues'>>`
+    WITH holds AS (
+      SELECT p.id AS product_id, p.external_id, p.stock, i.quantity, o.id AS order_id, o.created_at, ${queued} AS queued
+      FROM products p
+      JOIN order_items i ON i.tenant_id = p.tenant_id AND i.product_id = p.id
+      JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
+      WHERE p.tenant_id = ${tenantId} AND p.external_id = ANY (${productExternalIds}::text[])
+        AND o.status IN ('PENDING', 'IN_PICKING')
+    ), queue AS (
+      SELECT order_id, external_id, queued,
+        stock - coalesce(sum(quantity) FILTER (WHERE NOT queued) OVER (PARTITION BY product_id), 0) AS free,
+        sum(quantity) FILTER (WHERE queued) OVER (PARTITION BY product_id ORDER BY created_at, order_id ROWS UNBOUNDED PRECEDING) AS needed
+      FROM holds
+    ), served AS (
+      SELECT order_id, array_agg(external_id) AS products FROM queue WHERE queued AND needed <= free GROUP BY order_id
+    ), locked AS (
+      SELECT o.id, s.products FROM orders o JOIN served s ON o.id = s.order_id
+      WHERE o.tenant_id = ${tenantId} AND o.status = 'PENDING'
+      ORDER BY o.created_at, o.id
+      FOR UPDATE OF o
+    ), updated AS (
+      UPDATE orders o SET
+        issues = (SELECT coalesce(jsonb_agg(issue ORDER BY position), '[]'::jsonb) FROM jsonb_array_elements(o.issues) WITH ORDINALITY AS e(issue, position) WHERE ${kept}),
+        has_issues = EXISTS (SELECT 1 FROM jsonb_array_elements(o.issues) AS e(issue) WHERE ${kept}),
+        updated_at = now()
+      FROM locked s
+      WHERE o.tenant_id = ${tenantId} AND o.id = s.id
+      RETURNING o.id, o.external_id, o.order_number, o.status, o.has_issues, o.created_at
+    )
+    SELECT external_id, order_number, status, has_issues FROM updated ORDER BY created_at, id`.execute(tx);
+  return rows.map((order) => ({
+    event: 'order.issue_resolved',
+    data: {
+      externalId: order.external_id,
+      orderNumber: order.order_number,
+      status: order.status,
+      hasIssues: order.has_issues,
+      resolvedIssues: ['INSUFFICIENT_STOCK'],
+    },
+  }));
 }
 
 async function recheckOrder(tx: Tx, order: OrderRow, items: OrderItemRow[]): Promise<DomainEvent[]> {
   const lines = items.map((item) => ({ productExternalId: item.product_external_id, productSku: item.product_sku, quantity: item.quantity }));
   const assessment = await assessItems(tx, order.tenant_id, lines, order.id);
   const status = assessment.resolved ? 'PENDING' : 'PENDING_VALIDATION';
-  // A PENDING order only loses the stock issues now satisfied: re-checking never flags an order
-  // that was accepted, so later orders cannot push earlier ones into trouble.
-  const fresh = new Set(assessment.issues.map(issueKey));
-  const issues = order.status === 'PENDING' ? order.issues.filter((issue) => fresh.has(issueKey(issue))) : assessment.issues;
-  const unchanged = status === order.status && issues.map(issueKey).join('\n') === order.issues.map(issueKey).join('\n');
+  const unchanged = status === order.status && assessment.issues.map(issueKey).join('\n') === order.issues.map(issueKey).join('\n');
   if (unchanged) return [];
 
   const updated = await tx
     .updateTable('orders')
-    .set({ status, issues: JSON.stringify(issues), has_issues: issues.length > 0, updated_at: sql<Date>`now()` })
+    .set({ status, issues: JSON.stringify(assessment.issues), has_issues: assessment.issues.length > 0, updated_at: sql<Date>`now()` })
     .where('tenant_id', '=', order.tenant_id)
     .where('id', '=', order.id)
     .returningAll()
