@@ -96,27 +96,31 @@ export async function recheckWaitingOrders(tx: Tx, tenantId: string, productExte
  * The rows are locked in age order, as every re-check locks them, so two re-checks never deadlock.
  */
 async function serveStockQueues(tx: Tx, { tenantId, productExternalIds, exceptOrderId }: PreparedRecheck): Promise<DomainEvent[]> {
-  const queued = sql<boolean>`o.status = 'PENDING' AND o.has_issues
-    AND o.issues @> jsonb_build_array(jsonb_build_object('type', 'INSUFFICIENT_STOCK', 'productExternalId', p.external_id))
-    ${exceptOrderId ? sql`AND o.id <> ${exceptOrderId}` : sql``}`;
+  const holding = sql`order_items i JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
+    WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id`;
+  const queued = sql<boolean>`o.status = 'PENDING' AND o.short_of ? p.external_id ${exceptOrderId ? sql`AND o.id <> ${exceptOrderId}` : sql``}`;
   // Computed on the row as locked, not as the statement's snapshot saw it: a re-check of another
   // product may have served the order meanwhile.
   const kept = sql<boolean>`NOT (issue->>'type' = 'INSUFFICIENT_STOCK' AND issue->>'productExternalId' = ANY (s.products))`;
   const { rows } = await sql<Pick<OrderRow, 'external_id' | 'order_number' | 'status' | 'has_issues'>>`
-    WITH holds AS (
-      SELECT p.id AS product_id, p.external_id, p.stock, i.quantity, o.id AS order_id, o.created_at, ${queued} AS queued
+    -- MATERIALIZED: the free stock is counted once per product, not again for each queued line.
+    WITH free AS MATERIALIZED (
+      SELECT p.tenant_id, p.id, p.external_id, p.stock - (
+          SELECT coalesce(sum(i.quantity), 0) FROM ${holding} AND o.status IN ('PENDING', 'IN_PICKING') AND NOT (${queued})
+        ) AS free
       FROM products p
-      JOIN order_items i ON i.tenant_id = p.tenant_id AND i.product_id = p.id
-      JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
       WHERE p.tenant_id = ${tenantId} AND p.external_id = ANY (${productExternalIds}::text[])
-        AND o.status IN ('PENDING', 'IN_PICKING')
-    ), queue AS (
-      SELECT order_id, external_id, queued,
-        stock - coalesce(sum(quantity) FILTER (WHERE NOT queued) OVER (PARTITION BY product_id), 0) AS free,
-        sum(quantity) FILTER (WHERE queued) OVER (PARTITION BY product_id ORDER BY created_at, order_id ROWS UNBOUNDED PRECEDING) AS needed
-      FROM holds
+    ), head AS (
+      -- Each queued line asks for at least one unit: the queue's head is at most that many orders.
+      SELECT p.external_id, q.order_id, p.free,
+        sum(q.quantity) OVER (PARTITION BY p.id ORDER BY q.created_at, q.order_id ROWS UNBOUNDED PRECEDING) AS needed
+      FROM free p CROSS JOIN LATERAL (
+        SELECT o.id AS order_id, o.created_at, i.quantity FROM ${holding} AND ${queued}
+        ORDER BY o.created_at, o.id
+        LIMIT greatest(floor(p.free), 0)::bigint
+      ) AS q
     ), served AS (
-      SELECT order_id, array_agg(external_id) AS products FROM queue WHERE queued AND needed <= free GROUP BY order_id
+      SELECT order_id, array_agg(external_id) AS products FROM head WHERE needed <= free GROUP BY order_id
     ), locked AS (
       SELECT o.id, s.products FROM orders o JOIN served s ON o.id = s.order_id
       WHERE o.tenant_id = ${tenantId} AND o.status = 'PENDING'
