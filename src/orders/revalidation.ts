@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
-import { assessItems, issueEvents, issueKey } from './assessment';
+import { issueEvents, issueKey } from './assessment';
 import { statusChanged } from './lifecycle';
-import { itemsOf, lockProductKeys, type OrderItemRow, type OrderRow } from './store';
+import { lockProductKeys, type OrderRow } from './store';
+import type { OrderIssue } from './tables';
 
 /*
  * Re-checks of waiting orders (DESIGN.md §3), sized by what a change can resolve rather than by
@@ -62,20 +63,7 @@ export async function prepareRecheck(tx: Tx, tenantId: string, productExternalId
 export async function runRecheck(tx: Tx, prepared: PreparedRecheck): Promise<DomainEvent[]> {
   if (prepared.productExternalIds.length === 0) return [];
   const events = await serveStockQueues(tx, prepared);
-  if (prepared.validationOrderIds.length === 0) return events;
-  // The status is checked again under the row lock: an order may have moved since it was found.
-  const waiting = await tx
-    .selectFrom('orders')
-    .selectAll()
-    .where('tenant_id', '=', prepared.tenantId)
-    .where('id', 'in', prepared.validationOrderIds)
-    .where('status', '=', 'PENDING_VALIDATION')
-    .orderBy('created_at')
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  const items = await itemsOf(tx, prepared.tenantId, waiting.map((order) => order.id));
-  for (const order of waiting) events.push(...(await recheckOrder(tx, order, items.get(order.id) ?? [])));
+  if (prepared.validationOrderIds.length > 0) events.push(...(await recheckValidationOrders(tx, prepared)));
   return events;
 }
 
@@ -148,33 +136,88 @@ async function serveStockQueues(tx: Tx, { tenantId, productExternalIds, exceptOr
   }));
 }
 
-async function recheckOrder(tx: Tx, order: OrderRow, items: OrderItemRow[]): Promise<DomainEvent[]> {
-  const lines = items.map((item) => ({ productExternalId: item.product_external_id, productSku: item.product_sku, quantity: item.quantity }));
-  const assessment = await assessItems(tx, order.tenant_id, lines, order.id);
-  const status = assessment.resolved ? 'PENDING' : 'PENDING_VALIDATION';
-  const unchanged = status === order.status && assessment.issues.map(issueKey).join('\n') === order.issues.map(issueKey).join('\n');
-  if (unchanged) return [];
+interface CheckedLine {
+  position: number;
+  productExternalId: string;
+  productSku: string;
+  /** The product the line resolves to now, and the one it was stored with. */
+  productId: string | null;
+  previousProductId: string | null;
+  short: boolean;
+}
 
-  const updated = await tx
-    .updateTable('orders')
-    .set({ status, issues: JSON.stringify(assessment.issues), has_issues: assessment.issues.length > 0, updated_at: sql<Date>`now()` })
-    .where('tenant_id', '=', order.tenant_id)
-    .where('id', '=', order.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  for (const [position, line] of assessment.lines.entries()) {
-    const item = items[position];
-    if (item && item.product_id !== line.productId) {
-      await tx
-        .updateTable('order_items')
-        .set({ product_id: line.productId })
-        .where('tenant_id', '=', order.tenant_id)
-        .where('order_id', '=', order.id)
-        .where('position', '=', item.position)
-        .execute();
-    }
+/**
+ * Checks the PENDING_VALIDATION orders from scratch, as intake would (assessment.ts), in one
+ * statement for all of them: a line resolves when a product has its externalId and sku; an order
+ * all of whose lines resolve becomes PENDING and holds its quantities from then on, so that, oldest
+ * first, each order's lines count what the orders resolved before it hold (a running sum per
+ * product). Then one statement writes the orders that changed and one the lines that resolved.
+ */
+async function recheckValidationOrders(tx: Tx, { tenantId, validationOrderIds }: PreparedRecheck): Promise<DomainEvent[]> {
+  // The status is checked again under the row lock: an order may have moved since it was found.
+  const { rows } = await sql<Pick<OrderRow, 'id' | 'status' | 'issues'> & { checked: CheckedLine[] }>`
+    WITH candidates AS MATERIALIZED (
+      SELECT o.* FROM orders o
+      WHERE o.tenant_id = ${tenantId} AND o.id = ANY (${validationOrderIds}::uuid[]) AND o.status = 'PENDING_VALIDATION'
+      ORDER BY o.created_at, o.id
+      FOR UPDATE
+    ), lines AS (
+      SELECT c.id AS order_id, c.created_at, c.status, c.issues, i.position, i.product_external_id, i.product_sku, i.quantity,
+        i.product_id AS previous_product_id, p.id AS product_id, p.stock,
+        bool_and(p.id IS NOT NULL) OVER (PARTITION BY c.id) AS resolved
+      FROM candidates c
+      JOIN order_items i ON i.tenant_id = c.tenant_id AND i.order_id = c.id
+      LEFT JOIN products p ON p.tenant_id = i.tenant_id AND p.external_id = i.product_external_id AND p.sku = i.product_sku
+    ), held AS (
+      SELECT i.product_id, sum(i.quantity) AS held
+      FROM order_items i JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
+      WHERE i.tenant_id = ${tenantId} AND i.product_id IN (SELECT product_id FROM lines) AND o.status IN ('PENDING', 'IN_PICKING')
+      GROUP BY i.product_id
+    ), checked AS (
+      SELECT l.order_id, l.created_at, l.status, l.issues, l.position, l.product_external_id, l.product_sku, l.product_id, l.previous_product_id,
+        l.quantity > l.stock - coalesce(h.held, 0) - coalesce(sum(l.quantity) FILTER (WHERE l.resolved) OVER (
+          PARTITION BY l.product_id ORDER BY l.created_at, l.order_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ), 0) AS short
+      FROM lines l LEFT JOIN held h ON h.product_id = l.product_id
+    )
+    SELECT order_id AS id, status, issues, json_agg(json_build_object(
+        'position', position, 'productExternalId', product_external_id, 'productSku', product_sku,
+        'productId', product_id, 'previousProductId', previous_product_id, 'short', coalesce(short, false)
+      ) ORDER BY position) AS checked
+    FROM checked
+    GROUP BY order_id, created_at, status, issues
+    ORDER BY created_at, order_id`.execute(tx);
+
+  const changed = rows.flatMap(({ checked, ...order }) => {
+    const issues = checked.flatMap((line): OrderIssue[] => {
+      const issue = { productExternalId: line.productExternalId, productSku: line.productSku };
+      if (line.productId === null) return [{ type: 'UNRESOLVED_PRODUCT', ...issue }];
+      return line.short ? [{ type: 'INSUFFICIENT_STOCK', ...issue }] : [];
+    });
+    const status = checked.every((line) => line.productId !== null) ? 'PENDING' : 'PENDING_VALIDATION';
+    const unchanged = status === order.status && issues.map(issueKey).join('\n') === order.issues.map(issueKey).join('\n');
+    return unchanged ? [] : [{ order, status, issues, resolvedLines: checked.filter((line) => line.productId !== line.previousProductId) }];
+  });
+  if (changed.length === 0) return [];
+
+  const orders = JSON.stringify(changed.map(({ order, status, issues }) => ({ id: order.id, status, issues, has_issues: issues.length > 0 })));
+  const { rows: updated } = await sql<OrderRow>`
+    UPDATE orders o SET status = u.status, issues = u.issues, has_issues = u.has_issues, updated_at = now()
+    FROM jsonb_to_recordset(${orders}::jsonb) AS u(id uuid, status text, issues jsonb, has_issues boolean)
+    WHERE o.tenant_id = ${tenantId} AND o.id = u.id
+    RETURNING o.*`.execute(tx);
+  const lines = changed.flatMap(({ order, resolvedLines }) => resolvedLines.map((line) => ({ order_id: order.id, position: line.position, product_id: line.productId })));
+  if (lines.length > 0) {
+    await sql`
+      UPDATE order_items i SET product_id = u.product_id
+      FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS u(order_id uuid, position integer, product_id uuid)
+      WHERE i.tenant_id = ${tenantId} AND i.order_id = u.order_id AND i.position = u.position`.execute(tx);
   }
-  const events = issueEvents(updated, order.issues);
-  if (status !== order.status) events.push(statusChanged(updated, order.status));
-  return events;
+  const byId = new Map(updated.map((row) => [row.id, row]));
+  return changed.flatMap(({ order }) => {
+    const after = byId.get(order.id) as OrderRow;
+    const events = issueEvents(after, order.issues);
+    if (after.status !== order.status) events.push(statusChanged(after, order.status));
+    return events;
+  });
 }

@@ -68,9 +68,9 @@ describe('orders waiting on stock are served oldest first, as far as the stock g
       }
     }
     const resolved = await eventsOf(ctx, tenant, 'order.issue_resolved');
-    expect(resolved.map((event) => event.data.externalId)).toEqual([...served]);
+    expect(resolved.map((event) => String(event.data.externalId)).sort()).toEqual([...served].sort());
     const first = waiting[0]!.id;
-    expect(resolved[0]?.data).toEqual({ externalId: first, orderNumber: `N-${first}`, status: 'PENDING', hasIssues: false, resolvedIssues: ['INSUFFICIENT_STOCK'] });
+    expect(resolved.find((event) => event.data.externalId === first)?.data).toEqual({ externalId: first, orderNumber: `N-${first}`, status: 'PENDING', hasIssues: false, resolvedIssues: ['INSUFFICIENT_STOCK'] });
 
     // What is left goes to the oldest order still waiting once it covers it, not to a newer one it would cover.
     const next = waiting.find(({ id }) => !served.has(id))!;
@@ -95,6 +95,31 @@ describe('orders waiting on stock are served oldest first, as far as the stock g
     expect(newer).toMatchObject({ status: 'PENDING', hasIssues: true, issues: [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'FREED' }] });
     const resolved = (await eventsOf(ctx, tenant, 'order.issue_resolved')).filter((event) => String(event.data.externalId).startsWith('F-'));
     expect(resolved.map((event) => event.data.externalId)).toEqual(['F-OLD']);
+  });
+
+  it('a product created later resolves all the orders waiting for it; those its stock does not cover, oldest first, are flagged short', async () => {
+    await seedProducts(tenant, [{ externalId: 'KNOWN', sku: 'SKU-KNOWN', stock: 100 }]);
+    const ids = Array.from({ length: 60 }, (_, n) => `L-${n}`);
+    for (const id of ids) {
+      expect((await tenant.api.post('/orders', order(id, [item('KNOWN'), item('LATER', 2)]))).body.data.status).toBe('PENDING_VALIDATION');
+    }
+    await seedProducts(tenant, [{ externalId: 'LATER', sku: 'SKU-LATER', stock: 80 }]);
+
+    const orders = await ordersOf(tenant, ids);
+    orders.slice(0, 40).forEach((current) => expect(current).toMatchObject({ status: 'PENDING', hasIssues: false, issues: [] }));
+    orders.slice(40).forEach((current) =>
+      expect(current).toMatchObject({ status: 'PENDING', hasIssues: true, issues: [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'LATER', productSku: 'SKU-LATER' }] }),
+    );
+    const events = (await eventsOf(ctx, tenant)).filter((event) => ids.includes(String(event.data.externalId)));
+    // Events of one transaction share their time: compared as sets.
+    const after = (id: string) => events.filter((event) => event.data.externalId === id).map((event) => event.event).sort();
+    expect(after('L-0')).toEqual(['order.issue_detected', 'order.issue_resolved', 'order.status_changed']);
+    expect(after('L-59')).toEqual(['order.issue_detected', 'order.issue_detected', 'order.issue_resolved', 'order.status_changed']);
+    const changed = events.filter((event) => event.event === 'order.status_changed').map((event) => event.data.externalId);
+    expect(changed.sort()).toEqual([...ids].sort());
+    // The lines resolved: the product now refuses a sku change, and the orders hold its stock.
+    expect((await tenant.api.post('/products', { externalId: 'LATER', sku: 'SKU-RENAMED', name: 'x' })).status).toBe(409);
+    expect((await tenant.api.post('/orders', order('L-NEXT', [item('LATER', 1)]))).body.data.hasIssues).toBe(true);
   });
 
   it('an order waiting on two products loses the issue of the one restocked and keeps the other', async () => {
