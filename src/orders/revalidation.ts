@@ -7,16 +7,15 @@ import { lockProductKeys, type OrderRow } from './store';
 import type { OrderIssue } from './tables';
 
 /*
- * Re-checks of waiting orders (DESIGN.md §3), sized by what a change can resolve rather than by
- * how many orders wait:
+ * Re-checks of waiting orders (DESIGN.md §3), a few statements whatever the number of orders
+ * waiting, none of them per order:
  *
  * - PENDING orders short of stock of a product queue for it, oldest first. One statement serves
- *   the queue of each changed product in SQL: the stock not held by the orders outside the queue
- *   goes to the oldest queued orders while it covers their quantities (a running sum), and only
- *   the orders served are written. An order the stock does not cover costs a row of that scan.
- * - PENDING_VALIDATION orders with an issue on a changed product are checked from scratch, one by
- *   one, as intake would check them: they are rare (a product missing from the catalog or named
- *   with another sku), and each may resolve or flag any of its lines.
+ *   the queue of each changed product: the stock not held by the orders outside the queue goes to
+ *   the oldest queued orders while it covers their quantities (a running sum), and only the orders
+ *   served are written. An order the stock does not cover costs a row of that statement's read.
+ * - PENDING_VALIDATION orders with an issue on a changed product are checked from scratch, as
+ *   intake would check them, in one statement for all of them, then written in two.
  *
  * The queue is served first: its orders were accepted earlier and already hold their stock.
  */
