@@ -83,28 +83,35 @@ export async function recheckWaitingOrders(tx: Tx, tenantId: string, productExte
  * The rows are locked in age order, as every re-check locks them, so two re-checks never deadlock.
  */
 async function serveStockQueues(tx: Tx, { tenantId, productExternalIds, exceptOrderId }: PreparedRecheck): Promise<DomainEvent[]> {
-  const holding = sql`order_items i JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
-    WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id`;
-  const queued = sql<boolean>`o.status = 'PENDING' AND o.short_of ? p.external_id ${exceptOrderId ? sql`AND o.id <> ${exceptOrderId}` : sql``}`;
+  const queued = sql<boolean>`o.status = 'PENDING' AND o.short_of ? t.external_id ${exceptOrderId ? sql`AND o.id <> ${exceptOrderId}` : sql``}`;
   // Computed on the row as locked, not as the statement's snapshot saw it: a re-check of another
   // product may have served the order meanwhile.
   const kept = sql<boolean>`NOT (issue->>'type' = 'INSUFFICIENT_STOCK' AND issue->>'productExternalId' = ANY (s.products))`;
   const { rows } = await sql<Pick<OrderRow, 'external_id' | 'order_number' | 'status' | 'has_issues'>>`
-    -- MATERIALIZED: the free stock is counted once per product, not again for each queued line.
-    WITH free AS MATERIALIZED (
-      SELECT p.tenant_id, p.id, p.external_id, p.stock - (
-          SELECT coalesce(sum(i.quantity), 0) FROM ${holding} AND o.status IN ('PENDING', 'IN_PICKING') AND NOT (${queued})
-        ) AS free
-      FROM products p
-      WHERE p.tenant_id = ${tenantId} AND p.external_id = ANY (${productExternalIds}::text[])
+    WITH target AS (
+      SELECT tenant_id, id, external_id, stock FROM products
+      WHERE tenant_id = ${tenantId} AND external_id = ANY (${productExternalIds}::text[])
+    ), lines AS MATERIALIZED (
+      -- The lines holding the products, read once, through the products (not in the order of the
+      -- queue, which would walk every order of the tenant when the whole queue fits).
+      SELECT t.id AS product_id, o.id AS order_id, o.created_at, i.quantity, ${queued} AS queued
+      FROM target t
+      JOIN order_items i ON i.tenant_id = t.tenant_id AND i.product_id = t.id
+      JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
+      WHERE o.status IN ('PENDING', 'IN_PICKING')
+    ), free AS MATERIALIZED (
+      SELECT t.id, t.external_id,
+        t.stock - coalesce((SELECT sum(l.quantity) FROM lines l WHERE l.product_id = t.id AND NOT l.queued), 0) AS free
+      FROM target t
     ), head AS (
       -- Each queued line asks for at least one unit: the queue's head is at most that many orders.
-      SELECT p.external_id, q.order_id, p.free,
-        sum(q.quantity) OVER (PARTITION BY p.id ORDER BY q.created_at, q.order_id ROWS UNBOUNDED PRECEDING) AS needed
-      FROM free p CROSS JOIN LATERAL (
-        SELECT o.id AS order_id, o.created_at, i.quantity FROM ${holding} AND ${queued}
-        ORDER BY o.created_at, o.id
-        LIMIT greatest(floor(p.free), 0)::bigint
+      SELECT f.external_id, q.order_id, f.free,
+        sum(q.quantity) OVER (PARTITION BY f.id ORDER BY q.created_at, q.order_id ROWS UNBOUNDED PRECEDING) AS needed
+      FROM free f CROSS JOIN LATERAL (
+        SELECT l.order_id, l.created_at, l.quantity FROM lines l
+        WHERE l.product_id = f.id AND l.queued
+        ORDER BY l.created_at, l.order_id
+        LIMIT greatest(floor(f.free), 0)::bigint
       ) AS q
     ), served AS (
       SELECT order_id, array_agg(external_id) AS products FROM head WHERE needed <= free GROUP BY order_id
