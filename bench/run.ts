@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   catalog: () => import('./suites/catalog'),
   limits: () => import('./suites/limits'),
   orders: () => import('./suites/orders'),
+  waiting: () => import('./suites/waiting'),
   webhooks: () => import('./suites/webhooks'),
   floor: () => import('./suites/floor'),
   waves: () => import('./suites/waves'),

@@ -23,6 +23,9 @@ const metadataOf = <T extends TSchema>(value: T, options: { description?: string
   Type.Unsafe<Record<string, Static<T>>>(Type.Object({}, { ...options, additionalProperties: value }));
 const Metadata = metadataOf(MetadataValue, { description: 'Free custom fields; values are strings or numbers' });
 
+/** The most stock a product may have: what a warehouse can hold, so that sums of stock and holds stay exact. */
+export const MAX_STOCK = 1_000_000_000;
+
 export const LOCATION_CODE_PATTERN = '^[A-Za-z0-9-]+$';
 
 export const ProductInput = Type.Object(
@@ -30,7 +33,9 @@ export const ProductInput = Type.Object(
     externalId: Type.String({ minLength: 1, maxLength: 100, description: "The product's id in your system; case-sensitive, immutable" }),
     sku: Type.String({ minLength: 1, maxLength: 50, description: 'Unique within the tenant' }),
     name: Type.String({ minLength: 1, maxLength: 255 }),
-    stock: Type.Optional(Type.Number({ minimum: 0, description: '0 when a product is created without it; kept when omitted on update' })),
+    stock: Type.Optional(
+      Type.Number({ minimum: 0, maximum: MAX_STOCK, description: '0 when a product is created without it; kept when omitted on update' }),
+    ),
     locationCode: Type.Optional(
       orNull(Type.String({ maxLength: 50, pattern: LOCATION_CODE_PATTERN, description: 'Letters, digits and hyphens' })),
     ),

@@ -7,10 +7,13 @@ export const OrderStatusSchema = Type.Union(ORDER_STATUSES.map((s) => Type.Liter
 const IsoDate = Type.String({ format: 'iso-8601', maxLength: 40, description: 'ISO 8601 date or date-time' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/** The most units one order line may ask for: more than a warehouse ships in one order, and exact as a JS number. */
+export const MAX_ITEM_QUANTITY = 1_000_000;
+
 export const OrderItemInput = Type.Object({
   productExternalId: Type.String({ minLength: 1, maxLength: 100, description: '`externalId` of a catalog product' }),
   productSku: Type.String({ minLength: 1, maxLength: 50, description: 'sku of that product; must match it' }),
-  quantity: Type.Number({ minimum: 1 }),
+  quantity: Type.Integer({ minimum: 1, maximum: MAX_ITEM_QUANTITY, description: `Whole units, 1 to ${MAX_ITEM_QUANTITY}` }),
 });
 
 export const CustomerInput = Type.Object({

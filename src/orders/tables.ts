@@ -28,6 +28,8 @@ export interface OrdersTables {
     status: OrderStatus;
     issues: Json<OrderIssue[]>;
     has_issues: boolean;
+    /** productExternalIds of the INSUFFICIENT_STOCK issues; the database derives it from issues. */
+    short_of: ColumnType<string[], never, never>;
     priority: string | null;
     channel: string | null;
     order_date: Timestamp | null;

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db';
+import { MAX_STOCK } from '../catalog/schemas';
 import { inTransaction } from '../db/transaction';
 import { emit } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
@@ -135,10 +136,12 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
           .set({ stock: target, updated_at: sql<Date>`now()` })
           .where('tenant_id', '=', tenantId)
           .where('id', '=', product.id)
-          .where(sql<boolean>`${target} >= 0`)
+          .where(sql<boolean>`${target} BETWEEN 0 AND ${MAX_STOCK}`)
           .returning('stock')
           .executeTakeFirst();
-        if (!updated) throw conflict(`Stock of ${product.external_id} is ${previousStock}; a delta of ${delta} would take it below 0`);
+        if (!updated) {
+          throw conflict(`Stock of ${product.external_id} is ${previousStock}; a delta of ${delta} would take it outside 0 … ${MAX_STOCK}`);
+        }
         const newStock = Number(updated.stock);
         const events: DomainEvent[] = [];
         if (newStock !== previousStock) {

@@ -38,6 +38,22 @@ describe('catalog writes and open orders (spec §2.1 rule 3, DESIGN.md §3)', ()
     expect((await tenant.api.post('/products', { externalId: 'IN-ORDER', sku: 'IO-2', name: 'renamed' })).status).toBe(200);
   });
 
+  it('bounds stock to 1,000,000,000: a larger one is a 400 naming it, single or in a batch, and nothing is written', async () => {
+    const single = await tenant.api.post('/products', { externalId: 'HUGE', sku: 'HUGE-1', name: 'huge', stock: 1.8e19 });
+    expect(single.status).toBe(400);
+    expect(single.body.error.details.map((d: { field: string }) => d.field)).toEqual(['stock']);
+    const batch = await tenant.api.post('/products/batch', {
+      products: [
+        { externalId: 'HUGE', sku: 'HUGE-1', name: 'huge', stock: 1_000_000_001 },
+        { externalId: 'FULL', sku: 'FULL-1', name: 'full', stock: 1_000_000_000 },
+      ],
+    });
+    expect(batch.body.data).toMatchObject({ successCount: 1, errorCount: 1 });
+    expect(batch.body.errors).toEqual([expect.objectContaining({ index: 0, code: 'VALIDATION_ERROR' })]);
+    expect((await tenant.api.get('/products/HUGE')).status).toBe(404);
+    expect((await tenant.api.get('/products/FULL')).body.data.stock).toBe(1_000_000_000);
+  });
+
   it('resolves a waiting order when its product is created, by single upsert or batch', async () => {
     await placeOrder('O-2', 'LATE-1', 'L-1');
     await placeOrder('O-3', 'LATE-2', 'L-2');

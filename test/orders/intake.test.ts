@@ -29,6 +29,9 @@ describe('POST /orders (spec §2.2, §3.2, §4.5)', () => {
       ['quantity 0', { ...valid, items: [item('P1', 0)] }, 'items[0].quantity'],
       ['negative quantity', { ...valid, items: [item('P2'), item('P1', -2)] }, 'items[1].quantity'],
       ['quantity as text', { ...valid, items: [{ ...item('P1'), quantity: '2' }] }, 'items[0].quantity'],
+      ['quantity with decimals', { ...valid, items: [item('P1', 1.5)] }, 'items[0].quantity'],
+      ['quantity above 1,000,000', { ...valid, items: [item('P2'), item('P1', 1_000_001)] }, 'items[1].quantity'],
+      ['quantity of 1.8e19', { ...valid, items: [item('P1', 1.8e19)] }, 'items[0].quantity'],
       ['missing productSku', { ...valid, items: [{ productExternalId: 'P1', quantity: 1 }] }, 'items[0].productSku'],
       ['missing productExternalId', { ...valid, items: [{ productSku: 'SKU-P1', quantity: 1 }] }, 'items[0].productExternalId'],
       ['priority outside the enum', { ...valid, priority: 'asap' }, 'priority'],
@@ -48,6 +51,14 @@ describe('POST /orders (spec §2.2, §3.2, §4.5)', () => {
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
       expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
       expect((await tenant.api.get('/orders/V-1')).status).toBe(404);
+    });
+
+    it('takes a quantity of up to 1,000,000 units', async () => {
+      await seedProducts(tenant, [{ externalId: 'BULK', sku: 'SKU-BULK', stock: 1_000_000_000 }]);
+      const response = await tenant.api.post('/orders', order('V-MAX', [item('BULK', 1_000_000)]));
+      expect(response.status).toBe(201);
+      expect(response.body.data).toMatchObject({ status: 'PENDING', hasIssues: false });
+      expect((await tenant.api.get('/orders/V-MAX')).body.data.items).toEqual([expect.objectContaining({ quantity: 1_000_000 })]);
     });
 
     it('takes ISO 8601 dates with or without a time, and every optional field', async () => {

@@ -125,7 +125,7 @@ describe('warehouse API (DESIGN.md §2, spec §3.2)', () => {
   it('refuses picked lines that are not in the order or exceed the ordered quantity (400), changing nothing', async () => {
     await tenant.api.post('/orders', order('LINES-1', [item('P1', 2)]));
     await floor.advance('LINES-1', 'start-picking');
-    for (const lines of [[{ productExternalId: 'P2', pickedQuantity: 1 }], [{ productExternalId: 'P1', pickedQuantity: 3 }], [{ productExternalId: 'P1', pickedQuantity: -1 }]]) {
+    for (const lines of [[{ productExternalId: 'P2', pickedQuantity: 1 }], [{ productExternalId: 'P1', pickedQuantity: 3 }], [{ productExternalId: 'P1', pickedQuantity: -1 }], [{ productExternalId: 'P1', pickedQuantity: 1.5 }]]) {
       const response = await floor.post('/orders/LINES-1/complete-picking', { lines });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
@@ -163,6 +163,24 @@ describe('warehouse API (DESIGN.md §2, spec §3.2)', () => {
       expect((await floor.post('/products/ADJ2/stock', {})).status).toBe(400);
       expect((await floor.post('/products/NOPE/stock', { stock: 1 })).status).toBe(404);
       expect(await stockOf(tenant, 'ADJ2')).toBe(2);
+    });
+
+    it('bounds stock to 1,000,000,000: a larger stock or delta is a 400 naming it, a delta beyond it a 409', async () => {
+      await seedProducts(tenant, [{ externalId: 'ADJ3', sku: 'SKU-ADJ3', stock: 2 }]);
+      for (const [body, field] of [
+        [{ stock: 1_000_000_001 }, 'stock'],
+        [{ delta: 1.8e19 }, 'delta'],
+        [{ delta: -1_000_000_001 }, 'delta'],
+      ] as const) {
+        const response = await floor.post('/products/ADJ3/stock', body);
+        expect(response.status).toBe(400);
+        expect(response.body.error.code).toBe('VALIDATION_ERROR');
+        expect(response.body.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
+      }
+      const beyond = await floor.post('/products/ADJ3/stock', { delta: 999_999_999 });
+      expect(beyond.status).toBe(409);
+      expect(await stockOf(tenant, 'ADJ3')).toBe(2);
+      expect((await floor.post('/products/ADJ3/stock', { delta: 999_999_998 })).body.data.stock).toBe(1_000_000_000);
     });
   });
 
