@@ -1,13 +1,11 @@
-import { sql, type ControlledTransaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/schema';
 import { ApiError } from '../../src/http/errors';
 import { createWave, loadWave } from '../../src/floor/waves';
 import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order } from '../orders/helpers';
 import { floorOf, seedPlacedProducts } from './helpers';
+import { holdTransaction, waitsForLock, type HeldTransaction } from '../helpers/wait';
 
-type Trx = ControlledTransaction<Database>;
 
 /** Every order of the tenant's waves still PICKING, with how many such waves hold it. */
 async function picksPerOrder(ctx: TestContext, tenant: TestTenant): Promise<number[]> {
@@ -58,28 +56,15 @@ describe('floor: waves made at the same time never share an order', () => {
   });
 
   describe.skipIf(!usingPostgres)('two transactions held open on PostgreSQL', () => {
-    async function open(): Promise<{ trx: Trx; pid: number }> {
-      const trx = await ctx.database.db.startTransaction().execute();
-      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
-      return { trx, pid: Number(rows[0]?.pid) };
-    }
 
-    async function waitsForLock(pid: number): Promise<void> {
-      for (let i = 0; i < 200; i++) {
-        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE pid = ${pid} AND NOT granted`.execute(ctx.database.db);
-        if (Number(rows[0]?.n) > 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error(`backend ${pid} never waited for a lock`);
-    }
 
     const limits = { maxOrders: 3, maxItems: 40, policy: 'optimal' as const };
-    const waveOrders = async (trx: Trx, waveId: string) => (await loadWave(trx, tenant.id, waveId)).orders.map((o) => o.externalId);
+    const waveOrders = async (trx: HeldTransaction, waveId: string) => (await loadWave(trx, tenant.id, waveId)).orders.map((o) => o.externalId);
 
     it('the second, made while the first is still open, takes other orders without waiting for it', async () => {
       const ids = await placeOrders('HELD', 6);
-      const first = await open();
-      const second = await open();
+      const first = await holdTransaction(ctx.database.db);
+      const second = await holdTransaction(ctx.database.db);
       try {
         const a = await createWave(first.trx, tenant.id, limits);
         // Would hang (and time out) if the second waited for the first's locks.
@@ -102,15 +87,15 @@ describe('floor: waves made at the same time never share an order', () => {
 
     it('an order named by the second while the first holds it: the second waits, then answers 409', async () => {
       const [id] = await placeOrders('NAMED', 1);
-      const first = await open();
-      const second = await open();
+      const first = await holdTransaction(ctx.database.db);
+      const second = await holdTransaction(ctx.database.db);
       try {
         await createWave(first.trx, tenant.id, { ...limits, orders: [id!] });
         const pending = createWave(second.trx, tenant.id, { ...limits, orders: [id!] }).then(
           () => undefined,
           (error: unknown) => error,
         );
-        await waitsForLock(second.pid);
+        await waitsForLock(ctx.database.db, second.pid);
         await first.trx.commit().execute();
         const error = await pending;
         expect(error).toBeInstanceOf(ApiError);

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import { SETTLE_MARGIN_MS } from '../../src/db/settled';
 import type { Database } from '../../src/db/schema';
 
@@ -40,4 +40,25 @@ export async function listAroundLateCommit<T>(
   }
   await settle();
   return { whileRunning, afterCommit: await list() };
+}
+
+export type HeldTransaction = ControlledTransaction<Database>;
+
+/** A transaction held open on its own connection (PostgreSQL), with that connection's backend pid. */
+export async function holdTransaction(db: Kysely<Database>): Promise<{ trx: HeldTransaction; pid: number }> {
+  const trx = await db.startTransaction().execute();
+  const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+  return { trx, pid: Number(rows[0]?.pid) };
+}
+
+/** Resolves once the backend `pid` waits for a lock; fails if it never does. */
+export async function waitsForLock(db: Kysely<Database>, pid: number): Promise<void> {
+  await waitFor(
+    `backend ${pid} to wait for a lock`,
+    async () => {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE pid = ${pid} AND NOT granted`.execute(db);
+      return Number(rows[0]?.n) > 0;
+    },
+    5_000,
+  );
 }

@@ -1,18 +1,17 @@
-import { sql, type ControlledTransaction } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertProduct } from '../../src/catalog/upsert';
-import type { Database } from '../../src/db/schema';
 import { ApiError } from '../../src/http/errors';
 import { upsertOrder } from '../../src/orders/intake';
 import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order, seedProducts, warehouse } from './helpers';
+import { holdTransaction, waitsForLock } from '../helpers/wait';
 
 /*
  * The races the product keys (src/orders/store.ts) close. With per-product keys instead of one
  * lock per tenant, these are the interleavings that must still come out right.
  */
 
-type Trx = ControlledTransaction<Database>;
 
 describe('races between intake, catalog writes and cancel, under concurrent requests', () => {
   let ctx: TestContext;
@@ -125,34 +124,20 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
   });
   afterAll(() => ctx.close());
 
-  async function open(): Promise<{ trx: Trx; pid: number }> {
-    const trx = await ctx.database.db.startTransaction().execute();
-    const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
-    return { trx, pid: Number(rows[0]?.pid) };
-  }
 
-  /** Resolves once the backend waits for a lock; fails if it never does. */
-  async function waitsForLock(pid: number): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE pid = ${pid} AND NOT granted`.execute(ctx.database.db);
-      if (Number(rows[0]?.n) > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`backend ${pid} never waited for a lock`);
-  }
 
   const statusOf = async (externalId: string) => (await tenant.api.get(`/orders/${externalId}`)).body.data;
   const product = (externalId: string, sku: string, stock = 10) => ({ externalId, sku, name: `Product ${externalId}`, stock });
 
   it('two orders for the last unit: the second waits for the first and sees its hold', async () => {
     await seedProducts(tenant, [{ externalId: 'LAST', sku: 'SKU-LAST', stock: 1 }]);
-    const first = await open();
-    const second = await open();
+    const first = await holdTransaction(ctx.database.db);
+    const second = await holdTransaction(ctx.database.db);
     try {
       const a = await upsertOrder(first.trx, tenant.id, order('LAST-1', [item('LAST')]) as never);
       expect(a.order.has_issues).toBe(false);
       const pending = upsertOrder(second.trx, tenant.id, order('LAST-2', [item('LAST')]) as never);
-      await waitsForLock(second.pid);
+      await waitsForLock(ctx.database.db, second.pid);
       await first.trx.commit().execute();
       const b = await pending;
       expect(b.order.issues).toEqual([{ type: 'INSUFFICIENT_STOCK', productExternalId: 'LAST', productSku: 'SKU-LAST' }]);
@@ -163,13 +148,13 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
   });
 
   it('an order for a product not created yet, then the create: the create re-checks the order', async () => {
-    const intake = await open();
-    const catalog = await open();
+    const intake = await holdTransaction(ctx.database.db);
+    const catalog = await holdTransaction(ctx.database.db);
     try {
       const a = await upsertOrder(intake.trx, tenant.id, order('EARLY-1', [item('EARLY')]) as never);
       expect(a.order.status).toBe('PENDING_VALIDATION');
       const created = upsertProduct(catalog.trx, tenant.id, product('EARLY', 'SKU-EARLY'));
-      await waitsForLock(catalog.pid);
+      await waitsForLock(ctx.database.db, catalog.pid);
       await intake.trx.commit().execute();
       await created;
       await catalog.trx.commit().execute();
@@ -180,12 +165,12 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
   });
 
   it('a create, then an order for that product: the order waits and sees the product', async () => {
-    const catalog = await open();
-    const intake = await open();
+    const catalog = await holdTransaction(ctx.database.db);
+    const intake = await holdTransaction(ctx.database.db);
     try {
       await upsertProduct(catalog.trx, tenant.id, product('LATE', 'SKU-LATE'));
       const pending = upsertOrder(intake.trx, tenant.id, order('LATE-1', [item('LATE')]) as never);
-      await waitsForLock(intake.pid);
+      await waitsForLock(ctx.database.db, intake.pid);
       await catalog.trx.commit().execute();
       expect((await pending).order.status).toBe('PENDING');
       await intake.trx.commit().execute();
@@ -196,13 +181,13 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
 
   it('an order waiting on an sku, then its correction: the correction re-checks the order', async () => {
     await seedProducts(tenant, [{ externalId: 'FIX', sku: 'SKU-WRONG', stock: 3 }]);
-    const intake = await open();
-    const catalog = await open();
+    const intake = await holdTransaction(ctx.database.db);
+    const catalog = await holdTransaction(ctx.database.db);
     try {
       const a = await upsertOrder(intake.trx, tenant.id, order('FIX-1', [item('FIX', 1, 'SKU-FIX')]) as never);
       expect(a.order.status).toBe('PENDING_VALIDATION');
       const corrected = upsertProduct(catalog.trx, tenant.id, product('FIX', 'SKU-FIX', 3));
-      await waitsForLock(catalog.pid);
+      await waitsForLock(ctx.database.db, catalog.pid);
       await intake.trx.commit().execute();
       await corrected;
       await catalog.trx.commit().execute();
@@ -214,13 +199,13 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
 
   it('an order short of stock, then a restock: the restock re-checks the order', async () => {
     await seedProducts(tenant, [{ externalId: 'RE', sku: 'SKU-RE', stock: 0 }]);
-    const intake = await open();
-    const catalog = await open();
+    const intake = await holdTransaction(ctx.database.db);
+    const catalog = await holdTransaction(ctx.database.db);
     try {
       const a = await upsertOrder(intake.trx, tenant.id, order('RE-1', [item('RE', 2)]) as never);
       expect(a.order.has_issues).toBe(true);
       const restocked = upsertProduct(catalog.trx, tenant.id, product('RE', 'SKU-RE', 5));
-      await waitsForLock(catalog.pid);
+      await waitsForLock(ctx.database.db, catalog.pid);
       await intake.trx.commit().execute();
       await restocked;
       await catalog.trx.commit().execute();
@@ -232,13 +217,13 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
 
   it('an order resolving against the old sku, then an sku change: the change is refused', async () => {
     await seedProducts(tenant, [{ externalId: 'OLD', sku: 'SKU-OLD', stock: 3 }]);
-    const intake = await open();
-    const catalog = await open();
+    const intake = await holdTransaction(ctx.database.db);
+    const catalog = await holdTransaction(ctx.database.db);
     try {
       const a = await upsertOrder(intake.trx, tenant.id, order('OLD-1', [item('OLD', 1, 'SKU-OLD')]) as never);
       expect(a.order.status).toBe('PENDING');
       const changed = upsertProduct(catalog.trx, tenant.id, product('OLD', 'SKU-NEW', 3));
-      await waitsForLock(catalog.pid);
+      await waitsForLock(ctx.database.db, catalog.pid);
       await intake.trx.commit().execute();
       await expect(changed).rejects.toSatisfy((error: unknown) => error instanceof ApiError && error.statusCode === 409);
       await catalog.trx.rollback().execute();
@@ -250,12 +235,12 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
 
   it('an sku change, then an order with the old sku: the order waits and does not resolve', async () => {
     await seedProducts(tenant, [{ externalId: 'MOVE', sku: 'SKU-MOVE-OLD', stock: 3 }]);
-    const catalog = await open();
-    const intake = await open();
+    const catalog = await holdTransaction(ctx.database.db);
+    const intake = await holdTransaction(ctx.database.db);
     try {
       await upsertProduct(catalog.trx, tenant.id, product('MOVE', 'SKU-MOVE-NEW', 3));
       const pending = upsertOrder(intake.trx, tenant.id, order('MOVE-1', [item('MOVE', 1, 'SKU-MOVE-OLD')]) as never);
-      await waitsForLock(intake.pid);
+      await waitsForLock(ctx.database.db, intake.pid);
       await catalog.trx.commit().execute();
       expect((await pending).order.status).toBe('PENDING_VALIDATION');
       await intake.trx.commit().execute();
@@ -269,7 +254,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     await seedProducts(tenant, [{ externalId: 'SHORT', sku: 'SKU-SHORT', stock: 2 }]);
     await tenant.api.post('/orders', order('SHORT-1', [item('SHORT', 2)]));
     await floor.advance('SHORT-1', 'start-picking');
-    const intake = await open();
+    const intake = await holdTransaction(ctx.database.db);
     try {
       const a = await upsertOrder(intake.trx, tenant.id, order('SHORT-2', [item('SHORT', 1)]) as never);
       expect(a.order.has_issues).toBe(true);
