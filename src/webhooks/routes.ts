@@ -11,7 +11,7 @@ import { IsoDateTime, Page, Success, pageQuery, responses } from '../http/schema
 import { respondWithWrite } from '../http/write';
 import { destinationPolicy, urlProblem } from './destination';
 import { SAMPLE_PAYLOADS } from './samples';
-import { decryptSecret, encryptSecret } from './secrets';
+import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, encryptSecret, livePreviousSecret, rotateSecret, signingSecrets } from './secrets';
 import { DELIVERY_ERROR_CODES, sendWebhook } from './sender';
 import type { DeliveryStatus } from './tables';
 
@@ -29,10 +29,23 @@ const webhookFields = {
 const Webhook = Type.Object({ ...webhookFields, updatedAt: IsoDateTime });
 const RegisteredWebhook = Type.Object({ ...webhookFields, secret: Type.String({ description: 'Shown only in this response' }) });
 
-const RegisterBody = Type.Object({
-  url: Url,
-  events: Events,
-  secret: Type.String({ minLength: 32, maxLength: 512, description: 'At least 32 characters; signs every delivery' }),
+const Secret = Type.String({ minLength: 32, maxLength: 512, description: 'At least 32 characters; signs every delivery' });
+const RegisterBody = Type.Object({ url: Url, events: Events, secret: Secret });
+const RotateBody = Type.Object({
+  secret: Secret,
+  overlapSeconds: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_OVERLAP_SECONDS,
+      description: `How long the replaced secret keeps signing next to the new one (default ${DEFAULT_OVERLAP_SECONDS}; 0: not at all)`,
+    }),
+  ),
+});
+const RotatedWebhook = Type.Object({
+  ...webhookFields,
+  updatedAt: IsoDateTime,
+  secret: Type.String({ description: 'The new secret, shown only in this response' }),
+  previousSecretExpiresAt: Type.Union([IsoDateTime, Type.Null()], { description: 'Until when the replaced secret also signs; null without overlap' }),
 });
 const UpdateBody = Type.Object({ url: Type.Optional(Url), events: Type.Optional(Events), isActive: Type.Optional(Type.Boolean()) });
 const TestBody = Type.Object({ event: EventName });
@@ -108,7 +121,7 @@ async function findWebhook(db: Executor, tenantId: string, id: string) {
   if (!UUID.test(id)) throw notFound(`Webhook ${id}`);
   const row = await db
     .selectFrom('webhooks')
-    .select([...WEBHOOK_COLUMNS, 'secret_ciphertext'])
+    .select([...WEBHOOK_COLUMNS, 'secret_ciphertext', livePreviousSecret('webhooks').as('previous_secret_ciphertext')])
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -230,6 +243,29 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
+    '/webhooks/:id/rotate-secret',
+    {
+      config: manage,
+      schema: {
+        ...route('Replace the secret; the replaced one keeps signing next to it during the overlap'),
+        params: IdParams,
+        body: RotateBody,
+        response: responses({ 200: Success(RotatedWebhook) }, 404),
+      },
+    },
+    async (request, reply) => {
+      const { secret, overlapSeconds = DEFAULT_OVERLAP_SECONDS } = request.body;
+      const tenantId = tenantOf(request);
+      return respondWithWrite(request, reply, async (tx) => {
+        const { id } = await findWebhook(tx, tenantId, request.params.id);
+        const row = await rotateSecret(tx, config.secretKey, { tenantId, webhookId: id }, secret, overlapSeconds);
+        const data = { ...webhookView(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null };
+        return { statusCode: 200, body: { success: true as const, data, requestId: request.id } };
+      });
+    },
+  );
+
+  app.post(
     '/webhooks/:id/test',
     {
       // The send happens before the transaction: a retry must find the stored answer before it.
@@ -250,7 +286,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = await sendWebhook(
         {
           url: webhook.url,
-          secret: decryptSecret(config.secretKey, webhook.secret_ciphertext, tenantId, webhook.id),
+          ...signingSecrets(config.secretKey, webhook, tenantId, webhook.id),
           event,
           eventId,
           timestamp: new Date().toISOString(),

@@ -14,6 +14,8 @@ const RESPONSE_BODY_LIMIT = 4096;
 export interface WebhookMessage {
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while its overlap lasts: webhook-signature then carries both. */
+  previousSecret?: string | null;
   event: string;
   eventId: string;
   /** When the event fired, ISO 8601. */
@@ -44,6 +46,16 @@ export function signBody(body: string | Buffer, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
+/**
+ * The Standard Webhooks `webhook-signature`: `v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`
+ * keyed by each secret's UTF-8 bytes, space-separated, so a receiver holding any one of them verifies.
+ */
+export function signStandard(id: string, timestampSeconds: number, body: Buffer, secrets: readonly string[]): string {
+  return secrets
+    .map((secret) => `v1,${createHmac('sha256', secret).update(`${id}.${timestampSeconds}.`).update(body).digest('base64')}`)
+    .join(' ');
+}
+
 // Keep-alive pools: a delivery burst to one receiver reuses connections. A pooled socket was
 // opened to an address that passed the destination check when it connected.
 const agents = {
@@ -60,9 +72,11 @@ class TimeoutError extends Error {}
 export async function sendWebhook(message: WebhookMessage, options: SendOptions): Promise<AttemptOutcome> {
   const deliveryId = randomUUID();
   const started = performance.now();
+  const sentAt = Math.floor(Date.now() / 1000);
   const body = Buffer.from(
     JSON.stringify({ event: message.event, timestamp: message.timestamp, data: message.data, ...(message.test ? { test: true } : {}) }),
   );
+  const secrets = message.previousSecret ? [message.secret, message.previousSecret] : [message.secret];
   const outcome = (fields: Partial<AttemptOutcome>): AttemptOutcome => ({
     deliveryId,
     delivered: false,
@@ -109,6 +123,10 @@ export async function sendWebhook(message: WebhookMessage, options: SendOptions)
               'x-service-timestamp': message.timestamp,
               'x-service-delivery-id': deliveryId,
               'x-service-event-id': message.eventId,
+              // Standard Webhooks: the id is the event's, the same on every attempt; the timestamp is this attempt's.
+              'webhook-id': message.eventId,
+              'webhook-timestamp': String(sentAt),
+              'webhook-signature': signStandard(message.eventId, sentAt, body, secrets),
             },
           },
           (res) => readResponse(res).then(resolve, reject),

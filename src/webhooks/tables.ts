@@ -9,6 +9,9 @@ export interface WebhooksTables {
     url: string;
     events: string[];
     secret_ciphertext: string;
+    /** The secret the last rotation replaced, signing next to the current one until it expires. */
+    previous_secret_ciphertext: string | null;
+    previous_secret_expires_at: Date | null;
     is_active: Generated<boolean>;
     created_at: Generated<Date>;
     updated_at: Generated<Date>;

@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { DatabaseHandle, Db } from '../db';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
 import { destinationPolicy } from './destination';
-import { decryptSecret } from './secrets';
+import { livePreviousSecret, signingSecrets } from './secrets';
 import { sendWebhook } from './sender';
 import type { DeliveryStatus } from './tables';
 
@@ -31,6 +31,8 @@ interface ClaimedDelivery {
   lease_id: string;
   url: string;
   secret_ciphertext: string;
+  /** Null unless a rotation's overlap is running. */
+  previous_secret_ciphertext: string | null;
   data: unknown;
   occurred_at: Date;
 }
@@ -197,11 +199,10 @@ export class DeliveryWorker {
   }
 
   async #attempt(delivery: ClaimedDelivery): Promise<void> {
-    const secret = decryptSecret(this.#config.secretKey, delivery.secret_ciphertext, delivery.tenant_id, delivery.webhook_id);
     const outcome = await sendWebhook(
       {
         url: delivery.url,
-        secret,
+        ...signingSecrets(this.#config.secretKey, delivery, delivery.tenant_id, delivery.webhook_id),
         event: delivery.event,
         eventId: delivery.event_id,
         timestamp: delivery.occurred_at.toISOString(),
@@ -262,7 +263,7 @@ export class DeliveryWorker {
         AND w.tenant_id = d.tenant_id AND w.id = d.webhook_id
         AND e.tenant_id = d.tenant_id AND e.id = d.event_id
       RETURNING d.tenant_id, d.id, d.webhook_id, d.event_id, d.event, d.attempt, d.lease_id,
-        w.url, w.secret_ciphertext, e.data, e.occurred_at
+        w.url, w.secret_ciphertext, ${livePreviousSecret('w')} AS previous_secret_ciphertext, e.data, e.occurred_at
     `.execute(this.#db);
     return result.rows;
   }

@@ -33,6 +33,7 @@ const PERMISSION_OF: Record<string, Permission | null> = {
   'POST /webhooks/{id}/replay': 'webhooks:manage',
   'GET /webhooks/{id}/deliveries': 'webhooks:manage',
   'GET /webhooks/{id}/dead-letters': 'webhooks:manage',
+  'POST /webhooks/{id}/rotate-secret': 'webhooks:manage',
 };
 
 /** A valid body for the operations on a resource that require one, so that only the tenant decides the answer. */
@@ -40,6 +41,7 @@ const VALID_BODY: Record<string, unknown> = {
   'PATCH /webhooks/{id}': { isActive: false },
   'POST /webhooks/{id}/test': { event: 'order.status_changed' },
   'POST /webhooks/{id}/replay': {},
+  'POST /webhooks/{id}/rotate-secret': { secret: 'x'.repeat(32) },
 };
 
 const ctx = await createTestContext();

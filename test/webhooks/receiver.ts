@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedRequest {
   method: string;
@@ -61,4 +62,13 @@ export function signatureIsValid(request: ReceivedRequest, secret: string): bool
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(request.raw).digest('hex')}`);
   const given = Buffer.from(String(request.headers['x-service-signature'] ?? ''));
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * How an integrator checks the Standard Webhooks headers with the `standardwebhooks` package, as
+ * docs/webhooks.md shows it: the secret's bytes, base64-encoded, are the package's key. Answers
+ * the parsed body; throws WebhookVerificationError when the signature or the timestamp is refused.
+ */
+export function verifyStandard(request: Pick<ReceivedRequest, 'raw' | 'headers'>, secret: string): unknown {
+  return new Webhook(Buffer.from(secret).toString('base64')).verify(request.raw, request.headers as Record<string, string>);
 }
