@@ -189,7 +189,8 @@ export async function startMetricsListener(metrics: Metrics, port: number, host:
     }
     metrics.scrape().then(
       ({ contentType, body }) => response.writeHead(200, { 'content-type': contentType }).end(body),
-      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`Metrics could not be read: ${String(error)}\n`),
+      // No detail on a port without a token: the database's message stays in the service.
+      () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics could not be read from the database\n'),
     );
   });
   await new Promise<void>((resolve, reject) => {
