@@ -49,7 +49,7 @@ export async function main(argv: string[]): Promise<void> {
         const database = await openConfiguredDatabase(config);
         const metrics = new Metrics(database);
         const worker = await startDeliveryWorker({ database, config, log, metrics });
-        const metricsListener = await listenForMetrics(config, metrics).catch(async (error: unknown) => {
+        const metricsListener = await listenForMetrics(config, metrics, log).catch(async (error: unknown) => {
           await worker.stop();
           await database.close();
           throw error;

@@ -119,7 +119,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   try {
     const address = await app.listen({ port: config.port, host: config.host });
-    metricsListener = await listenForMetrics(config, app.metrics);
+    metricsListener = await listenForMetrics(config, app.metrics, app.log);
     return { app, address, ...(metricsListener ? { metricsAddress: metricsListener.address } : {}), close: () => app.close() };
   } catch (error) {
     await app.close();
@@ -128,10 +128,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
 }
 
 /** The PICKPORT_METRICS_PORT listener, when that is set. */
-export async function listenForMetrics(config: Config, metrics: Metrics): Promise<MetricsListener | undefined> {
+export async function listenForMetrics(config: Config, metrics: Metrics, log: FastifyInstance['log']): Promise<MetricsListener | undefined> {
   if (config.metricsPort === undefined) return undefined;
   try {
-    return await startMetricsListener(metrics, config.metricsPort, config.host);
+    return await startMetricsListener(metrics, config.metricsPort, config.host, log);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const at = `PICKPORT_METRICS_PORT ${config.metricsPort} on HOST ${config.host}`;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseHandle } from '../db';
@@ -181,7 +181,7 @@ export interface MetricsListener {
  * The separate metrics port (PICKPORT_METRICS_PORT): GET /metrics without a token, for a
  * Prometheus that reaches this port only. Anything else is 404.
  */
-export async function startMetricsListener(metrics: Metrics, port: number, host: string): Promise<MetricsListener> {
+export async function startMetricsListener(metrics: Metrics, port: number, host: string, log: Pick<FastifyBaseLogger, 'error'>): Promise<MetricsListener> {
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: this port serves GET /metrics\n');
@@ -189,8 +189,11 @@ export async function startMetricsListener(metrics: Metrics, port: number, host:
     }
     metrics.scrape().then(
       ({ contentType, body }) => response.writeHead(200, { 'content-type': contentType }).end(body),
-      // No detail on a port without a token: the database's message stays in the service.
-      () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics could not be read from the database\n'),
+      (error: unknown) => {
+        // No detail on a port without a token: the database's message goes to the log.
+        log.error({ err: error }, 'a metrics scrape could not read the database');
+        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics could not be read from the database\n');
+      },
     );
   });
   await new Promise<void>((resolve, reject) => {

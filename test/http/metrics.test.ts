@@ -189,7 +189,7 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
   });
 
   it('serves the same exposition without a token on the separate metrics listener', async () => {
-    const listener = await startMetricsListener(ctx.app.metrics, 0, '127.0.0.1');
+    const listener = await startMetricsListener(ctx.app.metrics, 0, '127.0.0.1', ctx.app.log);
     try {
       const response = await fetch(`${listener.address}/metrics`);
       expect(response.status).toBe(200);
