@@ -13,6 +13,7 @@ import { installApiKeyAuth } from './http/auth';
 import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT, validationError } from './http/errors';
 import { installIdempotency } from './http/idempotency';
 import { inspectParsedBody, installInputChecks } from './http/input-check';
+import { installMetrics, Metrics } from './http/metrics';
 import { installRateLimiting, type Clock } from './http/rate-limit';
 import { healthRoutes } from './http/health';
 import { ErrorResponse } from './http/schemas';
@@ -84,6 +85,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  await installMetrics(app, new Metrics(database));
 
   app.addSchema(ErrorResponse);
   await app.register(swagger, {

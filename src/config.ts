@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 export interface Config {
   port: number;
   host: string;
+  /** A second listener on HOST serving GET /metrics without the admin token; unset: none. */
+  metricsPort?: number | undefined;
   /** Unset: the embedded PostgreSQL (PGlite) under `dataDir`. */
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -172,8 +174,12 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   }
   if (!adminToken && databaseUrl) throw new ConfigError('ADMIN_TOKEN is required with DATABASE_URL (every instance must share it)');
 
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const metricsPort = env.PICKPORT_METRICS_PORT ? integer(env, 'PICKPORT_METRICS_PORT', 0, 0, 65535) : undefined;
+  if (metricsPort === port && port !== 0) throw new ConfigError(`PICKPORT_METRICS_PORT must differ from PORT (both are ${port})`);
   const settings = {
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
+    metricsPort,
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

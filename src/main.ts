@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
 import { ConfigError, loadConfig, StartupError, type LoadedConfig } from './config';
-import { openConfiguredDatabase, closeOnSignals, startServer } from './server';
+import { Metrics } from './http/metrics';
+import { listenForMetrics, openConfiguredDatabase, closeOnSignals, startServer } from './server';
 import { addOperatorCommands } from './tenancy/cli';
 import { startDeliveryWorker } from './webhooks/worker';
 import { SERVICE_VERSION } from './version';
@@ -46,9 +47,16 @@ export async function main(argv: string[]): Promise<void> {
       startingFrom(async ({ config }) => {
         const log = pino({ level: config.logLevel });
         const database = await openConfiguredDatabase(config);
-        const worker = await startDeliveryWorker({ database, config, log });
-        log.info('webhook delivery worker started');
+        const metrics = new Metrics(database);
+        const worker = await startDeliveryWorker({ database, config, log, metrics });
+        const metricsListener = await listenForMetrics(config, metrics, log).catch(async (error: unknown) => {
+          await worker.stop();
+          await database.close();
+          throw error;
+        });
+        log.info({ metrics: metricsListener?.address }, 'webhook delivery worker started');
         closeOnSignals(log, async () => {
+          await metricsListener?.close();
           await worker.stop();
           await database.close();
         });

@@ -5,6 +5,7 @@ import { buildApp } from './app';
 import { ConfigError, StartupError, type Config } from './config';
 import { openDatabase, type DatabaseHandle } from './db';
 import { migrate } from './db/migrate';
+import { startMetricsListener, type Metrics, type MetricsListener } from './http/metrics';
 import { startDeliveryWorker } from './webhooks/worker';
 
 /** How long start waits for PostgreSQL to accept a connection before giving up. */
@@ -99,6 +100,8 @@ function listenError(config: Config, error: unknown): StartupError {
 export interface RunningServer {
   app: FastifyInstance;
   address: string;
+  /** The PICKPORT_METRICS_PORT listener's address, when it is set. */
+  metricsAddress?: string;
   /** Stops taking requests and the delivery worker, lets those in flight finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -106,18 +109,34 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const database = await openConfiguredDatabase(config);
   const app = await buildApp({ config, database });
-  const worker = config.runWorker ? await startDeliveryWorker({ database, config, log: app.log }) : undefined;
+  const worker = config.runWorker ? await startDeliveryWorker({ database, config, log: app.log, metrics: app.metrics }) : undefined;
+  let metricsListener: MetricsListener | undefined;
   app.addHook('onClose', async () => {
+    await metricsListener?.close();
     // The worker records its attempts in flight before the database goes away.
     await worker?.stop();
     await database.close();
   });
   try {
     const address = await app.listen({ port: config.port, host: config.host });
-    return { app, address, close: () => app.close() };
+    metricsListener = await listenForMetrics(config, app.metrics, app.log);
+    return { app, address, ...(metricsListener ? { metricsAddress: metricsListener.address } : {}), close: () => app.close() };
   } catch (error) {
     await app.close();
-    throw listenError(config, error);
+    throw error instanceof StartupError ? error : listenError(config, error);
+  }
+}
+
+/** The PICKPORT_METRICS_PORT listener, when that is set. */
+export async function listenForMetrics(config: Config, metrics: Metrics, log: FastifyInstance['log']): Promise<MetricsListener | undefined> {
+  if (config.metricsPort === undefined) return undefined;
+  try {
+    return await startMetricsListener(metrics, config.metricsPort, config.host, log);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const at = `PICKPORT_METRICS_PORT ${config.metricsPort} on HOST ${config.host}`;
+    if (code === 'EADDRINUSE') throw new StartupError(`Cannot listen on ${at}: the port is already in use`);
+    throw new ConfigError(`Cannot listen on ${at}: ${code ?? firstLine(error)}`);
   }
 }
 

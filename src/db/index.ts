@@ -18,6 +18,8 @@ export interface DatabaseHandle {
    * the subscription breaks (its connection failed): notifications may have been missed since.
    */
   listen(channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
+  /** Connections of the PostgreSQL pool and queries waiting for one; absent on the embedded database (one connection). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   return {
     db: new Kysely<Database>({ dialect: nodePostgresDialect(pool) }),
     kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async listen(channel, onNotify, onLost) {
       // keepAlive: a connection whose peer vanished is noticed, rather than waiting for NOTIFYs forever.
       const client = new pg.Client({ connectionString: url, keepAlive: true });

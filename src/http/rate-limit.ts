@@ -189,6 +189,9 @@ export function installRateLimiting(scope: FastifyInstance, options: RateLimitOp
     reply.header('x-ratelimit-limit', String(verdict.limit));
     reply.header('x-ratelimit-remaining', String(verdict.remaining));
     reply.header('x-ratelimit-reset', String(verdict.resetSeconds));
-    if (verdict.refusal) throw verdict.refusal;
+    if (verdict.refusal) {
+      scope.metrics.rateLimited(key ? 'key' : 'address');
+      throw verdict.refusal;
+    }
   });
 }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from '../config';
 import type { DatabaseHandle, Db } from '../db';
+import type { Metrics } from '../http/metrics';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
 import { destinationPolicy } from './destination';
 import { livePreviousSecret, signingSecrets } from './secrets';
@@ -19,6 +20,8 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** Longest sleep between looks at the table when no NOTIFY arrives. */
   pollIntervalMs?: number;
+  /** Counts each attempt's outcome and a delivery's lag. */
+  metrics?: Pick<Metrics, 'deliveryAttempted'>;
 }
 
 interface ClaimedDelivery {
@@ -98,6 +101,7 @@ export class DeliveryWorker {
   readonly #database: DatabaseHandle;
   readonly #config: WorkerConfig;
   readonly #log: WorkerLog;
+  readonly #metrics: DeliveryWorkerOptions['metrics'];
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
   readonly #leaseMs: number;
@@ -119,6 +123,7 @@ export class DeliveryWorker {
     this.#db = options.database.db;
     this.#config = options.config;
     this.#log = options.log;
+    this.#metrics = options.metrics;
     this.#concurrency = options.concurrency ?? 32;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#leaseMs = options.config.webhookTimeoutMs + LEASE_MARGIN_MS;
@@ -212,6 +217,7 @@ export class DeliveryWorker {
     );
     const retryInMs = outcome.delivered ? null : this.#retryDelayMs(delivery.attempt, outcome.retryAfterMs);
     const status: DeliveryStatus = outcome.delivered ? 'delivered' : retryInMs === null ? 'dead_letter' : 'failed';
+    this.#metrics?.deliveryAttempted(status, delivery.occurred_at);
     const log = { webhookId: delivery.webhook_id, eventId: delivery.event_id, deliveryId: outcome.deliveryId, attempt: delivery.attempt };
     if (outcome.delivered) this.#log.debug(log, 'webhook delivered');
     else this.#log.info({ ...log, error: outcome.error, statusCode: outcome.statusCode, status }, 'webhook attempt failed');
