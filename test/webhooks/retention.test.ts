@@ -69,6 +69,9 @@ describe('retention of events, delivery attempts and idempotency answers', () =>
     const retryAttempt = await attempt(t, hook, retried, 'pending', 44);
     const youngDead = await event(t, 20);
     const youngDeadLetter = await attempt(t, hook, youngDead, 'dead_letter', 20);
+    // Retries can outlast the period's edge: the event is past it, its dead letter is not.
+    const deadAtEdge = await event(t, 31);
+    const deadAtEdgeLetter = await attempt(t, hook, deadAtEdge, 'dead_letter', 29);
     const oldDead = await event(t, 35);
     const oldDeadLetter = await attempt(t, hook, oldDead, 'dead_letter', 35);
     const oldReplayed = await event(t, 50);
@@ -80,15 +83,15 @@ describe('retention of events, delivery attempts and idempotency answers', () =>
     const counts = await purgeOnce(ctx.database.db, ctx.config);
 
     expect(counts.deliveries).toBeGreaterThanOrEqual(5);
-    expect(await attemptsLeft([oldDeliveredAttempt, recentDeliveredAttempt, oldPendingAttempt, supersededAttempt, retryAttempt, youngDeadLetter, oldDeadLetter, replayedDeadLetter, replayDelivered])).toEqual(
-      [recentDeliveredAttempt, oldPendingAttempt, retryAttempt, youngDeadLetter].sort(),
+    expect(await attemptsLeft([oldDeliveredAttempt, recentDeliveredAttempt, oldPendingAttempt, supersededAttempt, retryAttempt, youngDeadLetter, deadAtEdgeLetter, oldDeadLetter, replayedDeadLetter, replayDelivered])).toEqual(
+      [recentDeliveredAttempt, oldPendingAttempt, retryAttempt, youngDeadLetter, deadAtEdgeLetter].sort(),
     );
-    expect(await eventsLeft([oldDelivered, recentDelivered, oldPending, retried, youngDead, oldDead, oldReplayed, unsubscribed, justInside])).toEqual(
-      [recentDelivered, oldPending, retried, youngDead, justInside].sort(),
+    expect(await eventsLeft([oldDelivered, recentDelivered, oldPending, retried, youngDead, deadAtEdge, oldDead, oldReplayed, unsubscribed, justInside])).toEqual(
+      [recentDelivered, oldPending, retried, youngDead, deadAtEdge, justInside].sort(),
     );
     // What the API shows follows: the young dead letter is still listed, the old one is gone.
     const deadLetters = await tenant.api.get(`/webhooks/${hook}/dead-letters`);
-    expect(deadLetters.body.data.map((d: { id: string }) => d.id)).toEqual([youngDeadLetter]);
+    expect(deadLetters.body.data.map((d: { id: string }) => d.id).sort()).toEqual([youngDeadLetter, deadAtEdgeLetter].sort());
 
     // The young dead letter goes too once it is past the period, and its event with it.
     const later = new Date(Date.now() + 11 * DAY_MS);
