@@ -20,11 +20,13 @@ export default async function retention(): Promise<Measurement[]> {
   try {
     const writer = await service.tenant();
     const history = await service.tenant();
-    const hook = await fetch(`${service.url}/api/v1/public/webhooks`, {
+    const registered = await fetch(`${service.url}/api/v1/public/webhooks`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${history.key}` },
-      body: JSON.stringify({ url: 'https://hooks.example.com/pickport', events: ['product.stock_updated'], secret: 'bench-secret-0123456789abcdef' }),
-    }).then((r) => r.json() as Promise<{ data: { id: string } }>);
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/pickport', events: ['product.stock_updated'], secret: 'bench-secret-0123456789abcdef0123456789' }),
+    });
+    if (registered.status !== 201) throw new Error(`registering the bench webhook failed: ${await registered.text()}`);
+    const hook = (await registered.json()) as { data: { id: string } };
 
     for (let from = 0; from < OLD_DELIVERIES; from += SEED_CHUNK) {
       await sql`
