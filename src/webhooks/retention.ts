@@ -125,7 +125,9 @@ export async function purgeOnce(
  */
 export async function deadLettersPurged(
   db: Executor,
-  tenantId: string, webhookId: string, filters: { from?: string | undefined; event?: string | undefined },
+  tenantId: string,
+  webhookId: string,
+  filters: { from?: string | undefined; event?: string | undefined },
 ): Promise<true | undefined> {
   const found = await sql`
     SELECT FROM webhook_dead_letters_purged
@@ -141,7 +143,6 @@ export interface RetentionOptions {
   db: Db;
   config: RetentionConfig;
   log: WorkerLog;
-  intervalMs?: number;
 }
 
 /**
@@ -167,7 +168,7 @@ export class RetentionLoop {
   }
 
   async #run(): Promise<void> {
-    const { db, config, log, intervalMs = PASS_INTERVAL_MS } = this.#options;
+    const { db, config, log } = this.#options;
     while (!this.#stopping.signal.aborted) {
       try {
         const counts = await purgeOnce(db, config, new Date(), { signal: this.#stopping.signal });
@@ -175,7 +176,7 @@ export class RetentionLoop {
       } catch (error) {
         log.error({ err: error }, 'retention pass failed; trying again at the next one');
       }
-      await sleep(intervalMs, undefined, { signal: this.#stopping.signal }).catch(() => {});
+      await sleep(PASS_INTERVAL_MS, undefined, { signal: this.#stopping.signal }).catch(() => {});
     }
   }
 }
