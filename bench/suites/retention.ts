@@ -3,7 +3,7 @@ import { purgeOnce } from '../../src/webhooks/retention';
 import { alternate, load, startBenchService, type LoadResult, type Measurement } from '../harness';
 
 const SECONDS = 5;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const RETENTION_DAYS = 30;
 /** Old delivered attempts (each with its event) to purge: a million on PostgreSQL, fewer on the embedded database. */
 const OLD_DELIVERIES = process.env.DATABASE_URL ? 1_000_000 : 100_000;
