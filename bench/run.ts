@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   webhooks: () => import('./suites/webhooks'),
   floor: () => import('./suites/floor'),
   waves: () => import('./suites/waves'),
+  retention: () => import('./suites/retention'),
 };
 
 const wanted = process.argv.slice(2);

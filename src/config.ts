@@ -30,6 +30,11 @@ export interface Config {
    * tests); default false: a tenant must not make the service call into its own network.
    */
   webhookAllowPrivate: boolean;
+  /**
+   * Days events, settled delivery attempts and dead letters are kept (PICKPORT_RETENTION_DAYS,
+   * default 30); unset (`off`): kept forever.
+   */
+  retentionDays?: number;
 }
 
 /**
@@ -73,6 +78,12 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes'].includes(raw)) return true;
   if (['0', 'false', 'no'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/** PICKPORT_RETENTION_DAYS: whole days, or `off` to keep everything. */
+function retentionDays(env: Env): number | undefined {
+  if (env.PICKPORT_RETENTION_DAYS?.toLowerCase() === 'off') return undefined;
+  return integer(env, 'PICKPORT_RETENTION_DAYS', 30, 1, 36_500);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -193,6 +204,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     webhookTimeoutMs: integer(env, 'PICKPORT_WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000),
     webhookRetryDelaysMs: retryDelays(env),
     webhookAllowPrivate: boolean(env, 'PICKPORT_WEBHOOK_ALLOW_PRIVATE', false),
+    retentionDays: retentionDays(env),
   };
   const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);
 

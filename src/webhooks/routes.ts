@@ -10,6 +10,7 @@ import { notFound, validationError } from '../http/errors';
 import { IsoDateTime, Page, Success, pageQuery, responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { destinationPolicy, urlProblem } from './destination';
+import { deadLettersPurged } from './retention';
 import { SAMPLE_PAYLOADS } from './samples';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, encryptSecret, livePreviousSecret, rotateSecret, signingSecrets } from './secrets';
 import { DELIVERY_ERROR_CODES, sendWebhook } from './sender';
@@ -53,6 +54,13 @@ const ReplayBody = Type.Object({
   from: Type.Optional(IsoDateTime),
   to: Type.Optional(IsoDateTime),
   event: Type.Optional(EventName),
+});
+
+const ReplayAnswer = Type.Object({
+  replayed: Type.Integer(),
+  purged: Type.Optional(
+    Type.Literal(true, { description: 'Present when dead letters the filters name were deleted by retention and cannot be replayed' }),
+  ),
 });
 
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead_letter', 'replayed'] as const satisfies readonly DeliveryStatus[];
@@ -331,7 +339,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...route(`Re-queue dead letters (at most ${REPLAY_BATCH} per call) as new deliveries of the same events`),
         params: IdParams,
         body: ReplayBody,
-        response: responses({ 200: Success(Type.Object({ replayed: Type.Integer() })) }, 404),
+        response: responses({ 200: Success(ReplayAnswer) }, 404),
       },
       // The filters are optional, and so is the body that carries them.
       preValidation: async (request) => {
@@ -370,7 +378,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         `.execute(tx);
         const replayed = result.rows[0]?.replayed ?? 0;
         if (replayed > 0) await notifyWorkers(tx);
-        return { statusCode: 200, body: { success: true as const, data: { replayed }, requestId: request.id } };
+        const purged = await deadLettersPurged(tx, tenantId, id, { from, event });
+        const data = purged ? { replayed, purged } : { replayed };
+        return { statusCode: 200, body: { success: true as const, data, requestId: request.id } };
       });
     },
   );

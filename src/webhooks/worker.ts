@@ -5,11 +5,12 @@ import type { DatabaseHandle, Db } from '../db';
 import type { Metrics } from '../http/metrics';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
 import { destinationPolicy } from './destination';
+import { RetentionLoop } from './retention';
 import { livePreviousSecret, signingSecrets } from './secrets';
 import { sendWebhook } from './sender';
 import type { DeliveryStatus } from './tables';
 
-export type WorkerConfig = Pick<Config, 'secretKey' | 'nodeEnv' | 'webhookTimeoutMs' | 'webhookRetryDelaysMs' | 'webhookAllowPrivate'>;
+export type WorkerConfig = Pick<Config, 'secretKey' | 'nodeEnv' | 'webhookTimeoutMs' | 'webhookRetryDelaysMs' | 'webhookAllowPrivate' | 'retentionDays'>;
 export type WorkerLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 
 export interface DeliveryWorkerOptions {
@@ -117,6 +118,8 @@ export class DeliveryWorker {
   #saturated = false;
   #unrecorded: { record: AttemptRecord; resolve: () => void; reject: (error: unknown) => void }[] = [];
   #recording: Promise<void> | undefined;
+  /** Retention runs wherever deliveries are sent. */
+  readonly #retention: RetentionLoop;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#database = options.database;
@@ -128,6 +131,7 @@ export class DeliveryWorker {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#leaseMs = options.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.#refillAt = Math.floor((this.#concurrency * 3) / 4);
+    this.#retention = new RetentionLoop({ db: this.#db, config: options.config, log: options.log });
   }
 
   async start(): Promise<void> {
@@ -135,6 +139,7 @@ export class DeliveryWorker {
     this.#running = true;
     this.#unlisten = await this.#database.listen(DELIVERIES_CHANNEL, () => this.#wake());
     this.#loop = this.#run();
+    this.#retention.start();
   }
 
   /** Stops claiming, lets the attempts in flight finish and be recorded (bounded by the timeout). */
@@ -142,7 +147,7 @@ export class DeliveryWorker {
     if (!this.#running) return;
     this.#running = false;
     this.#wake();
-    await this.#loop;
+    await Promise.all([this.#loop, this.#retention.stop()]);
     await Promise.allSettled([...this.#inFlight]);
     await this.#recording;
     await this.#unlisten?.();
