@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db';
 import { settledBefore } from '../db/settled';
 import { decodeCursor, encodeCursor } from '../http/cursor';
@@ -57,7 +57,8 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
   const position = query.cursor === undefined ? undefined : readCursor(query.cursor, byUpdate);
 
   const filters = [sql`tenant_id = ${tenantId}`];
-  if (query.active_only ?? true) filters.push(sql`is_active`);
+  const activeOnly = query.active_only ?? true;
+  if (activeOnly) filters.push(sql`is_active`);
   if (byUpdate) {
     // Only up to where no write is still running: a sync resuming from the last updatedAt it saw
     // then misses nothing that commits late.
@@ -78,11 +79,7 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
       SELECT *, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_key
       FROM products WHERE ${where} AND ${after}
       ORDER BY ${order} LIMIT ${limit + 1}`.execute(db),
-    position
-      ? position.total
-      : sql<{ total: number }>`SELECT count(*) AS total FROM products WHERE ${where}`
-          .execute(db)
-          .then((r) => Number(r.rows[0]?.total ?? 0)),
+    position ? position.total : byUpdate ? countMatching(db, where) : countCatalog(db, tenantId, activeOnly),
   ]);
 
   const rows = page.rows.slice(0, limit);
@@ -91,4 +88,21 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
   const nextCursor =
     hasMore && last ? encodeCursor(byUpdate ? [last.updated_key, last.id, total] : [last.id, total]) : null;
   return { rows, hasMore, nextCursor, total };
+}
+
+/** A filtered listing's total: a count of what matches, as large as the match. */
+async function countMatching(db: Executor, where: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ total: string }>`SELECT count(*) AS total FROM products WHERE ${where}`.execute(db);
+  return Number(rows[0]?.total ?? 0);
+}
+
+/**
+ * The whole catalog's total, read from the counts the product triggers keep (migration 015), summed
+ * over the tenant's slots: a few rows whatever the catalog's size.
+ */
+async function countCatalog(db: Executor, tenantId: string, activeOnly: boolean): Promise<number> {
+  const column = sql.ref(activeOnly ? 'products_active' : 'products_all');
+  const { rows } = await sql<{ total: string }>`
+    SELECT COALESCE(sum(${column}), 0) AS total FROM tenant_product_counts WHERE tenant_id = ${tenantId}`.execute(db);
+  return Number(rows[0]?.total ?? 0);
 }
