@@ -49,7 +49,7 @@ function readCursor(cursor: string, byUpdate: boolean): Position {
   throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
 }
 
-type ListedRow = ProductRow & { updated_key: string };
+type ListedRow = ProductRow & { updated_key: string; catalog_total: string | null };
 
 export async function listProducts(db: Executor, tenantId: string, query: ListQuery): Promise<ProductPage> {
   const limit = query.limit ?? 50;
@@ -74,20 +74,25 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
       : sql`id > ${position.id}::uuid`;
   const order = byUpdate ? sql`updated_at, id` : sql`id`;
 
-  const [page, total] = await Promise.all([
+  // The whole catalog's total rides along with its first page, read in the same snapshot: an empty
+  // page means none matched.
+  const catalogTotal = !position && !byUpdate ? countedCatalog(tenantId, activeOnly) : sql`NULL::bigint`;
+  const [page, counted] = await Promise.all([
     sql<ListedRow>`
-      SELECT *, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_key
+      SELECT *, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_key,
+        ${catalogTotal} AS catalog_total
       FROM products WHERE ${where} AND ${after}
       ORDER BY ${order} LIMIT ${limit + 1}`.execute(db),
-    position ? position.total : byUpdate ? countMatching(db, where) : countCatalog(db, tenantId, activeOnly),
+    position ? position.total : byUpdate ? countMatching(db, where) : undefined,
   ]);
+  const total = counted ?? Number(page.rows[0]?.catalog_total ?? 0);
 
   const rows = page.rows.slice(0, limit);
   const hasMore = page.rows.length > limit;
   const last = rows.at(-1);
   const nextCursor =
     hasMore && last ? encodeCursor(byUpdate ? [last.updated_key, last.id, total] : [last.id, total]) : null;
-  return { rows, hasMore, nextCursor, total };
+  return { rows, hasMore, nextCursor, total: total };
 }
 
 /** A filtered listing's total: a count of what matches, as large as the match. */
@@ -97,12 +102,10 @@ async function countMatching(db: Executor, where: RawBuilder<unknown>): Promise<
 }
 
 /**
- * The whole catalog's total, read from the counts the product triggers keep (migration 015), summed
- * over the tenant's slots: a few rows whatever the catalog's size.
+ * The whole catalog's total, from the counts the product triggers keep (migration 015) summed over
+ * the tenant's slots: a few rows whatever the catalog's size.
  */
-async function countCatalog(db: Executor, tenantId: string, activeOnly: boolean): Promise<number> {
+function countedCatalog(tenantId: string, activeOnly: boolean): RawBuilder<string> {
   const column = sql.ref(activeOnly ? 'products_active' : 'products_all');
-  const { rows } = await sql<{ total: string }>`
-    SELECT COALESCE(sum(${column}), 0) AS total FROM tenant_product_counts WHERE tenant_id = ${tenantId}`.execute(db);
-  return Number(rows[0]?.total ?? 0);
+  return sql<string>`(SELECT COALESCE(sum(${column}), 0) FROM tenant_product_counts WHERE tenant_id = ${tenantId})`;
 }
