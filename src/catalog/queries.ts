@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db';
 import { settledBefore } from '../db/settled';
 import { decodeCursor, encodeCursor } from '../http/cursor';
@@ -49,7 +49,7 @@ function readCursor(cursor: string, byUpdate: boolean): Position {
   throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
 }
 
-type ListedRow = ProductRow & { updated_key: string };
+type ListedRow = ProductRow & { updated_key: string; catalog_total: string | null };
 
 export async function listProducts(db: Executor, tenantId: string, query: ListQuery): Promise<ProductPage> {
   const limit = query.limit ?? 50;
@@ -57,7 +57,8 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
   const position = query.cursor === undefined ? undefined : readCursor(query.cursor, byUpdate);
 
   const filters = [sql`tenant_id = ${tenantId}`];
-  if (query.active_only ?? true) filters.push(sql`is_active`);
+  const activeOnly = query.active_only ?? true;
+  if (activeOnly) filters.push(sql`is_active`);
   if (byUpdate) {
     // Only up to where no write is still running: a sync resuming from the last updatedAt it saw
     // then misses nothing that commits late.
@@ -73,22 +74,38 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
       : sql`id > ${position.id}::uuid`;
   const order = byUpdate ? sql`updated_at, id` : sql`id`;
 
-  const [page, total] = await Promise.all([
+  // The whole catalog's total rides along with its first page, read in the same snapshot: an empty
+  // page means none matched.
+  const catalogTotal = !position && !byUpdate ? countedCatalog(tenantId, activeOnly) : sql`NULL::bigint`;
+  const [page, counted] = await Promise.all([
     sql<ListedRow>`
-      SELECT *, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_key
+      SELECT *, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_key,
+        ${catalogTotal} AS catalog_total
       FROM products WHERE ${where} AND ${after}
       ORDER BY ${order} LIMIT ${limit + 1}`.execute(db),
-    position
-      ? position.total
-      : sql<{ total: number }>`SELECT count(*) AS total FROM products WHERE ${where}`
-          .execute(db)
-          .then((r) => Number(r.rows[0]?.total ?? 0)),
+    position ? position.total : byUpdate ? countMatching(db, where) : undefined,
   ]);
+  const total = counted ?? Number(page.rows[0]?.catalog_total ?? 0);
 
   const rows = page.rows.slice(0, limit);
   const hasMore = page.rows.length > limit;
   const last = rows.at(-1);
   const nextCursor =
     hasMore && last ? encodeCursor(byUpdate ? [last.updated_key, last.id, total] : [last.id, total]) : null;
-  return { rows, hasMore, nextCursor, total };
+  return { rows, hasMore, nextCursor, total: total };
+}
+
+/** A filtered listing's total: a count of what matches, as large as the match. */
+async function countMatching(db: Executor, where: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ total: string }>`SELECT count(*) AS total FROM products WHERE ${where}`.execute(db);
+  return Number(rows[0]?.total ?? 0);
+}
+
+/**
+ * The whole catalog's total, from the counts the product triggers keep (migration 015) summed over
+ * the tenant's slots: a few rows whatever the catalog's size.
+ */
+function countedCatalog(tenantId: string, activeOnly: boolean): RawBuilder<string> {
+  const column = sql.ref(activeOnly ? 'products_active' : 'products_all');
+  return sql<string>`(SELECT COALESCE(sum(${column}), 0) FROM tenant_product_counts WHERE tenant_id = ${tenantId})`;
 }
