@@ -126,7 +126,7 @@ export default async function catalog(): Promise<Measurement[]> {
         target: '> 30,000 products/s',
       },
       {
-        name: `GET /products first page (p50, counts the total) of ${size}`,
+        name: `GET /products first page (p50, with its total) of ${size}`,
         unit: 'ms',
         service: firstService.p50Ms,
         baseline: firstBaseline.p50Ms,
