@@ -92,7 +92,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: async (request) => {
         const products = (request.body as { products?: unknown } | undefined)?.products;
         if (Array.isArray(products) && products.length > MAX_BATCH_PRODUCTS) {
-          throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_PRODUCTS} products; got ${products.length}`);
+          throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_PRODUCTS} products; got ${products.length}`);
         }
       },
     },

@@ -100,9 +100,9 @@ function storedHeaders(reply: FastifyReply): Record<string, string> {
 }
 
 export const stillRunning = () =>
-  new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
+  new ApiError('IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
 const usedForAnotherRequest = () =>
-  new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation');
+  new ApiError('IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation');
 
 export interface IdempotencyOptions {
   clock?: Clock;

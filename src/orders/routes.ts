@@ -83,7 +83,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { orders } = request.body;
       if (orders.length > MAX_BATCH_ORDERS) {
-        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_ORDERS} orders; this one has ${orders.length}`);
+        throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_ORDERS} orders; this one has ${orders.length}`);
       }
       await respondWithWrite(request, reply, async (tx) => {
         const tenantId = tenantOf(request);
@@ -213,7 +213,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const events: DomainEvent[] = [];
         if (order.status !== 'CANCELLED') {
           if (order.status !== 'PENDING' && order.status !== 'PENDING_VALIDATION') {
-            throw new ApiError(409, 'ORDER_IN_PROGRESS', `Order ${order.external_id} is ${order.status}; the warehouse has it and it can no longer be cancelled`);
+            throw new ApiError('ORDER_IN_PROGRESS', `Order ${order.external_id} is ${order.status}; the warehouse has it and it can no longer be cancelled`);
           }
           const items = (await itemsOf(tx, tenantId, [order.id])).get(order.id) ?? [];
           if (!freed || items.some((item) => !products.includes(item.product_external_id))) {
