@@ -1,5 +1,6 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { ERROR_STATUS, type ErrorCode } from './errors';
+import { EXAMPLES } from './openapi-examples';
 
 /**
  * What the route schemas cannot say on their own in the OpenAPI document: response descriptions,
@@ -11,6 +12,7 @@ type Json = Record<string, unknown>;
 
 interface MediaType {
   schema?: { $ref?: string };
+  example?: unknown;
   examples?: Record<string, Json>;
 }
 interface ResponseObject {
@@ -19,6 +21,8 @@ interface ResponseObject {
   content?: Record<string, MediaType>;
 }
 interface OperationObject {
+  operationId?: string;
+  requestBody?: { content?: Record<string, MediaType> };
   security?: Record<string, string[]>[];
   parameters?: { in: string; name: string }[];
   responses?: Record<string, ResponseObject>;
@@ -122,6 +126,13 @@ export const finishDocument: NonNullable<FastifyDynamicSwaggerOptions['transform
       const admin = security.some((requirement) => 'adminToken' in requirement);
       const replayable = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'x-idempotency-key');
       if (admin) delete operation.responses['429'];
+      const examples = EXAMPLES[operation.operationId ?? ''];
+      const requestMedia = operation.requestBody?.content?.['application/json'];
+      if (requestMedia && examples?.request !== undefined) requestMedia.example = examples.request;
+      for (const [status, example] of Object.entries(examples?.responses ?? {})) {
+        const media = operation.responses[status]?.content?.['application/json'];
+        if (media) media.example = example;
+      }
       for (const [status, response] of Object.entries(operation.responses)) finishResponse(status, response, publicApi, replayable);
     }
   }

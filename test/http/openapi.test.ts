@@ -65,7 +65,7 @@ describe('OpenAPI document and reference pages', () => {
   });
 
   function operations(): [string, Operation][] {
-    const document = ctx.app.swagger() as { paths: Record<string, Record<string, Operation>> };
+    const document = ctx.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
     return Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as [string, Operation]),
     );
@@ -103,7 +103,7 @@ describe('OpenAPI document and reference pages', () => {
   });
 
   it('names the shared error schema ErrorResponse, its code an enum of every code in the table', () => {
-    const document = ctx.app.swagger() as { components: { schemas: Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }> } };
+    const document = ctx.app.swagger() as unknown as { components: { schemas: Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }> } };
     expect(Object.keys(document.components.schemas)).toEqual(['ErrorResponse']);
     expect(document.components.schemas.ErrorResponse!.properties.error.properties.code.enum.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
     const cancel = operations().find(([, operation]) => operation.operationId === 'cancelOrder')![1];
