@@ -151,8 +151,56 @@ const apiKey = {
 const issuedKey = { ...apiKey, key: 'pk_live_8Hq2vN3xR7tL0aZ5cE9wY1uJ4kM6bD2fG8sP0hQ' };
 const listedKey = (status: 'active' | 'revoked', revokedAt: string | null = null) => ({ ...apiKey, revokedAt, status });
 
+const layout = { aisles: 12, positionsPerAisle: 40, aisleSpacing: 3, positionSpacing: 1.2, crossAisleOffset: 2, depotAisle: 1 };
+const locations = {
+  codes: ['A-03-2', 'B-11-1', 'C-27-3'],
+  locations: [
+    { code: 'A-03-2', aisle: 1, position: 3, level: 2 },
+    { code: 'B-11-1', aisle: 2, position: 11, level: 1 },
+    { code: 'C-27-3', aisle: 3, position: 27, level: null },
+  ],
+};
+const waveLine = (orderExternalId: string, tote: number, productExternalId: string, productSku: string, name: string, quantity: number) => ({
+  orderExternalId,
+  tote,
+  productExternalId,
+  productSku,
+  barcode: null,
+  name,
+  quantity,
+  pickedQuantity: null as number | null,
+});
+const wave = (status: 'PICKING' | 'COMPLETED' | 'RELEASED', picked: boolean) => ({
+  id: '6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817',
+  status,
+  policy: 's-shape',
+  distance: 118.4,
+  sShapeDistance: 118.4,
+  orders: [
+    { externalId: 'ORD-1042', orderNumber: 'WEB-2026-1042', tote: 1 },
+    { externalId: 'ORD-1043', orderNumber: 'WEB-2026-1043', tote: 2 },
+  ],
+  stops: [
+    { seq: 1, locationCode: 'A-03-2', aisle: 1, position: 3, lines: [waveLine('ORD-1042', 1, 'P-1001', 'MUG-RED-12', 'Red ceramic mug, 12 oz', 2)] },
+    { seq: 2, locationCode: 'B-11-1', aisle: 2, position: 11, lines: [waveLine('ORD-1043', 2, 'P-1007', 'TEA-EARL-100', 'Earl Grey tea, 100 bags', 1)] },
+  ].map((stop) => ({ ...stop, lines: stop.lines.map((line) => ({ ...line, pickedQuantity: picked ? line.quantity : null })) })),
+  unplaced: [],
+  createdAt: '2026-11-23T09:30:00Z',
+});
+
+const picking = wave('PICKING', false);
+const firstLinePicked = {
+  ...picking,
+  stops: picking.stops.map((stop, index) => (index === 0 ? { ...stop, lines: stop.lines.map((line) => ({ ...line, pickedQuantity: line.quantity })) } : stop)),
+};
+
 export const EXAMPLES: Record<string, OperationExamples> = {
-  getHealth: { responses: { 200: { status: 'ok', version: '1.0.0', checks: { database: 'ok' }, requestId } } },
+  getHealth: {
+    responses: {
+      200: { status: 'ok', version: '1.0.0', checks: { database: 'ok' }, requestId },
+      503: { status: 'unavailable', version: '1.0.0', checks: { database: 'error' }, requestId },
+    },
+  },
   upsertProduct: { request: productInput, responses: { 200: productUpsert('updated'), 201: productUpsert('created') } },
   upsertProductBatch: {
     request: { products: [productInput, { externalId: 'P-1002', sku: 'MUG-BLU-12', name: 'Blue ceramic mug, 12 oz', stock: 120, locationCode: 'Z-99' }] },
@@ -238,4 +286,29 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     request: { delta: -3 },
     responses: { 200: ok({ productId: product.id, externalId: product.externalId, sku: product.sku, previousStock: 240, stock: 237 }) },
   },
+  putLayout: { request: layout, responses: { 200: ok(layout) } },
+  getLayout: { responses: { 200: ok(layout) } },
+  putLocations: { request: { locations: locations.locations }, responses: { 200: ok(locations) } },
+  listLocations: { responses: { 200: ok(locations) } },
+  planRoute: {
+    request: { locations: ['C-27-3', 'A-03-2', 'B-11-1'], policy: 's-shape' },
+    responses: {
+      200: ok({
+        policy: 's-shape',
+        distance: 164.8,
+        stops: [
+          { locationCode: 'A-03-2', aisle: 1, position: 3 },
+          { locationCode: 'B-11-1', aisle: 2, position: 11 },
+          { locationCode: 'C-27-3', aisle: 3, position: 27 },
+        ],
+        unplaced: [],
+      }),
+    },
+  },
+  createWave: { request: { maxOrders: 8, maxItems: 60, policy: 's-shape' }, responses: { 201: ok(picking) } },
+  listWaves: { responses: { 200: page([picking]) } },
+  getWave: { responses: { 200: ok(picking) } },
+  recordPick: { request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2 }, responses: { 200: ok(firstLinePicked) } },
+  completeWave: { responses: { 200: ok(wave('COMPLETED', true)) } },
+  releaseWave: { responses: { 200: ok(wave('RELEASED', false)) } },
 };

@@ -5,8 +5,9 @@ import { createTestContext, type TestContext } from '../helpers/context';
 interface Operation {
   operationId?: string;
   summary?: string;
+  requestBody?: { content: Record<string, { example?: unknown }> };
   security?: Record<string, string[]>[];
-  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> }>;
+  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: unknown }> }>;
 }
 
 /** Every endpoint of spec §4 is in the OpenAPI document, generated from the route schemas. */
@@ -100,6 +101,18 @@ describe('OpenAPI document and reference pages', () => {
     }
     const upsert = operations().find(([, operation]) => operation.operationId === 'upsertOrder')![1];
     expect(Object.keys(upsert.responses['201']!.headers ?? {})).toContain('X-Idempotency-Replayed');
+  });
+
+  it('shows an example of every request body and every answer (the lint checks each against its schema)', () => {
+    const missing: string[] = [];
+    for (const [name, operation] of operations()) {
+      if (operation.requestBody && operation.requestBody.content['application/json']?.example === undefined) missing.push(`${name} request`);
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const media = response.content?.['application/json'];
+        if (media && media.example === undefined && media.examples === undefined) missing.push(`${name} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('names the shared error schema ErrorResponse, its code an enum of every code in the table', () => {
