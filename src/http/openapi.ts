@@ -1,5 +1,6 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { ERROR_STATUS, type ErrorCode } from './errors';
+import { isCacheable } from './idempotency';
 import { EXAMPLES } from './openapi-examples';
 
 /**
@@ -99,7 +100,7 @@ function finishResponse(status: string, response: ResponseObject, publicApi: boo
       ? { 'X-RateLimit-Limit': HEADERS['X-RateLimit-Limit'], 'X-RateLimit-Remaining': HEADERS['X-RateLimit-Remaining'], 'X-RateLimit-Reset': HEADERS['X-RateLimit-Reset'] }
       : {}),
     ...(code === 429 || code === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}),
-    ...(replayable && code < 500 && code !== 429 ? { 'X-Idempotency-Replayed': HEADERS['X-Idempotency-Replayed'] } : {}),
+    ...(replayable && isCacheable(code) ? { 'X-Idempotency-Replayed': HEADERS['X-Idempotency-Replayed'] } : {}),
     ...response.headers,
   };
   const media = response.content?.['application/json'];
