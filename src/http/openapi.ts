@@ -5,8 +5,8 @@ import { EXAMPLES } from './openapi-examples';
 
 /**
  * What the route schemas cannot say on their own in the OpenAPI document: response descriptions,
- * the headers every answer carries, and an example of each error answer. Applied to the generated
- * document as a whole, so that each route states only its own shapes.
+ * the headers every answer carries, and examples (openapi-examples.ts, and an error answer for each
+ * code). Applied to the generated document as a whole, so that each route states only its own shapes.
  */
 
 type Json = Record<string, unknown>;
@@ -60,7 +60,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 /** One realistic message per code, for the examples of the error answers. */
 const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'Invalid request: items[0].quantity must be >= 1',
-  UNAUTHORIZED: 'Missing or invalid API key',
+  UNAUTHORIZED: 'Invalid API key',
   FORBIDDEN: 'This API key lacks the orders:write permission',
   IP_NOT_ALLOWED: 'Requests from 203.0.113.7 are not allowed for this API key',
   NOT_FOUND: 'Order ORD-1042 not found',
@@ -71,7 +71,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   PICKS_MISSING: '2 line(s) of the wave have no pick recorded',
   IDEMPOTENCY_CONFLICT: 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation',
   PAYLOAD_TOO_LARGE: 'A batch takes at most 200 products; got 250',
-  RATE_LIMIT_EXCEEDED: 'Rate limit of 100 requests per 60 seconds exceeded',
+  RATE_LIMIT_EXCEEDED: 'Rate limit of 100 requests per minute exceeded; retry in 42 seconds',
   INTERNAL_ERROR: 'Internal error; the request id identifies it in the service logs',
   SERVICE_UNAVAILABLE: 'The database is unreachable; retry later',
 };
@@ -87,7 +87,7 @@ function errorExample(code: ErrorCode): Json {
 }
 
 /** The error codes an answer with `status` may carry, from the one table in errors.ts. */
-export const codesOfStatus = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+const codesOfStatus = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
 
 function finishResponse(status: string, response: ResponseObject, publicApi: boolean, replayable: boolean): void {
   const code = Number(status);
