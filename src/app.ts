@@ -16,6 +16,7 @@ import { inspectParsedBody, installInputChecks } from './http/input-check';
 import { installMetrics, Metrics } from './http/metrics';
 import { installRateLimiting, type Clock } from './http/rate-limit';
 import { healthRoutes } from './http/health';
+import { finishDocument, PICKPORT_LOGO, refResolver } from './http/openapi';
 import { ErrorResponse } from './http/schemas';
 import { validatorCompiler } from './http/validation';
 import { orderRoutes } from './orders/routes';
@@ -94,10 +95,14 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
       info: {
         title: 'Pickport API',
         version: SERVICE_VERSION,
+        license: { name: 'Proprietary; use is governed by your Pickport agreement', identifier: 'LicenseRef-Pickport-Proprietary' },
+        contact: { name: 'Pickport integration support' },
         description:
           'Order-picking integration service: catalog sync, order intake and lifecycle, signed webhooks. ' +
           `The public API lives under ${PUBLIC_PREFIX}; the operator and warehouse APIs take the admin token.`,
       },
+      // Paths carry their full prefix, so the server is the deployment's own origin.
+      servers: [{ url: '/', description: 'This deployment' }],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'pk_live_ followed by 40 characters' },
@@ -105,16 +110,22 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
         },
       },
       tags: [
-        { name: 'health' },
-        { name: 'products' },
-        { name: 'orders' },
-        { name: 'webhooks' },
+        { name: 'health', description: 'Whether the service and its database answer (no key)' },
+        { name: 'products', description: 'Catalog sync: create, update and list products by externalId' },
+        { name: 'orders', description: 'Order intake and lifecycle: create, update, list and cancel orders' },
+        { name: 'webhooks', description: 'Signed event deliveries: register endpoints, test, inspect and replay deliveries' },
         { name: 'operator', description: 'Tenants and API keys (admin token)' },
         { name: 'warehouse', description: 'Moves orders on the floor (admin token)' },
       ],
     },
+    refResolver,
+    transformObject: finishDocument,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    theme: { title: 'Pickport API reference' },
+    logo: { type: 'image/svg+xml', content: PICKPORT_LOGO },
+  });
 
   await app.register(
     async (scope) => {

@@ -22,6 +22,7 @@ import {
 import { upsertProduct } from './upsert';
 
 const tags = ['products'];
+const security = [{ apiKey: [] }];
 const ITEM_PATH = /^\/products\/(\d+)(?:\/|$)/;
 
 /**
@@ -47,7 +48,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'products:write' },
       schema: {
         tags,
-        summary: 'Create or update a product by externalId',
+        security,
+        operationId: 'upsertProduct', summary: 'Create or update a product by externalId',
         description:
           'Upsert keyed by the case-sensitive externalId: 201 when created, 200 when updated. Fields sent overwrite, ' +
           'fields left out keep their value. An unknown locationCode is saved and reported in `warnings`.',
@@ -81,7 +83,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       attachValidation: true,
       schema: {
         tags,
-        summary: 'Create or update up to 200 products',
+        security,
+        operationId: 'upsertProductBatch', summary: 'Create or update up to 200 products',
         description:
           'Partial: valid products are saved even when others fail; each failure is reported with its index. ' +
           'Over 200 products or 5 MB answers 413 before anything is processed. An externalId sent twice fails from its ' +
@@ -92,7 +95,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: async (request) => {
         const products = (request.body as { products?: unknown } | undefined)?.products;
         if (Array.isArray(products) && products.length > MAX_BATCH_PRODUCTS) {
-          throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_PRODUCTS} products; got ${products.length}`);
+          throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_PRODUCTS} products; got ${products.length}`);
         }
       },
     },
@@ -112,7 +115,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'products:read' },
       schema: {
         tags,
-        summary: 'One product by its externalId',
+        security,
+        operationId: 'getProduct', summary: 'One product by its externalId',
         params: ProductParams,
         response: responses({ 200: ProductResponse }, 404),
       },
@@ -130,7 +134,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'products:read' },
       schema: {
         tags,
-        summary: 'List products, page by page',
+        security,
+        operationId: 'listProducts', summary: 'List products, page by page',
         description:
           'Keyset pages: pass `nextCursor` back as `cursor` until `hasMore` is false. Without `updated_since` every ' +
           'product that exists throughout the listing appears exactly once; with it, products come in updatedAt ' +

@@ -35,7 +35,6 @@ interface UpsertRow {
 /** `holder` is the other product's externalId, when known. */
 export const duplicateSku = (sku: string, holder?: string) =>
   new ApiError(
-    409,
     'DUPLICATE_SKU',
     holder === undefined
       ? `sku "${sku}" already belongs to another product`

@@ -40,7 +40,7 @@ export async function requireLayout(db: Executor, tenantId: string): Promise<Lay
  */
 export async function saveLayout(tx: Tx, tenantId: string, layout: Layout): Promise<Layout> {
   const problem = layoutProblem(layout);
-  if (problem) throw new ApiError(400, 'VALIDATION_ERROR', `Invalid layout: ${problem.message}`, [problem]);
+  if (problem) throw new ApiError('VALIDATION_ERROR', `Invalid layout: ${problem.message}`, [problem]);
   await lockFloor(tx, tenantId);
   const outside = await tx
     .selectFrom('warehouse_locations')

@@ -50,7 +50,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        summary: "Describe the warehouse's floor: aisles, positions, spacings and the depot",
+        operationId: 'putLayout', summary: "Describe the warehouse's floor: aisles, positions, spacings and the depot",
         description: 'Refused with 409 while placed locations would fall off the new layout.',
         params: SlugParams,
         body: LayoutBody,
@@ -66,7 +66,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/layout',
-    { schema: { ...route, summary: "The warehouse's layout", params: SlugParams, response: responses({ 200: LayoutResponse }, 404) } },
+    { schema: { ...route, operationId: 'getLayout', summary: "The warehouse's layout", params: SlugParams, response: responses({ 200: LayoutResponse }, 404) } },
     async (request) => {
       const layout = await findLayout(db, await tenantIdOf(db, request.params.slug));
       if (!layout) throw notFound('Layout');
@@ -81,7 +81,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       bodyLimit: 16 * 1024 * 1024,
       schema: {
         ...route,
-        summary: "Set the warehouse's locations, with or without a place on the layout (replaces them all)",
+        operationId: 'putLocations', summary: "Set the warehouse's locations, with or without a place on the layout (replaces them all)",
         description: 'Places must lie on the stored layout. Concurrent replacements run one after the other.',
         params: SlugParams,
         body: LocationsBody,
@@ -98,7 +98,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/locations',
-    { schema: { ...route, summary: "The warehouse's locations", params: SlugParams, response: responses({ 200: LocationsResponse }, 404) } },
+    { schema: { ...route, operationId: 'listLocations', summary: "The warehouse's locations", params: SlugParams, response: responses({ 200: LocationsResponse }, 404) } },
     async (request) => ({ success: true as const, data: await listLocations(db, await tenantIdOf(db, request.params.slug)), requestId: request.id }),
   );
 
@@ -107,7 +107,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        summary: 'The walk through the given locations from the depot and back',
+        operationId: 'planRoute', summary: 'The walk through the given locations from the depot and back',
         description: 'Codes unknown or without a place are listed in `unplaced`. 409 while no layout is stored.',
         params: SlugParams,
         body: RouteBody,
@@ -127,7 +127,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: bodyIsOptional,
       schema: {
         ...route,
-        summary: 'Make a wave: a pick list for a cart of several orders, routed through the warehouse',
+        operationId: 'createWave', summary: 'Make a wave: a pick list for a cart of several orders, routed through the warehouse',
         description:
           'Without `orders`, chooses PENDING orders without issues: the most urgent first, then those adding the least walking, ' +
           'up to the limits. The orders go PENDING → IN_PICKING. 409 NOTHING_TO_PICK when no order is free.',
@@ -147,7 +147,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/waves',
     {
       preValidation: bodyIsOptional,
-      schema: { ...route, summary: 'Waves, oldest first', params: SlugParams, querystring: WaveListQuery, response: responses({ 200: WavePage }, 404) },
+      schema: { ...route, operationId: 'listWaves', summary: 'Waves, oldest first', params: SlugParams, querystring: WaveListQuery, response: responses({ 200: WavePage }, 404) },
     },
     async (request) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
@@ -159,7 +159,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/waves/:id',
-    { schema: { ...route, summary: 'One wave with its stops in walking order', params: WaveParams, response: responses({ 200: WaveResponse }, 404) } },
+    { schema: { ...route, operationId: 'getWave', summary: 'One wave with its stops in walking order', params: WaveParams, response: responses({ 200: WaveResponse }, 404) } },
     async (request) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
       return { success: true as const, data: await loadWave(db, tenantId, request.params.id), requestId: request.id };
@@ -171,7 +171,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        summary: 'Record the picked quantity of one line (sets it; repeatable)',
+        operationId: 'recordPick', summary: 'Record the picked quantity of one line (sets it; repeatable)',
         params: WaveParams,
         body: PickBody,
         response: responses({ 200: WaveResponse }, 404, 409),
@@ -189,7 +189,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        summary: "Complete the wave: its orders go to PICKED with the recorded quantities, as complete-picking does",
+        operationId: 'completeWave', summary: "Complete the wave: its orders go to PICKED with the recorded quantities, as complete-picking does",
         description: '409 PICKS_MISSING, listing the lines in `details`, while a line has no pick recorded.',
         params: WaveParams,
         response: responses({ 200: WaveResponse }, 404, 409),
@@ -207,7 +207,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        summary: 'Release the wave: its orders not picked yet go back to PENDING',
+        operationId: 'releaseWave', summary: 'Release the wave: its orders not picked yet go back to PENDING',
         params: WaveParams,
         response: responses({ 200: WaveResponse }, 404, 409),
       },

@@ -89,7 +89,7 @@ async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: W
       LEFT JOIN products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id
       LEFT JOIN warehouse_locations l ON l.tenant_id = i.tenant_id AND l.code = p.location_code AND l.aisle IS NOT NULL
       ORDER BY pool.urgency, pool.due_date, pool.created_at, pool.id, i.position`.execute(tx);
-    if (rows.length === 0) throw new ApiError(409, 'NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
+    if (rows.length === 0) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
     const candidates = new Map<string, WaveCandidate>();
     for (const { order_id: id, quantity, aisle, position } of rows) {
       const candidate = candidates.get(id) ?? { id, units: 0, places: [] };
@@ -98,7 +98,7 @@ async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: W
       if (aisle !== null && position !== null) candidate.places.push({ aisle, position });
     }
     const chosen = chooseWave(layout, [...candidates.values()], { maxOrders: request.maxOrders, maxItems: request.maxItems });
-    if (chosen.length === 0) throw new ApiError(409, 'NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
+    if (chosen.length === 0) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
     const locked = await tx
       .selectFrom('orders')
       .selectAll()
@@ -237,7 +237,7 @@ export async function completeWave(tx: Tx, tenantId: string, waveId: string): Pr
       field: line.path,
       message: `order ${line.order_external_id}, product ${line.product_external_id}: no pick recorded`,
     }));
-    throw new ApiError(409, 'PICKS_MISSING', `${missing.length} line(s) of the wave have no pick recorded`, details);
+    throw new ApiError('PICKS_MISSING', `${missing.length} line(s) of the wave have no pick recorded`, details);
   }
   // The lock order of orders/store.ts across all the orders: every product row first, then the
   // keys of every product picked short, then (in completePicking) each order's row.

@@ -11,7 +11,7 @@ export function installAdminAuth(scope: FastifyInstance): void {
     const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '');
     // Comparing digests keeps the comparison constant-time whatever the token's length.
     if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'This API needs Authorization: Bearer <ADMIN_TOKEN>');
+      throw new ApiError('UNAUTHORIZED', 'This API needs Authorization: Bearer <ADMIN_TOKEN>');
     }
   });
 }

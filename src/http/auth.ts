@@ -25,7 +25,7 @@ declare module 'fastify' {
   }
 }
 
-const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
+const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
 /** Whether the route asks for a key at all (health and the OpenAPI document do not). */
 export const needsApiKey = (request: FastifyRequest) => request.routeOptions.config.permission !== undefined;
@@ -54,7 +54,7 @@ async function identify(request: FastifyRequest): Promise<void> {
   } else if (key.expires_at && key.expires_at.getTime() <= Date.now()) {
     request.authFailure = unauthorized('This API key has expired');
   } else if (key.allowed_ips && key.allowed_ips.length > 0 && !isAddressAllowed(request.ip, key.allowed_ips)) {
-    request.authFailure = new ApiError(403, 'IP_NOT_ALLOWED', `Requests from ${request.ip} are not allowed for this API key`);
+    request.authFailure = new ApiError('IP_NOT_ALLOWED', `Requests from ${request.ip} are not allowed for this API key`);
   } else {
     request.apiKey = {
       id: key.id,
@@ -72,7 +72,7 @@ async function authorize(request: FastifyRequest): Promise<void> {
   if (!permission) return;
   if (request.authFailure) throw request.authFailure;
   if (!request.apiKey?.permissions.includes(permission)) {
-    throw new ApiError(403, 'FORBIDDEN', `This API key lacks the ${permission} permission`);
+    throw new ApiError('FORBIDDEN', `This API key lacks the ${permission} permission`);
   }
 }
 

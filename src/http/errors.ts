@@ -1,22 +1,29 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-export type ErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'IP_NOT_ALLOWED'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'DUPLICATE_SKU'
-  | 'ORDER_IN_PROGRESS'
-  | 'NOTHING_TO_PICK'
-  | 'PICKS_MISSING'
-  | 'IDEMPOTENCY_CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'RATE_LIMIT_EXCEEDED'
-  | 'METHOD_NOT_ALLOWED'
-  | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+/**
+ * Every error code the API sends, with the HTTP status it always comes with: routes name a code
+ * and the status follows, and the OpenAPI document lists the same codes.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  IP_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  DUPLICATE_SKU: 409,
+  ORDER_IN_PROGRESS: 409,
+  NOTHING_TO_PICK: 409,
+  PICKS_MISSING: 409,
+  IDEMPOTENCY_CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export interface FieldProblem {
   /** JSON path of the offending field, such as `items[2].quantity`. */
@@ -26,21 +33,22 @@ export interface FieldProblem {
 
 /** An error the client caused or must know about; rendered in the spec's envelope. */
 export class ApiError extends Error {
+  readonly statusCode: number;
   constructor(
-    readonly statusCode: number,
     readonly code: ErrorCode,
     message: string,
     readonly details?: FieldProblem[],
     readonly retryAfter?: number,
   ) {
     super(message);
+    this.statusCode = ERROR_STATUS[code];
   }
 }
 
 export const validationError = (details: FieldProblem[]) =>
-  new ApiError(400, 'VALIDATION_ERROR', describeProblems(details), details);
-export const notFound = (what: string) => new ApiError(404, 'NOT_FOUND', `${what} not found`);
-export const conflict = (message: string) => new ApiError(409, 'CONFLICT', message);
+  new ApiError('VALIDATION_ERROR', describeProblems(details), details);
+export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not found`);
+export const conflict = (message: string) => new ApiError('CONFLICT', message);
 
 function describeProblems(details: FieldProblem[]): string {
   const [first] = details;
@@ -149,7 +157,7 @@ export function refusedByDatabase(error: unknown): ApiError | undefined {
 export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   if (error instanceof ApiError) return error;
   if (isDatabaseUnavailable(error)) {
-    return new ApiError(503, 'SERVICE_UNAVAILABLE', 'The database is unreachable; retry later', undefined, DATABASE_RETRY_AFTER_SECONDS);
+    return new ApiError('SERVICE_UNAVAILABLE', 'The database is unreachable; retry later', undefined, DATABASE_RETRY_AFTER_SECONDS);
   }
   const fastifyError = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fastifyError.validation) {
@@ -157,7 +165,7 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body is larger than this endpoint accepts');
+      return new ApiError('PAYLOAD_TOO_LARGE', 'Request body is larger than this endpoint accepts');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return validationError([{ field: 'Content-Type', message: 'must be application/json' }]);
     case 'FST_ERR_BAD_URL':
@@ -173,7 +181,7 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   }
   const status = fastifyError.statusCode ?? 500;
   if (status === 413) {
-    return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body is larger than this endpoint accepts');
+    return new ApiError('PAYLOAD_TOO_LARGE', 'Request body is larger than this endpoint accepts');
   }
   if (status === 415) {
     return validationError([{ field: 'Content-Type', message: 'must be application/json' }]);
@@ -181,7 +189,7 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   if (status >= 400 && status < 500) {
     return validationError([{ field: 'request', message: fastifyError.message }]);
   }
-  return new ApiError(500, 'INTERNAL_ERROR', 'Internal error; the request id identifies it in the service logs');
+  return new ApiError('INTERNAL_ERROR', 'Internal error; the request id identifies it in the service logs');
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pingDatabase } from '../db';
 import { SERVICE_VERSION } from '../version';
-import { RequestId } from './schemas';
+import { ErrorResponse, RequestId } from './schemas';
 
 const CheckStatus = Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('degraded')]);
 const HealthResponse = Type.Object({
@@ -26,9 +26,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['health'],
-        summary: 'Service health; needs no key',
+        operationId: 'getHealth', summary: 'Service health; needs no key',
         security: [],
-        response: { 200: HealthResponse, 503: HealthResponse },
+        // 400 is the router's own answer to a path that is not valid percent-encoding.
+        response: { 200: HealthResponse, 400: Type.Ref(ErrorResponse), 503: HealthResponse },
       },
     },
     async (request, reply) => {

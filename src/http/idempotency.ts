@@ -71,7 +71,7 @@ const boundTo = (request: Pick<IdempotentRequest, 'tenantId' | 'apiKeyId' | 'key
   `idempotency/${request.tenantId}/${request.apiKeyId}/${request.key}`;
 
 /** 2xx and the 4xx a retry would get again; never 401, 403 or 429, which depend on the moment (DESIGN.md §3). */
-const isCacheable = (status: number) => (status >= 200 && status < 300) || (status >= 400 && status < 500 && ![401, 403, 429].includes(status));
+export const isCacheable = (status: number) => (status >= 200 && status < 300) || (status >= 400 && status < 500 && ![401, 403, 429].includes(status));
 
 /** JSON with sorted keys, so that the same body sent with its fields in another order is the same request. */
 function canonicalJson(value: unknown): string {
@@ -100,9 +100,9 @@ function storedHeaders(reply: FastifyReply): Record<string, string> {
 }
 
 export const stillRunning = () =>
-  new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
+  new ApiError('IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
 const usedForAnotherRequest = () =>
-  new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation');
+  new ApiError('IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation');
 
 export interface IdempotencyOptions {
   clock?: Clock;

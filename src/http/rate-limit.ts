@@ -142,7 +142,7 @@ export function judge(tally: WindowTally, limits: RateLimits, windowMs: number):
   const message = overDay
     ? `Daily limit of ${limits.perDay} requests per UTC day exceeded; retry after midnight UTC, in ${retryAfter} seconds`
     : `Rate limit of ${limits.perMinute} requests per minute exceeded; retry in ${retryAfter} seconds`;
-  verdict.refusal = new ApiError(429, 'RATE_LIMIT_EXCEEDED', message, undefined, retryAfter);
+  verdict.refusal = new ApiError('RATE_LIMIT_EXCEEDED', message, undefined, retryAfter);
   return verdict;
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES, type ErrorCode } from './errors';
 
 export const RequestId = Type.String({ format: 'uuid', description: 'Identifies this request in the service logs' });
 
@@ -6,14 +7,14 @@ export const ErrorResponse = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Object({
-      code: Type.String(),
+      code: Type.Unsafe<ErrorCode>({ type: 'string', enum: ERROR_CODES, description: 'Each code always comes with the same HTTP status' }),
       message: Type.String(),
       details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
       retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait; rate limit and service-unavailable errors' })),
     }),
     requestId: RequestId,
   },
-  { $id: 'ErrorResponse', title: 'Error' },
+  { $id: 'ErrorResponse', title: 'Error', description: 'The envelope of every error answer' },
 );
 
 /** The error responses every authenticated route may give, for the OpenAPI document. */

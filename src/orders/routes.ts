@@ -42,7 +42,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'Create or update an order by externalId',
+        operationId: 'upsertOrder', summary: 'Create or update an order by externalId',
         body: OrderInput,
         response: responses({ 200: UpsertResponse, 201: UpsertResponse }, 409),
       },
@@ -75,7 +75,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         security,
-        summary: `Create or update up to ${MAX_BATCH_ORDERS} orders; each succeeds or fails on its own`,
+        operationId: 'upsertOrderBatch', summary: `Create or update up to ${MAX_BATCH_ORDERS} orders; each succeeds or fails on its own`,
         body: BatchInput,
         response: responses({ 200: BatchResponse }, 413),
       },
@@ -83,7 +83,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { orders } = request.body;
       if (orders.length > MAX_BATCH_ORDERS) {
-        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_ORDERS} orders; this one has ${orders.length}`);
+        throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_ORDERS} orders; this one has ${orders.length}`);
       }
       await respondWithWrite(request, reply, async (tx) => {
         const tenantId = tenantOf(request);
@@ -122,7 +122,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:externalId',
     {
       config: { permission: 'orders:read' },
-      schema: { tags, security, summary: 'Read one order with its items and customer', params: OrderParams, response: responses({ 200: OrderResponse }, 404) },
+      schema: { tags, security, operationId: 'getOrder', summary: 'Read one order with its items and customer', params: OrderParams, response: responses({ 200: OrderResponse }, 404) },
     },
     async (request) => {
       const tenantId = tenantOf(request);
@@ -139,7 +139,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'List orders, oldest first (by updatedAt when updated_since is given)',
+        operationId: 'listOrders', summary: 'List orders, oldest first (by updatedAt when updated_since is given)',
         querystring: ListQuery,
         response: responses({ 200: OrderPage }),
       },
@@ -192,7 +192,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'Cancel an order that is PENDING or PENDING_VALIDATION',
+        operationId: 'cancelOrder', summary: 'Cancel an order that is PENDING or PENDING_VALIDATION',
         description: 'Cancelling an order that is already cancelled answers 200 with its original cancelledAt.',
         params: OrderParams,
         response: responses({ 200: CancelResponse }, 404, 409),
@@ -213,7 +213,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const events: DomainEvent[] = [];
         if (order.status !== 'CANCELLED') {
           if (order.status !== 'PENDING' && order.status !== 'PENDING_VALIDATION') {
-            throw new ApiError(409, 'ORDER_IN_PROGRESS', `Order ${order.external_id} is ${order.status}; the warehouse has it and it can no longer be cancelled`);
+            throw new ApiError('ORDER_IN_PROGRESS', `Order ${order.external_id} is ${order.status}; the warehouse has it and it can no longer be cancelled`);
           }
           const items = (await itemsOf(tx, tenantId, [order.id])).get(order.id) ?? [];
           if (!freed || items.some((item) => !products.includes(item.product_external_id))) {

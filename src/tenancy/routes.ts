@@ -105,7 +105,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/tenants',
-    { schema: { ...adminRoute, summary: 'Create a tenant', body: CreateTenantBody, response: responses({ 201: Success(Tenant) }, 409) } },
+    { schema: { ...adminRoute, operationId: 'createTenant', summary: 'Create a tenant', body: CreateTenantBody, response: responses({ 201: Success(Tenant) }, 409) } },
     async (request, reply) => {
       const { slug, name } = request.body;
       // Only the two fields: unknown ones are ignored, and id and created_at are the service's.
@@ -122,7 +122,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/tenants',
-    { schema: { ...adminRoute, summary: 'List tenants', response: responses({ 200: Success(Type.Array(Tenant)) }) } },
+    { schema: { ...adminRoute, operationId: 'listTenants', summary: 'List tenants', response: responses({ 200: Success(Type.Array(Tenant)) }) } },
     async (request) => {
       const tenants = await db.selectFrom('tenants').selectAll().orderBy('created_at').orderBy('id').execute();
       return { success: true as const, data: tenants.map(tenantView), requestId: request.id };
@@ -134,7 +134,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...adminRoute,
-        summary: 'Issue an API key; the full key is shown only in this response',
+        operationId: 'issueApiKey', summary: 'Issue an API key; the full key is shown only in this response',
         params: SlugParams,
         body: IssueKeyBody,
         response: responses({ 201: Success(IssuedApiKey) }, 404),
@@ -172,7 +172,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...adminRoute,
-        summary: "List a tenant's API keys (never the secret part)",
+        operationId: 'listApiKeys', summary: "List a tenant's API keys (never the secret part)",
         params: SlugParams,
         response: responses({ 200: Success(Type.Array(ListedApiKey)) }, 404),
       },
@@ -196,7 +196,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...adminRoute,
-        summary: 'Revoke an API key; it answers 401 from then on',
+        operationId: 'revokeApiKey', summary: 'Revoke an API key; it answers 401 from then on',
         params: KeyParams,
         response: responses({ 200: Success(ListedApiKey) }, 404),
       },
@@ -220,7 +220,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...adminRoute,
-        summary: 'Issue a new key with the same tenant, permissions and limits, and deactivate the old one',
+        operationId: 'rotateApiKey', summary: 'Issue a new key with the same tenant, permissions and limits, and deactivate the old one',
         params: KeyParams,
         response: responses({ 201: Success(IssuedApiKey) }, 404, 409),
       },

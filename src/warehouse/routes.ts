@@ -51,9 +51,9 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   /** A plain move along the state machine, with its `order.status_changed`. */
-  const simpleMove = (to: 'IN_PICKING' | 'PACKED', summary: string) =>
+  const simpleMove = (to: 'IN_PICKING' | 'PACKED', operationId: string, summary: string) =>
     ({
-      schema: { ...route, summary, params: OrderParams, response: responses({ 200: OrderResponse }, 404, 409) },
+      schema: { ...route, operationId, summary, params: OrderParams, response: responses({ 200: OrderResponse }, 404, 409) },
       handler: async (request: { params: { slug: string; externalId: string }; id: string }) =>
         orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
           const moved = await moveOrder(tx, await lockOrder(tx, tenantId, request.params.externalId), to);
@@ -62,8 +62,8 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
     }) as const;
 
-  app.post('/orders/:externalId/start-picking', simpleMove('IN_PICKING', 'PENDING → IN_PICKING: assign the order to picking'));
-  app.post('/orders/:externalId/pack', simpleMove('PACKED', 'PICKED → PACKED'));
+  app.post('/orders/:externalId/start-picking', simpleMove('IN_PICKING', 'startPicking', 'PENDING → IN_PICKING: assign the order to picking'));
+  app.post('/orders/:externalId/pack', simpleMove('PACKED', 'packOrder', 'PICKED → PACKED'));
 
   app.post(
     '/orders/:externalId/complete-picking',
@@ -71,7 +71,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: bodyIsOptional,
       schema: {
         ...route,
-        summary: 'IN_PICKING → PICKED; stock drops by what was picked, short lines adjust the order',
+        operationId: 'completePicking', summary: 'IN_PICKING → PICKED; stock drops by what was picked, short lines adjust the order',
         params: OrderParams,
         body: CompletePickingBody,
         response: responses({ 200: OrderResponse }, 404, 409),
@@ -89,7 +89,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:externalId/dispatch',
     {
       preValidation: bodyIsOptional,
-      schema: { ...route, summary: 'PACKED → DISPATCHED', params: OrderParams, body: DispatchBody, response: responses({ 200: OrderResponse }, 404, 409) },
+      schema: { ...route, operationId: 'dispatchOrder', summary: 'PACKED → DISPATCHED', params: OrderParams, body: DispatchBody, response: responses({ 200: OrderResponse }, 404, 409) },
     },
     async (request) =>
       orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
@@ -108,7 +108,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        summary: 'Set ({stock}) or adjust ({delta}) the stock of a product; it never goes below 0',
+        operationId: 'setProductStock', summary: 'Set ({stock}) or adjust ({delta}) the stock of a product; it never goes below 0',
         params: ProductParams,
         body: StockBody,
         response: responses({ 200: StockResponse }, 404, 409),

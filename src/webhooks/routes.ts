@@ -102,7 +102,7 @@ const DeadLettersQuery = listQuery(DEAD_LETTER_STATUSES);
 export const REPLAY_BATCH = 500;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const route = (summary: string) => ({ tags: ['webhooks'], summary, security: [{ apiKey: [] }] });
+const route = (operationId: string, summary: string) => ({ tags: ['webhooks'], operationId, summary, security: [{ apiKey: [] }] });
 const manage = { permission: 'webhooks:manage' as const };
 
 interface WebhookRow {
@@ -151,7 +151,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks',
     {
       config: manage,
-      schema: { ...route('Register a webhook'), body: RegisterBody, response: responses({ 201: Success(RegisteredWebhook) }) },
+      schema: { ...route('createWebhook', 'Register a webhook'), body: RegisterBody, response: responses({ 201: Success(RegisteredWebhook) }) },
     },
     async (request, reply) => {
       const { url, events, secret } = request.body;
@@ -172,7 +172,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/webhooks',
-    { config: manage, schema: { ...route("List the tenant's webhooks"), response: responses({ 200: Success(Type.Array(Webhook)) }) } },
+    { config: manage, schema: { ...route('listWebhooks', "List the tenant's webhooks"), response: responses({ 200: Success(Type.Array(Webhook)) }) } },
     async (request) => {
       const rows = await db
         .selectFrom('webhooks')
@@ -187,7 +187,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/webhooks/:id',
-    { config: manage, schema: { ...route('Read one webhook'), params: IdParams, response: responses({ 200: Success(Webhook) }, 404) } },
+    { config: manage, schema: { ...route('getWebhook', 'Read one webhook'), params: IdParams, response: responses({ 200: Success(Webhook) }, 404) } },
     async (request) => {
       const row = await findWebhook(db, tenantOf(request), request.params.id);
       return { success: true as const, data: webhookView(row), requestId: request.id };
@@ -199,7 +199,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: manage,
       schema: {
-        ...route('Change the URL, the events or the active flag of a webhook'),
+        ...route('updateWebhook', 'Change the URL, the events or the active flag of a webhook'),
         params: IdParams,
         body: UpdateBody,
         response: responses({ 200: Success(Webhook) }, 404),
@@ -235,7 +235,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: manage,
       schema: {
-        ...route('Remove a webhook, its pending deliveries and its history'),
+        ...route('deleteWebhook', 'Remove a webhook, its pending deliveries and its history'),
         params: IdParams,
         response: responses({ 200: Success(Type.Object({ id: Type.String({ format: 'uuid' }), deleted: Type.Literal(true) })) }, 404),
       },
@@ -255,7 +255,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: manage,
       schema: {
-        ...route('Replace the secret; the replaced one keeps signing next to it during the overlap'),
+        ...route('rotateWebhookSecret', 'Replace the secret; the replaced one keeps signing next to it during the overlap'),
         params: IdParams,
         body: RotateBody,
         response: responses({ 200: Success(RotatedWebhook) }, 404),
@@ -279,7 +279,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The send happens before the transaction: a retry must find the stored answer before it.
       config: { ...manage, idempotencyLookupFirst: true },
       schema: {
-        ...route('Send a synthetic event (marked test: true) once, without retries, and answer how it went'),
+        ...route('testWebhook', 'Send a synthetic event (marked test: true) once, without retries, and answer how it went'),
         params: IdParams,
         body: TestBody,
         response: responses({ 200: Success(TestOutcome) }, 404),
@@ -336,7 +336,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: manage,
       schema: {
-        ...route(`Re-queue dead letters (at most ${REPLAY_BATCH} per call) as new deliveries of the same events`),
+        ...route('replayDeadLetters', `Re-queue dead letters (at most ${REPLAY_BATCH} per call) as new deliveries of the same events`),
         params: IdParams,
         body: ReplayBody,
         response: responses({ 200: Success(ReplayAnswer) }, 404),
@@ -437,7 +437,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: manage,
       schema: {
-        ...route('Delivery attempts of a webhook, newest first'),
+        ...route('listDeliveries', 'Delivery attempts of a webhook, newest first'),
         params: IdParams,
         querystring: DeliveriesQuery,
         response: responses({ 200: Page(DeliveryAttempt) }, 404),
@@ -451,7 +451,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: manage,
       schema: {
-        ...route('Deliveries whose last retry failed (status dead_letter), and those already replayed (status replayed)'),
+        ...route('listDeadLetters', 'Deliveries whose last retry failed (status dead_letter), and those already replayed (status replayed)'),
         params: IdParams,
         querystring: DeadLettersQuery,
         response: responses({ 200: Page(DeliveryAttempt) }, 404),

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../src/http/errors';
 import { createTestContext, type TestContext } from '../helpers/context';
+
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  security?: Record<string, string[]>[];
+  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: unknown }> }>;
+}
 
 /** Every endpoint of spec §4 is in the OpenAPI document, generated from the route schemas. */
 describe('OpenAPI document and reference pages', () => {
@@ -46,9 +55,71 @@ describe('OpenAPI document and reference pages', () => {
     );
   });
 
-  it('serves readable reference pages at /docs', async () => {
+  it('serves readable reference pages at /docs, titled Pickport', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/docs/' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/html');
+    expect(response.body).toContain('<title>Pickport API reference</title>');
+    const initializer = await ctx.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer.body)?.[1];
+    expect(Buffer.from(logo ?? '', 'base64').toString()).toContain('>Pickport</text>');
+  });
+
+  function operations(): [string, Operation][] {
+    const document = ctx.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
+    return Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as [string, Operation]),
+    );
+  }
+
+  it('names every operation with a unique camelCase operationId and a summary', () => {
+    const ids = operations().map(([, operation]) => operation.operationId);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z]+$/.test(id ?? ''))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(operations().filter(([, operation]) => !operation.summary).map(([name]) => name)).toEqual([]);
+  });
+
+  it('declares the API key on every public operation but health, and the admin token on the operator and warehouse ones', () => {
+    const schemesOf = (operation: Operation) => (operation.security ?? [{ missing: [] }]).flatMap((requirement) => Object.keys(requirement));
+    for (const [name, operation] of operations()) {
+      const expected = name.includes('/public/health') ? [] : name.includes('/api/v1/public/') ? ['apiKey'] : ['adminToken'];
+      expect({ name, schemes: schemesOf(operation) }).toEqual({ name, schemes: expected });
+    }
+  });
+
+  it('describes every response and documents its headers: request id always, rate limit on the keyed API, Retry-After on 429 and 503', () => {
+    for (const [name, operation] of operations()) {
+      const keyed = operation.security?.some((requirement) => 'apiKey' in requirement) ?? false;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const where = `${name} ${status}`;
+        expect(response.description, where).not.toBe('Default Response');
+        const headers = Object.keys(response.headers ?? {});
+        expect(headers, where).toContain('X-Request-Id');
+        if (keyed) expect(headers, where).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+        if (status === '429' || status === '503') expect(headers, where).toContain('Retry-After');
+      }
+    }
+    const upsert = operations().find(([, operation]) => operation.operationId === 'upsertOrder')![1];
+    expect(Object.keys(upsert.responses['201']!.headers ?? {})).toContain('X-Idempotency-Replayed');
+  });
+
+  it('shows an example of every request body and every answer (the lint checks each against its schema)', () => {
+    const missing: string[] = [];
+    for (const [name, operation] of operations()) {
+      if (operation.requestBody && operation.requestBody.content['application/json']?.example === undefined) missing.push(`${name} request`);
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const media = response.content?.['application/json'];
+        if (media && media.example === undefined && media.examples === undefined) missing.push(`${name} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('names the shared error schema ErrorResponse, its code an enum of every code in the table', () => {
+    const document = ctx.app.swagger() as unknown as { components: { schemas: Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }> } };
+    expect(Object.keys(document.components.schemas)).toEqual(['ErrorResponse']);
+    expect(document.components.schemas.ErrorResponse!.properties.error.properties.code.enum.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
+    const cancel = operations().find(([, operation]) => operation.operationId === 'cancelOrder')![1];
+    expect(cancel.responses['409']!.content!['application/json']!.schema.$ref).toBe('#/components/schemas/ErrorResponse');
   });
 });

@@ -1,0 +1,314 @@
+/**
+ * Examples for the OpenAPI document, by operationId: the request body and the success answers of
+ * one plausible integration. The document's lint checks each against its schema, so an example
+ * that drifts from its route fails the test suite.
+ */
+
+export interface OperationExamples {
+  request?: unknown;
+  responses?: Record<string, unknown>;
+}
+
+const requestId = '4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80';
+const ok = (data: unknown) => ({ success: true, data, requestId });
+const page = (data: unknown[]) => ({
+  success: true,
+  data,
+  pagination: { limit: 50, hasMore: true, nextCursor: 'eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9', total: 1342 },
+  requestId,
+});
+
+const productInput = {
+  externalId: 'P-1001',
+  sku: 'MUG-RED-12',
+  name: 'Red ceramic mug, 12 oz',
+  stock: 240,
+  locationCode: 'A-03-2',
+  price: 8.9,
+  weight: 0.35,
+  length: 12,
+  width: 9,
+  height: 10,
+  barcode: '4006381333931',
+  category: 'Kitchen',
+  supplier: 'Ceramica Nord',
+  brand: 'Hearth',
+  isActive: true,
+  isCombo: false,
+  imageUrl: 'https://cdn.example.com/p/mug-red-12.jpg',
+  metadata: { color: 'red', packSize: 1 },
+};
+const product = {
+  id: '0b7d6f0e-3c1a-4f7e-9a52-6c2d8e1f4a90',
+  ...productInput,
+  createdAt: '2026-11-20T08:12:45Z',
+  updatedAt: '2026-11-23T09:15:00Z',
+};
+const productUpsert = (action: 'created' | 'updated') => ({
+  success: true,
+  action,
+  data: { id: product.id, externalId: product.externalId, sku: product.sku },
+  warnings: [],
+  requestId,
+});
+
+const orderInput = {
+  externalId: 'ORD-1042',
+  orderNumber: 'WEB-2026-1042',
+  items: [
+    { productExternalId: 'P-1001', productSku: 'MUG-RED-12', quantity: 2 },
+    { productExternalId: 'P-1007', productSku: 'TEA-EARL-100', quantity: 1 },
+  ],
+  priority: 'high',
+  channel: 'webshop',
+  orderDate: '2026-11-23T09:02:11Z',
+  dueDate: '2026-11-24',
+  shippingMethod: 'express',
+  shippingAddress: 'Hauptstrasse 12, 10115 Berlin, DE',
+  notes: 'Gift wrap, please',
+  customer: { externalId: 'C-5531', name: 'Mara Jensen', email: 'mara.jensen@example.com', phone: '+49 30 1234567' },
+  metadata: { campaign: 'winter-sale' },
+};
+const orderSummary = {
+  id: '7c1e2d3f-5a6b-4c8d-9e0f-1a2b3c4d5e6f',
+  externalId: orderInput.externalId,
+  orderNumber: orderInput.orderNumber,
+  status: 'PENDING',
+  hasIssues: false,
+  itemsCount: 2,
+  unresolvedProducts: [],
+  issues: [],
+};
+const order = (changes: Record<string, unknown> = {}) => ({
+  ...orderSummary,
+  items: orderInput.items,
+  customer: orderInput.customer,
+  priority: 'high',
+  channel: 'webshop',
+  orderDate: '2026-11-23T09:02:11Z',
+  dueDate: '2026-11-24T00:00:00Z',
+  shippingMethod: 'express',
+  shippingAddress: orderInput.shippingAddress,
+  notes: orderInput.notes,
+  metadata: orderInput.metadata,
+  carrier: null,
+  trackingNumber: null,
+  createdAt: '2026-11-23T09:02:12Z',
+  updatedAt: '2026-11-23T09:02:12Z',
+  cancelledAt: null,
+  pickedAt: null,
+  dispatchedAt: null,
+  ...changes,
+});
+const orderUpsert = (action: 'created' | 'updated') => ({ success: true, action, data: orderSummary, warnings: [], requestId });
+
+const batchResult = (collection: 'products' | 'orders', failure: Record<string, unknown>) => ({
+  success: true,
+  data: { successCount: 2, createdCount: 1, updatedCount: 1, errorCount: 1 },
+  errors: [{ index: 2, ...failure }],
+  warnings: collection === 'products' ? [{ index: 1, externalId: 'P-1002', warning: 'locationCode "Z-99" is not a known location' }] : [],
+  requestId,
+});
+
+const webhookEvents = ['order.status_changed', 'order.issue_detected'];
+const webhook = {
+  id: '3d8f1a2b-6c4e-4f7a-8b9c-0d1e2f3a4b5c',
+  url: 'https://shop.example.com/hooks/pickport',
+  events: webhookEvents,
+  isActive: true,
+  createdAt: '2026-11-20T10:00:00Z',
+  updatedAt: '2026-11-22T16:30:00Z',
+};
+const webhookSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const delivery = (status: string, changes: Record<string, unknown> = {}) => ({
+  id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+  eventId: 'e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b',
+  event: 'order.status_changed',
+  status,
+  attempt: 1,
+  statusCode: 200,
+  durationMs: 184,
+  error: null,
+  responseBody: 'ok',
+  test: false,
+  createdAt: '2026-11-23T09:05:00Z',
+  nextAttemptAt: null,
+  ...changes,
+});
+
+const tenant = { id: '5f6e7d8c-9b0a-4c1d-8e2f-3a4b5c6d7e8f', slug: 'acme-outdoor', name: 'Acme Outdoor GmbH', createdAt: '2026-11-01T12:00:00Z' };
+const apiKey = {
+  id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+  name: 'Webshop sync',
+  prefix: 'pk_live_8Hq2',
+  permissions: ['products:read', 'products:write', 'orders:read', 'orders:write', 'webhooks:manage'],
+  rateLimitPerMinute: 100,
+  dailyLimit: 10000,
+  allowedIps: null,
+  expiresAt: null,
+  createdAt: '2026-11-01T12:05:00Z',
+};
+const issuedKey = { ...apiKey, key: 'pk_live_8Hq2vN3xR7tL0aZ5cE9wY1uJ4kM6bD2fG8sP0hQ' };
+const listedKey = (status: 'active' | 'revoked', revokedAt: string | null = null) => ({ ...apiKey, revokedAt, status });
+
+const layout = { aisles: 12, positionsPerAisle: 40, aisleSpacing: 3, positionSpacing: 1.2, crossAisleOffset: 2, depotAisle: 1 };
+const locations = {
+  codes: ['A-03-2', 'B-11-1', 'C-27-3'],
+  locations: [
+    { code: 'A-03-2', aisle: 1, position: 3, level: 2 },
+    { code: 'B-11-1', aisle: 2, position: 11, level: 1 },
+    { code: 'C-27-3', aisle: 3, position: 27, level: null },
+  ],
+};
+const waveLine = (orderExternalId: string, tote: number, productExternalId: string, productSku: string, name: string, quantity: number) => ({
+  orderExternalId,
+  tote,
+  productExternalId,
+  productSku,
+  barcode: null,
+  name,
+  quantity,
+  pickedQuantity: null as number | null,
+});
+const wave = (status: 'PICKING' | 'COMPLETED' | 'RELEASED', picked: boolean) => ({
+  id: '6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817',
+  status,
+  policy: 's-shape',
+  distance: 118.4,
+  sShapeDistance: 118.4,
+  orders: [
+    { externalId: 'ORD-1042', orderNumber: 'WEB-2026-1042', tote: 1 },
+    { externalId: 'ORD-1043', orderNumber: 'WEB-2026-1043', tote: 2 },
+  ],
+  stops: [
+    { seq: 1, locationCode: 'A-03-2', aisle: 1, position: 3, lines: [waveLine('ORD-1042', 1, 'P-1001', 'MUG-RED-12', 'Red ceramic mug, 12 oz', 2)] },
+    { seq: 2, locationCode: 'B-11-1', aisle: 2, position: 11, lines: [waveLine('ORD-1043', 2, 'P-1007', 'TEA-EARL-100', 'Earl Grey tea, 100 bags', 1)] },
+  ].map((stop) => ({ ...stop, lines: stop.lines.map((line) => ({ ...line, pickedQuantity: picked ? line.quantity : null })) })),
+  unplaced: [],
+  createdAt: '2026-11-23T09:30:00Z',
+});
+
+const picking = wave('PICKING', false);
+const firstLinePicked = {
+  ...picking,
+  stops: picking.stops.map((stop, index) => (index === 0 ? { ...stop, lines: stop.lines.map((line) => ({ ...line, pickedQuantity: line.quantity })) } : stop)),
+};
+
+export const EXAMPLES: Record<string, OperationExamples> = {
+  getHealth: {
+    responses: {
+      200: { status: 'ok', version: '1.0.0', checks: { database: 'ok' }, requestId },
+      503: { status: 'unavailable', version: '1.0.0', checks: { database: 'error' }, requestId },
+    },
+  },
+  upsertProduct: { request: productInput, responses: { 200: productUpsert('updated'), 201: productUpsert('created') } },
+  upsertProductBatch: {
+    request: { products: [productInput, { externalId: 'P-1002', sku: 'MUG-BLU-12', name: 'Blue ceramic mug, 12 oz', stock: 120, locationCode: 'Z-99' }] },
+    responses: {
+      200: batchResult('products', { externalId: 'P-1003', code: 'DUPLICATE_SKU', error: 'sku "MUG-RED-12" is claimed by products[0] of this batch' }),
+    },
+  },
+  getProduct: { responses: { 200: ok(product) } },
+  listProducts: { responses: { 200: page([product]) } },
+  upsertOrder: { request: orderInput, responses: { 200: orderUpsert('updated'), 201: orderUpsert('created') } },
+  upsertOrderBatch: {
+    request: { orders: [orderInput] },
+    responses: {
+      200: batchResult('orders', {
+        externalId: 'ORD-1044',
+        code: 'VALIDATION_ERROR',
+        error: 'items[0].quantity must be >= 1',
+        details: [{ field: 'items[0].quantity', message: 'must be >= 1' }],
+      }),
+    },
+  },
+  getOrder: { responses: { 200: ok(order()) } },
+  listOrders: { responses: { 200: page([order()]) } },
+  cancelOrder: {
+    responses: {
+      200: ok({ id: orderSummary.id, externalId: orderSummary.externalId, orderNumber: orderSummary.orderNumber, status: 'CANCELLED', cancelledAt: '2026-11-23T10:40:00Z' }),
+    },
+  },
+  createWebhook: {
+    request: { url: webhook.url, events: webhookEvents, secret: webhookSecret },
+    responses: { 201: ok({ id: webhook.id, url: webhook.url, events: webhookEvents, isActive: true, createdAt: webhook.createdAt, secret: webhookSecret }) },
+  },
+  listWebhooks: { responses: { 200: ok([webhook]) } },
+  getWebhook: { responses: { 200: ok(webhook) } },
+  updateWebhook: { request: { events: [...webhookEvents, 'product.stock_updated'] }, responses: { 200: ok({ ...webhook, events: [...webhookEvents, 'product.stock_updated'] }) } },
+  deleteWebhook: { responses: { 200: ok({ id: webhook.id, deleted: true }) } },
+  rotateWebhookSecret: {
+    request: { secret: 'whsec_Qm3Zp7Ty2Vb9Nc4Xk8Lr1Hs6Wd0Fg5Ja', overlapSeconds: 86400 },
+    responses: { 200: ok({ ...webhook, secret: 'whsec_Qm3Zp7Ty2Vb9Nc4Xk8Lr1Hs6Wd0Fg5Ja', previousSecretExpiresAt: '2026-11-24T16:30:00Z' }) },
+  },
+  testWebhook: {
+    request: { event: 'order.status_changed' },
+    responses: { 200: ok({ delivered: true, statusCode: 200, durationMs: 184, error: null, deliveryId: delivery('delivered').id, eventId: delivery('delivered').eventId }) },
+  },
+  replayDeadLetters: { request: { from: '2026-11-22T00:00:00Z', to: '2026-11-23T00:00:00Z', event: 'order.status_changed' }, responses: { 200: ok({ replayed: 12 }) } },
+  listDeliveries: { responses: { 200: page([delivery('delivered')]) } },
+  listDeadLetters: {
+    responses: {
+      200: page([delivery('dead_letter', { attempt: 6, statusCode: 502, durationMs: 3011, error: 'HTTP_STATUS', responseBody: 'Bad Gateway' })]),
+    },
+  },
+  createTenant: { request: { slug: tenant.slug, name: tenant.name }, responses: { 201: ok(tenant) } },
+  listTenants: { responses: { 200: ok([tenant]) } },
+  issueApiKey: {
+    request: { name: apiKey.name, permissions: apiKey.permissions, rateLimitPerMinute: 100, dailyLimit: 10000 },
+    responses: { 201: ok(issuedKey) },
+  },
+  listApiKeys: { responses: { 200: ok([listedKey('active')]) } },
+  revokeApiKey: { responses: { 200: ok(listedKey('revoked', '2026-11-23T11:00:00Z')) } },
+  rotateApiKey: { responses: { 201: ok({ ...issuedKey, id: '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e', prefix: 'pk_live_T4nW', key: 'pk_live_T4nW8pQ1sX6zC3vB9mK2jH7gF5dS0aL4eR1yU' }) } },
+  startPicking: { responses: { 200: ok(order({ status: 'IN_PICKING', updatedAt: '2026-11-23T10:00:00Z' })) } },
+  completePicking: {
+    request: { lines: [{ productExternalId: 'P-1001', pickedQuantity: 2 }, { productExternalId: 'P-1007', pickedQuantity: 1 }] },
+    responses: { 200: ok(order({ status: 'PICKED', updatedAt: '2026-11-23T10:20:00Z', pickedAt: '2026-11-23T10:20:00Z' })) },
+  },
+  packOrder: { responses: { 200: ok(order({ status: 'PACKED', updatedAt: '2026-11-23T10:35:00Z', pickedAt: '2026-11-23T10:20:00Z' })) } },
+  dispatchOrder: {
+    request: { carrier: 'DHL', trackingNumber: '00340434161094042557' },
+    responses: {
+      200: ok(
+        order({
+          status: 'DISPATCHED',
+          carrier: 'DHL',
+          trackingNumber: '00340434161094042557',
+          updatedAt: '2026-11-23T14:00:00Z',
+          pickedAt: '2026-11-23T10:20:00Z',
+          dispatchedAt: '2026-11-23T14:00:00Z',
+        }),
+      ),
+    },
+  },
+  setProductStock: {
+    request: { delta: -3 },
+    responses: { 200: ok({ productId: product.id, externalId: product.externalId, sku: product.sku, previousStock: 240, stock: 237 }) },
+  },
+  putLayout: { request: layout, responses: { 200: ok(layout) } },
+  getLayout: { responses: { 200: ok(layout) } },
+  putLocations: { request: { locations: locations.locations }, responses: { 200: ok(locations) } },
+  listLocations: { responses: { 200: ok(locations) } },
+  planRoute: {
+    request: { locations: ['C-27-3', 'A-03-2', 'B-11-1'], policy: 's-shape' },
+    responses: {
+      200: ok({
+        policy: 's-shape',
+        distance: 164.8,
+        stops: [
+          { locationCode: 'A-03-2', aisle: 1, position: 3 },
+          { locationCode: 'B-11-1', aisle: 2, position: 11 },
+          { locationCode: 'C-27-3', aisle: 3, position: 27 },
+        ],
+        unplaced: [],
+      }),
+    },
+  },
+  createWave: { request: { maxOrders: 8, maxItems: 60, policy: 's-shape' }, responses: { 201: ok(picking) } },
+  listWaves: { responses: { 200: page([picking]) } },
+  getWave: { responses: { 200: ok(picking) } },
+  recordPick: { request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2 }, responses: { 200: ok(firstLinePicked) } },
+  completeWave: { responses: { 200: ok(wave('COMPLETED', true)) } },
+  releaseWave: { responses: { 200: ok(wave('RELEASED', false)) } },
+};
