@@ -1,18 +1,15 @@
-import { sql } from 'kysely';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db';
-import { MAX_STOCK } from '../catalog/schemas';
 import { inTransaction } from '../db/transaction';
 import { emit } from '../events/outbox';
-import type { DomainEvent } from '../events/types';
-import { conflict, notFound, validationError } from '../http/errors';
+import { notFound, validationError } from '../http/errors';
 import { responses } from '../http/schemas';
 import { moveOrder } from '../orders/lifecycle';
-import { recheckWaitingOrders } from '../orders/revalidation';
 import { OrderResponse } from '../orders/schemas';
 import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
 import { completePicking } from './picking';
+import { adjustStock } from './stock';
 import {
   CompletePickingBody,
   DispatchBody,
@@ -121,36 +118,9 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const tenantId = await tenantIdOf(db, request.params.slug);
       const data = await inTransaction(db, async (tx) => {
-        const product = await tx
-          .selectFrom('products')
-          .select(['id', 'external_id', 'sku', 'stock'])
-          .where('tenant_id', '=', tenantId)
-          .where('external_id', '=', request.params.externalId)
-          .forUpdate()
-          .executeTakeFirst();
-        if (!product) throw notFound(`Product ${request.params.externalId}`);
-        const previousStock = Number(product.stock);
-        const target = stock !== undefined ? sql<number>`${stock}::numeric` : sql<number>`stock + ${delta}::numeric`;
-        const updated = await tx
-          .updateTable('products')
-          .set({ stock: target, updated_at: sql<Date>`now()` })
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', product.id)
-          .where(sql<boolean>`${target} BETWEEN 0 AND ${MAX_STOCK}`)
-          .returning('stock')
-          .executeTakeFirst();
-        if (!updated) {
-          throw conflict(`Stock of ${product.external_id} is ${previousStock}; a delta of ${delta} would take it outside 0 … ${MAX_STOCK}`);
-        }
-        const newStock = Number(updated.stock);
-        const events: DomainEvent[] = [];
-        if (newStock !== previousStock) {
-          events.push({ event: 'product.stock_updated', data: { productId: product.id, sku: product.sku, previousStock, newStock, reason: 'MANUAL_ADJUSTMENT' } });
-        }
-        // More stock may satisfy orders waiting on it.
-        if (newStock > previousStock) events.push(...(await recheckWaitingOrders(tx, tenantId, [product.external_id])));
+        const { adjustment, events } = await adjustStock(tx, tenantId, request.params.externalId, stock !== undefined ? { stock } : { delta: delta as number });
         await emit(tx, tenantId, events);
-        return { productId: product.id, externalId: product.external_id, sku: product.sku, previousStock, stock: newStock };
+        return adjustment;
       });
       return { success: true as const, data, requestId: request.id };
     },
