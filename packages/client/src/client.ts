@@ -74,7 +74,7 @@ export class PickportClient {
     /** Creates or updates one product by `externalId`; `action` says which. */
     upsert: (body: JsonBody<operations['upsertProduct']>, options?: WriteOptions) =>
       ok(this.raw.POST('/api/v1/public/products', { body, ...writeInit(options) })),
-    /** Up to 1 000 products in one request; each item succeeds or fails on its own (`errors`). */
+    /** Many products in one request; each item succeeds or fails on its own (`errors`). */
     batch: (body: JsonBody<operations['upsertProductBatch']>, options?: WriteOptions) =>
       ok(this.raw.POST('/api/v1/public/products/batch', { body, ...writeInit(options) })),
     get: (externalId: string, options?: ReadOptions) =>
