@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createPickportClient, PickportError, type PickportClient, type RetryEvent } from '@pickport/client';
+import { createPickportClient, PickportError, type RetryEvent } from '@pickport/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, UNLIMITED } from '../helpers/context';
 import { settle } from '../helpers/wait';

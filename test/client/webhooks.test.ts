@@ -65,8 +65,7 @@ describe('verifyWebhook and signWebhook', () => {
     expect(refusal(BODY, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 1) }, SECRET)).toBe('BAD_SIGNATURE');
     expect(refusal(BODY, { ...headers, 'webhook-signature': headers['webhook-signature'].replace('v1,', 'v2,') }, SECRET)).toBe('NO_SIGNATURE');
     expect(refusal(BODY, { ...headers, 'webhook-signature': 'v1,not-base64!' }, SECRET)).toBe('BAD_SIGNATURE');
-    const { 'webhook-signature': _, ...unsigned } = headers;
-    expect(refusal(BODY, unsigned, SECRET)).toBe('NO_SIGNATURE');
+    expect(refusal(BODY, { ...headers, 'webhook-signature': undefined }, SECRET)).toBe('NO_SIGNATURE');
     expect(refusal(BODY, {}, SECRET)).toBe('NO_SIGNATURE');
     // Headers as fetch gives them, names in any case.
     expect(refusal(BODY, new Headers(headers), SECRET)).toBeNull();
