@@ -27,7 +27,10 @@ const settings = {
   stateFile: process.env.STATE_FILE ?? 'erp-sync-state.json',
   waitSeconds: Number(process.env.WAIT_SECONDS ?? 15),
 };
-if (!settings.apiKey) throw new Error('Set PICKPORT_API_KEY to a key with products, orders and webhooks permissions');
+if (!settings.apiKey) {
+  console.error('Set PICKPORT_API_KEY to a key with the products, orders and webhooks:manage permissions (see README.md)');
+  process.exit(2);
+}
 
 // ---------------------------------------------------------------------------------------------
 // The ERP's own data. A real ERP reads its database; this one makes up a small catalog and orders.
