@@ -123,6 +123,14 @@ describe('@pickport/client against the service', () => {
     expect(retries[0]!.delayMs).toBeLessThanOrEqual(1200);
   });
 
+  it('reads a Retry-After given as an HTTP date', async () => {
+    const { pickport, retries } = await client();
+    proxy.plan = (_seen, n) => (n === 0 ? { status: 503, headers: { 'retry-after': new Date(Date.now() + 3_000).toUTCString() } } : 'forward');
+    await expect(pickport.products.get('P-1')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(proxy.seen).toHaveLength(2);
+    expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(1000);
+  });
+
   it('waits out a 429 for its Retry-After, then gets through', async () => {
     const { pickport, retries, tenant } = await client({ rateLimitPerMinute: 2, dailyLimit: 1000 });
     // Two requests counted 58 s ago: the window frees its first slot in about 2 s.
