@@ -103,8 +103,9 @@ function storedHeaders(reply: FastifyReply): Record<string, string> {
   return headers;
 }
 
+/** With `Retry-After: 1`, which tells a client this conflict passes (a reused key's never does). */
 export const stillRunning = () =>
-  new ApiError('IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
+  new ApiError('IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed', undefined, 1);
 const usedForAnotherRequest = () =>
   new ApiError('IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation');
 

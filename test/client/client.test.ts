@@ -123,6 +123,28 @@ describe('@pickport/client against the service', () => {
     expect(retries[0]!.delayMs).toBeLessThanOrEqual(1200);
   });
 
+  it('retries a 409 that names a Retry-After (its key still being processed), and not a 409 without one', async () => {
+    const { pickport, retries } = await client();
+    const stillProcessing = JSON.stringify({
+      success: false,
+      error: { code: 'IDEMPOTENCY_CONFLICT', message: 'A request with this X-Idempotency-Key is still being processed; retry once it has completed' },
+      requestId: 'r-1',
+    });
+    proxy.plan = (_seen, n) => (n === 0 ? { status: 409, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: stillProcessing } : 'forward');
+    expect((await pickport.products.upsert({ externalId: 'P-9', sku: 'S-9', name: 'Nine' })).action).toBe('created');
+    expect(proxy.seen[1]!.headers['x-idempotency-key']).toBe(proxy.seen[0]!.headers['x-idempotency-key']);
+    expect(retries).toEqual([expect.objectContaining({ attempt: 1, status: 409 })]);
+
+    proxy.plan = () => 'forward';
+    const key = randomUUID();
+    await pickport.products.upsert({ externalId: 'P-10', sku: 'S-10', name: 'Ten' }, { idempotencyKey: key });
+    await expect(pickport.products.upsert({ externalId: 'P-10', sku: 'S-10', name: 'Other' }, { idempotencyKey: key })).rejects.toMatchObject({
+      status: 409,
+      code: 'IDEMPOTENCY_CONFLICT',
+    });
+    expect(retries).toHaveLength(1);
+  });
+
   it('reads a Retry-After given as an HTTP date', async () => {
     const { pickport, retries } = await client();
     proxy.plan = (_seen, n) => (n === 0 ? { status: 503, headers: { 'retry-after': new Date(Date.now() + 3_000).toUTCString() } } : 'forward');

@@ -134,6 +134,8 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
       expect(second.status).toBe(409);
       expect(second.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
       expect(second.body.error.message).toMatch(/still being processed/);
+      // This conflict passes, unlike a key reused for another request: the header says when to retry.
+      expect(second.headers['retry-after']).toBe('1');
       gate.open();
       expect((await first).status).toBe(201);
     } finally {

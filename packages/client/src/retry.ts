@@ -21,17 +21,22 @@ export interface RetryEvent {
   delayMs: number;
   method: string;
   url: string;
-  /** The answer's status (429 or 503); undefined after a network error. */
+  /** The answer's status (429, 503, or 409 still processing); undefined after a network error. */
   status?: number;
   /** The network error; undefined after an answer. */
   error?: unknown;
 }
 
-/** Answers worth the same request again, later: rate limited, or the service briefly unavailable. */
-const RETRIED_STATUSES = new Set([429, 503]);
+/**
+ * Answers worth the same request again, later: rate limited, the service briefly unavailable, or
+ * (409 with `Retry-After`) the same idempotency key still being processed by an earlier attempt.
+ * A 409 without it (a key reused for another request, a state conflict) is final.
+ */
+const retried = (response: Response) =>
+  response.status === 429 || response.status === 503 || (response.status === 409 && response.headers.has('retry-after'));
 
 /**
- * Wraps fetch so that 429, 503 and network errors are retried with the same request (the same
+ * Wraps fetch so that 429, 503, a 409 that names a Retry-After, and network errors are retried with the same request (the same
  * `X-Idempotency-Key` included, which is what makes retrying a write safe). A `Retry-After` is
  * waited in full, plus up to a fifth more (at most 1 s) so that clients refused together do not
  * come back together; without one, exponential back-off with jitter.
@@ -56,7 +61,7 @@ export function retryingFetch(fetch: (request: Request) => Promise<Response>, op
         await sleep(delayMs, request.signal);
         continue;
       }
-      if (last || !RETRIED_STATUSES.has(response.status)) return response;
+      if (last || !retried(response)) return response;
       const asked = retryAfterSeconds(response.headers.get('retry-after'));
       if (asked !== undefined && asked * 1000 > maxDelayMs) return response;
       const delayMs = asked === undefined ? backOff(attempt) : asked * 1000 + Math.random() * Math.min(1000, asked * 200);
