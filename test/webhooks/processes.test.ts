@@ -1,12 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
-import { ADMIN_TOKEN, createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { PickportProcesses } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';
 import { Receiver } from './receiver';
 
@@ -17,61 +14,24 @@ const stockEvent = (n: number): DomainEvent => ({
   data: { productId: randomUUID(), sku: `SKU-${n}`, previousStock: n, newStock: n + 1, reason: 'INVENTORY_SYNC' },
 });
 
-interface WorkerProcess {
-  child: ChildProcess;
-  ready: Promise<void>;
-  exited: Promise<number | null>;
-}
-
 // `pickport worker` is a separate process, which the embedded database (in this process's memory) cannot serve.
 describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (DESIGN.md §1; needs DATABASE_URL: PGlite lives inside one process)', () => {
   let ctx: TestContext;
   let receiver: Receiver;
-  let workerUrl: string;
-  const children: ChildProcess[] = [];
+  let processes: PickportProcesses;
 
   beforeAll(async () => {
     ctx = await createTestContext();
     receiver = await new Receiver().start();
-    // The worker processes confine themselves to this file's schema, like the test database does.
-    const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(ctx.database.db);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.searchParams.set('options', `-c search_path=${rows[0]!.schema}`);
-    workerUrl = url.toString();
+    processes = await PickportProcesses.forContext(ctx, { PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '100,200,300,400,500' });
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    processes.killAll();
     await receiver.close();
     await ctx.close();
   });
 
-  function startWorker(timeoutMs: number): WorkerProcess {
-    const child = spawn(process.execPath, ['bin/pickport.js', 'worker'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: workerUrl,
-        ADMIN_TOKEN,
-        PICKPORT_SECRET_KEY: ctx.config.secretKey.toString('hex'),
-        PICKPORT_DATA_DIR: join(tmpdir(), `pickport-worker-${randomUUID()}`),
-        PICKPORT_WEBHOOK_TIMEOUT_MS: String(timeoutMs),
-        PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '100,200,300,400,500',
-        PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('webhook delivery worker started')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it started`)));
-    });
-    ready.catch(() => {});
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    return { child, ready, exited };
-  }
+  const startWorker = (timeoutMs: number) => processes.worker({ PICKPORT_WEBHOOK_TIMEOUT_MS: String(timeoutMs) });
 
   async function subscribe(): Promise<{ tenant: TestTenant; path: string }> {
     const tenant = await ctx.tenant(UNLIMITED);
