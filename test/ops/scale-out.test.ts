@@ -26,12 +26,15 @@ async function call(base: string, method: string, path: string, key: string, bod
   return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
 }
 
+const missing = [usingPostgres ? '' : 'DATABASE_URL', process.env.REDIS_URL ? '' : 'REDIS_URL'].filter(Boolean);
+if (missing.length > 0) console.log(`scale-out test skipped: it needs ${missing.join(' and ')} (its processes share one PostgreSQL, which the embedded database cannot be, and one Redis)`);
+
 /**
  * Issue 16: the stateless design holds across processes. Two `serve` processes (HTTP only) and two
  * `worker` processes, started as an operator starts them, share one PostgreSQL and one Redis.
  */
-describe.skipIf(!usingPostgres || !process.env.REDIS_URL)(
-  'scale-out: two serve and two worker processes on one PostgreSQL and Redis (needs DATABASE_URL and REDIS_URL: PGlite lives inside one process)',
+describe.skipIf(missing.length > 0)(
+  'scale-out: two serve and two worker processes on one PostgreSQL and Redis',
   () => {
     let ctx: TestContext;
     let receiver: Receiver;
