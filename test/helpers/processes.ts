@@ -17,7 +17,8 @@ export interface PickportProcess {
 
 /**
  * Starts `node bin/pickport.js serve|worker` the way an operator does, against the test context's
- * PostgreSQL schema, with its admin token and secret key, and kills whatever is left at the end.
+ * PostgreSQL schema (or the bench's), with its admin token and secret key, and kills whatever is
+ * left at the end.
  * The processes need DATABASE_URL: the embedded database lives inside one process.
  */
 export class PickportProcesses {
@@ -26,7 +27,7 @@ export class PickportProcesses {
   private constructor(readonly env: Record<string, string>) {}
 
   /** `env` is added to every process's environment (on top of this process's and the context's). */
-  static async forContext(ctx: TestContext, env: Record<string, string> = {}): Promise<PickportProcesses> {
+  static async forContext(ctx: Pick<TestContext, 'database' | 'config'>, env: Record<string, string> = {}): Promise<PickportProcesses> {
     // The processes confine themselves to this file's schema, like the test database does.
     const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(ctx.database.db);
     const url = new URL(process.env.DATABASE_URL!);
