@@ -51,6 +51,8 @@ describe.skipIf(missing.length > 0)(
         PICKPORT_REDIS_KEY_PREFIX: `test-${randomUUID()}:`,
         PICKPORT_WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
         PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '100,200,300,400,500',
+        // Four processes and this one share a test server with other test files.
+        PICKPORT_DATABASE_POOL_SIZE: '5',
       });
       const started = await Promise.all([processes.serve(), processes.serve()]);
       instances = started.map((s) => s.url);
