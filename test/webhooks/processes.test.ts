@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emit } from '../../src/events/outbox';
+import { sql } from 'kysely';
+import { DELIVERIES_CHANNEL, emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
 import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { PickportProcesses } from '../helpers/processes';
+import { pidOwningPort, PickportProcesses } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';
 import { Receiver } from './receiver';
 
@@ -106,4 +107,32 @@ describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (DESIGN
     for (const worker of workers) worker.child.kill('SIGTERM');
     expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
   }, 120_000);
+
+  it('listens again when its listening connection is lost (a restarted pooler, a failover), and delivers what came meanwhile', async () => {
+    const { tenant, path } = await subscribe();
+    receiver.answer = () => ({ status: 200 });
+    const worker = startWorker(5_000);
+    await worker.ready;
+    /** The backend of the worker's LISTEN connection: the session whose client port the worker process holds. */
+    const listener = async () => {
+      const { rows } = await sql<{ pid: number; port: number }>`
+        SELECT pid, client_port AS port FROM pg_stat_activity
+        WHERE datname = current_database() AND query = ${`LISTEN "${DELIVERIES_CHANNEL}"`}`.execute(ctx.database.db);
+      for (const row of rows) if ((await pidOwningPort([worker.child.pid!], row.port)) !== undefined) return row.pid;
+      return undefined;
+    };
+    const first = await waitFor('the worker listening', listener);
+    await sql`SELECT pg_terminate_backend(${first})`.execute(ctx.database.db);
+    await ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, [stockEvent(1)]));
+
+    const second = await waitFor('the worker listening again', async () => {
+      const pid = await listener();
+      return pid !== undefined && pid !== first ? pid : undefined;
+    });
+    expect(second).not.toBe(first);
+    await waitFor('the event delivered', () => receiver.requests.some((r) => r.path === path), 30_000);
+
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+  }, 60_000);
 });
