@@ -9,6 +9,8 @@ export interface Config {
   metricsPort?: number | undefined;
   /** Unset: the embedded PostgreSQL (PGlite) under `dataDir`. */
   databaseUrl: string | undefined;
+  /** Connections of this process's PostgreSQL pool (PICKPORT_DATABASE_POOL_SIZE, default 20); unused by the embedded database. */
+  databasePoolSize?: number;
   redisUrl: string | undefined;
   /** Put before every Redis key (deployments or test runs sharing one Redis); default `pickport:`. */
   redisKeyPrefix?: string;
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     metricsPort,
     host: env.HOST || '0.0.0.0',
     databaseUrl,
+    databasePoolSize: integer(env, 'PICKPORT_DATABASE_POOL_SIZE', 20, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.PICKPORT_REDIS_KEY_PREFIX || 'pickport:',
     rateLimiting: boolean(env, 'PICKPORT_RATE_LIMITING', true),

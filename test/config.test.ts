@@ -34,6 +34,7 @@ describe('configuration from the environment', () => {
       PORT: '8080',
       HOST: '127.0.0.1',
       DATABASE_URL: 'postgres://db/pickport',
+      PICKPORT_DATABASE_POOL_SIZE: '8',
       REDIS_URL: 'redis://cache:6379',
       ADMIN_TOKEN: 'a-long-enough-admin-token',
       PICKPORT_SECRET_KEY: 'ab'.repeat(32),
@@ -47,6 +48,7 @@ describe('configuration from the environment', () => {
       port: 8080,
       host: '127.0.0.1',
       databaseUrl: 'postgres://db/pickport',
+      databasePoolSize: 8,
       redisUrl: 'redis://cache:6379',
       adminToken: 'a-long-enough-admin-token',
       nodeEnv: 'production',
@@ -61,6 +63,7 @@ describe('configuration from the environment', () => {
   it.each([
     [{ PORT: 'eighty' }, /PORT must be an integer/],
     [{ PORT: '70000' }, /PORT must be an integer from 0 to 65535/],
+    [{ PICKPORT_DATABASE_POOL_SIZE: '0' }, /PICKPORT_DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
     [{ DATABASE_URL: 'mysql://db' }, /DATABASE_URL must start with postgres:/],
     [{ REDIS_URL: 'not a url' }, /REDIS_URL is not a valid URL/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
