@@ -106,7 +106,8 @@ async function startService(dataDir: string): Promise<RunningService> {
  * The quick start's steps through the CLI and the API, each answer checked: `pickport serve` on a
  * fresh data directory, the CLI to make a tenant and a key, then the API.
  */
-describe('pickport CLI and the quick start', () => {
+// Each CLI call starts Node and loads the sources: seconds apiece on a loaded machine.
+describe('pickport CLI and the quick start', { timeout: 120_000 }, () => {
   let service: RunningService;
   let env: NodeJS.ProcessEnv;
   let url = '';
@@ -183,7 +184,7 @@ describe('pickport CLI and the quick start', () => {
  * after the other with bash in a folder whose `data/` is the service's data directory, so
  * `cat data/admin-token` and `npx pickport` find what they would on a fresh clone.
  */
-describe("the README's quick start, pasted into a shell", () => {
+describe("the README's quick start, pasted into a shell", { timeout: 120_000 }, () => {
   const folder = mkdtempSync(join(tmpdir(), 'pickport-readme-'));
   let service: RunningService;
 
