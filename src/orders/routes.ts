@@ -6,12 +6,12 @@ import type { DomainEvent } from '../events/types';
 import { tenantOf } from '../http/auth';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { batchItemError } from '../http/batch';
-import { ApiError, conflict, notFound, toApiError, validationError } from '../http/errors';
+import { ApiError, conflict, notFound, validationError } from '../http/errors';
 import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
 import { bodyCheck } from '../http/validation';
 import { respondWithWrite } from '../http/write';
 import { moveOrder } from './lifecycle';
-import { lockKeysForOrders, upsertOrder } from './intake';
+import { upsertOrder, upsertOrders } from './intake';
 import { prepareRecheck, runRecheck } from './revalidation';
 import {
   BatchInput,
@@ -85,32 +85,31 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (orders.length > MAX_BATCH_ORDERS) {
         throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_ORDERS} orders; this one has ${orders.length}`);
       }
+      // Each order is checked against its schema on its own: one bad order does not fail the others.
+      const invalid = new Map(
+        orders.flatMap((candidate, index) => {
+          const problem = checkOrder(candidate);
+          return problem ? [[index, problem] as const] : [];
+        }),
+      );
       await respondWithWrite(request, reply, async (tx) => {
         const tenantId = tenantOf(request);
+        const results = await upsertOrders(tx, tenantId, orders, invalid);
         const counts = { successCount: 0, createdCount: 0, updatedCount: 0, errorCount: 0 };
         const errors: BatchItemError[] = [];
         const warnings: BatchItemWarning[] = [];
         const events: DomainEvent[] = [];
-        // The product keys of every valid order at once (store.ts), rather than order after order.
-        await lockKeysForOrders(tx, tenantId, orders.filter((candidate) => !checkOrder(candidate)) as OrderInput[]);
-        for (const [index, candidate] of orders.entries()) {
-          try {
-            const invalid = checkOrder(candidate);
-            if (invalid) throw invalid;
-            // upsertOrder refuses before it writes anything, so a refused order leaves no trace
-            // and the others commit (no savepoint needed).
-            const outcome = await upsertOrder(tx, tenantId, candidate as OrderInput);
-            counts.successCount++;
-            counts[outcome.action === 'created' ? 'createdCount' : 'updatedCount']++;
-            warnings.push(...outcome.warnings.map((warning) => ({ index, externalId: outcome.order.external_id, warning })));
-            events.push(...outcome.events);
-          } catch (error) {
-            const apiError = toApiError(error as Error);
-            if (apiError.statusCode >= 500) throw error;
+        results.forEach((result, index) => {
+          if (result instanceof ApiError) {
             counts.errorCount++;
-            errors.push(batchItemError(index, candidate, apiError));
+            errors.push(batchItemError(index, orders[index], result));
+            return;
           }
-        }
+          counts.successCount++;
+          counts[result.action === 'created' ? 'createdCount' : 'updatedCount']++;
+          warnings.push(...result.warnings.map((warning) => ({ index, externalId: result.order.external_id, warning })));
+          events.push(...result.events);
+        });
         await emit(tx, tenantId, events);
         return { statusCode: 200, body: { success: true as const, data: counts, errors, warnings, requestId: request.id } };
       });
