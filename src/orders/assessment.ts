@@ -41,14 +41,22 @@ export async function catalogFor(db: Executor, tenantId: string, externalIds: st
     'orders_catalog_and_holds',
     sql<CatalogProduct>`
       SELECT p.id, p.external_id, p.sku, p.stock, h.held
-      FROM products p
+      FROM unnest(${[...new Set(externalIds)]}::text[]) AS named(external_id)
+      -- One probe of the unique index per name (OFFSET 0 keeps the subquery from being merged into
+      -- a join): as a filter on the tenant's products, the planner, misled by the statistics of a
+      -- catalog being synced, read the whole catalog.
+      CROSS JOIN LATERAL (
+        SELECT id, tenant_id, external_id, sku, stock FROM products
+        WHERE tenant_id = ${tenantId} AND external_id = named.external_id OFFSET 0
+      ) AS p
+      -- Each line's order through its primary key (a subquery per line): as a join, the planner,
+      -- misled by the statistics of a tenant's first orders, scanned all of the tenant's orders
+      -- for each line (0.5 ms per product at 2,000 orders).
       LEFT JOIN LATERAL (
-        SELECT sum(i.quantity) AS held
-        FROM order_items i JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
-        WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id
-          AND o.status = ANY (${HOLDING_STATUSES}::text[]) AND o.id IS DISTINCT FROM ${exceptOrderId ?? null}::uuid
-      ) AS h ON true
-      WHERE p.tenant_id = ${tenantId} AND p.external_id = ANY (${[...new Set(externalIds)]}::text[])`,
+        SELECT sum(i.quantity) AS held FROM order_items i
+        WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id AND i.order_id IS DISTINCT FROM ${exceptOrderId ?? null}::uuid
+          AND (SELECT o.status FROM orders o WHERE o.tenant_id = i.tenant_id AND o.id = i.order_id) = ANY (${HOLDING_STATUSES}::text[])
+      ) AS h ON true`,
   ).execute(db);
   return new Map(rows.map((row) => [row.external_id, row]));
 }

@@ -160,11 +160,20 @@ async function lookup(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<M
   const { rows } = await prepared(
     takeKeys ? 'orders_lookup_taking_keys' : 'orders_lookup',
     sql<{ matches: Match[] }>`
-      WITH matches AS (
+      WITH found AS (
+        -- One probe of a unique index per name (OFFSET 0 keeps each subquery from being merged into
+        -- a join, which the planner could answer with a scan of the tenant's orders).
+        SELECT o.* FROM unnest(${externalIds}::text[]) AS e CROSS JOIN LATERAL (
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND external_id = e OFFSET 0
+        ) AS o
+        UNION
+        SELECT o.* FROM unnest(${orderNumbers}::text[]) AS n CROSS JOIN LATERAL (
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND order_number = n OFFSET 0
+        ) AS o
+      ), matches AS (
         SELECT o.id, o.external_id, o.order_number,
           ARRAY(SELECT i.product_external_id FROM order_items i WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) AS products
-        FROM orders o
-        WHERE o.tenant_id = ${tenantId} AND (o.external_id = ANY (${externalIds}::text[]) OR o.order_number = ANY (${orderNumbers}::text[]))
+        FROM found o
       )
       SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'orderNumber', m.order_number, 'products', m.products)), '[]') FROM matches m) AS matches
         ${takeKeys ? sql`, ${keys} AS keys` : sql``}`,
