@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertProduct } from '../../src/catalog/upsert';
-import { ApiError } from '../../src/http/errors';
-import { upsertOrders, type OrderResult } from '../../src/orders/intake';
-import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { holdTransaction, waitsForLock } from '../helpers/wait';
+import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, seedProducts, warehouse } from './helpers';
 
 /*
@@ -162,47 +158,5 @@ describe('order batches racing stock changes', () => {
     }
     // Far more was asked for than there is: the race had something to decide.
     expect(short).toBeGreaterThan(0);
-  });
-
-  describe.skipIf(!usingPostgres)('controlled interleavings (PostgreSQL)', () => {
-    const accepted = (results: OrderResult[]) =>
-      results.map((result) => {
-        if (result instanceof ApiError) throw result;
-        return result.order.has_issues ? 'short' : 'clean';
-      });
-
-    it('a restock, then a batch for the product: the batch waits for it and counts the new stock in index order', async () => {
-      await seedProducts(tenant, [{ externalId: 'UP', sku: 'SKU-UP', stock: 0 }]);
-      const catalogTx = await holdTransaction(ctx.database.db);
-      const intake = await holdTransaction(ctx.database.db);
-      try {
-        await upsertProduct(catalogTx.trx, tenant.id, { externalId: 'UP', sku: 'SKU-UP', name: 'Up', stock: 2 });
-        const pending = upsertOrders(intake.trx, tenant.id, ['UP-1', 'UP-2', 'UP-3'].map((id) => order(id, [item('UP')])));
-        await waitsForLock(ctx.database.db, intake.pid);
-        await catalogTx.trx.commit().execute();
-        expect(accepted(await pending)).toEqual(['clean', 'clean', 'short']);
-        await intake.trx.commit().execute();
-      } finally {
-        await Promise.allSettled([catalogTx.trx.rollback().execute(), intake.trx.rollback().execute()]);
-      }
-    });
-
-    it('a batch with orders short of a product, then its restock: the restock waits and serves them', async () => {
-      await seedProducts(tenant, [{ externalId: 'WAIT', sku: 'SKU-WAIT', stock: 1 }]);
-      const intake = await holdTransaction(ctx.database.db);
-      const catalogTx = await holdTransaction(ctx.database.db);
-      try {
-        const results = await upsertOrders(intake.trx, tenant.id, ['W-1', 'W-2', 'W-3'].map((id) => order(id, [item('WAIT')])));
-        expect(accepted(results)).toEqual(['clean', 'short', 'short']);
-        const restock = upsertProduct(catalogTx.trx, tenant.id, { externalId: 'WAIT', sku: 'SKU-WAIT', name: 'Wait', stock: 3 });
-        await waitsForLock(ctx.database.db, catalogTx.pid);
-        await intake.trx.commit().execute();
-        await restock;
-        await catalogTx.trx.commit().execute();
-        for (const id of ['W-1', 'W-2', 'W-3']) expect((await tenant.api.get(`/orders/${id}`)).body.data.hasIssues).toBe(false);
-      } finally {
-        await Promise.allSettled([catalogTx.trx.rollback().execute(), intake.trx.rollback().execute()]);
-      }
-    });
   });
 });
