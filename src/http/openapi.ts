@@ -80,7 +80,6 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   IDEMPOTENCY_CONFLICT: 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation',
   PAYLOAD_TOO_LARGE: 'A batch takes at most 200 products; got 250',
   RATE_LIMIT_EXCEEDED: 'Rate limit of 100 requests per minute exceeded; retry in 42 seconds',
-  RATE_LIMITED: 'Too many failed sign-ins; try again in 42 seconds',
   INTERNAL_ERROR: 'Internal error; the request id identifies it in the service logs',
   SERVICE_UNAVAILABLE: 'The database is unreachable; retry later',
 };
@@ -90,7 +89,7 @@ const EXAMPLE_REQUEST_ID = '4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80';
 function errorExample(code: ErrorCode): Json {
   const error: Json = { code, message: EXAMPLE_MESSAGES[code] };
   if (code === 'VALIDATION_ERROR') error.details = [{ field: 'items[0].quantity', message: 'must be >= 1' }];
-  if (code === 'RATE_LIMIT_EXCEEDED' || code === 'RATE_LIMITED') error.retryAfter = 42;
+  if (code === 'RATE_LIMIT_EXCEEDED') error.retryAfter = 42;
   if (code === 'SERVICE_UNAVAILABLE') error.retryAfter = 5;
   return { summary: code, value: { success: false, error, requestId: EXAMPLE_REQUEST_ID } };
 }

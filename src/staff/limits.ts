@@ -24,7 +24,7 @@ export const limitKeys = (warehouse: string, username: string, address: string):
   address: `address:${address}`,
 });
 
-/** 429 RATE_LIMITED with the seconds to wait when either key has used up its window. */
+/** 429 RATE_LIMIT_EXCEEDED with the seconds to wait when either key has used up its window. */
 export async function checkSignInLimits(db: Executor, keys: LimitKeys, now: number): Promise<void> {
   const rows = await db
     .selectFrom('staff_sign_in_failures')
@@ -36,7 +36,7 @@ export async function checkSignInLimits(db: Executor, keys: LimitKeys, now: numb
   if (blocked.length === 0) return;
   const until = Math.max(...blocked.map((row) => row.window_ends_at.getTime()));
   const retryAfter = Math.max(1, Math.ceil((until - now) / 1000));
-  throw new ApiError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, undefined, retryAfter);
+  throw new ApiError('RATE_LIMIT_EXCEEDED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, undefined, retryAfter);
 }
 
 /** Counts one failure against both keys, starting a new window where the last one ended. */

@@ -49,11 +49,11 @@ describe('sign-in refusals', () => {
     const wrong = { warehouse: tenant.slug, username: 'lee', pin: '111111' };
     for (let i = 0; i < SIGN_IN_LIMITS.user.failures; i++) expectError(await signInAs(client, wrong), 401, 'UNAUTHORIZED');
     const limited = await signInAs(client, { ...wrong, pin: PIN });
-    expectError(limited, 429, 'RATE_LIMITED');
+    expectError(limited, 429, 'RATE_LIMIT_EXCEEDED');
     expect(Number(limited.headers['retry-after'])).toBe(SIGN_IN_LIMITS.user.windowMs / 1000);
     expect(limited.body.error.retryAfter).toBe(SIGN_IN_LIMITS.user.windowMs / 1000);
     // The same username differently cased is the same key.
-    expectError(await signInAs(client, { ...wrong, username: 'LEE', pin: PIN }), 429, 'RATE_LIMITED');
+    expectError(await signInAs(client, { ...wrong, username: 'LEE', pin: PIN }), 429, 'RATE_LIMIT_EXCEEDED');
     now += SIGN_IN_LIMITS.user.windowMs;
     expect((await signInAs(client, { ...wrong, pin: PIN })).status).toBe(200);
   });
@@ -65,7 +65,7 @@ describe('sign-in refusals', () => {
       expectError(await signInAs(client, { warehouse: tenant.slug, username: `guess-${i}`, pin: '123456' }, address), 401, 'UNAUTHORIZED');
     }
     const limited = await signInAs(client, { warehouse: tenant.slug, username: 'lee', pin: PIN }, address);
-    expectError(limited, 429, 'RATE_LIMITED');
+    expectError(limited, 429, 'RATE_LIMIT_EXCEEDED');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Another address is not held back.
     expect((await signInAs(client, { warehouse: tenant.slug, username: 'lee', pin: PIN })).status).toBe(200);

@@ -346,6 +346,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/tenants/{slug}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tenant's warehouse users (never their PIN) */
+        get: operations["listUsers"];
+        put?: never;
+        /** Create a warehouse user of the console; 409 when the username is taken in the tenant */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a warehouse user: its sessions end and it can no longer sign in */
+        post: operations["disableUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/warehouse/tenants/{slug}/orders/{externalId}/start-picking": {
         parameters: {
             query?: never;
@@ -579,6 +614,229 @@ export interface paths {
         put?: never;
         /** Release the wave: its orders not picked yet go back to PENDING */
         post: operations["releaseWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is signed in */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in with warehouse, username and PIN; sets the session cookie
+         * @description Wrong warehouse, user or PIN and a disabled user all answer the same 401. Too many failures answer 429 with Retry-After.
+         */
+        post: operations["signIn"];
+        /** Sign out: the session ends and the cookie is cleared */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/picking/wave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's PICKING wave, or null */
+        get: operations["getMyWave"];
+        put?: never;
+        /**
+         * Start picking: a new wave the service chooses, or the one the caller already has
+         * @description 201 with a new wave, chosen as POST /waves chooses one without `orders` (DESIGN.md §5 defaults); 200 with the wave the caller is already picking. 409 NOTHING_TO_PICK when no order is free.
+         */
+        post: operations["startMyWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/picking/wave/picks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the picked quantity of a line of the caller's wave (sets it; a replay changes nothing)
+         * @description A short pick (less than ordered) needs a `reason`. 404 when the caller has no PICKING wave.
+         */
+        post: operations["recordMyPick"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/picking/wave/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish the caller's wave: its orders go to PICKED with the recorded quantities
+         * @description 409 PICKS_MISSING, listing the lines, while a line has no pick recorded.
+         */
+        post: operations["completeMyWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/packing/orders/{ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An order by its orderNumber or externalId (orderNumber tried first), with its items to check */
+        get: operations["findPackOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/packing/orders/{externalId}/pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** PICKED → PACKED */
+        post: operations["markPacked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/packing/orders/{externalId}/dispatch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PACKED → DISPATCHED with the carrier and tracking number (both required here)
+         * @description Both are stored on the order, shown by GET /orders/{externalId} and carried by the order.status_changed event.
+         */
+        post: operations["dispatchPacked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/board": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orders by status, orders with issues, waves in progress, failing webhooks and dead letters */
+        get: operations["getBoard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/waves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest 50 waves, newest first */
+        get: operations["listRecentWaves"];
+        put?: never;
+        /** Make a wave not assigned to anyone, as POST /waves of the warehouse API does */
+        post: operations["createUnassignedWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/waves/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a wave: its orders not picked yet go back to PENDING */
+        post: operations["releaseStuckWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/products/{externalId}/stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set ({stock}) or adjust ({delta}) a product's stock, as the warehouse API does */
+        post: operations["correctStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/floor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The layout, the placed locations and each PICKING wave drawn as a route over them */
+        get: operations["getFloorPlan"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5737,6 +5995,390 @@ export interface operations {
             };
         };
     };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen",
+                     *           "role": "picker",
+                     *           "disabled": false,
+                     *           "createdAt": "2026-11-20T07:00:00Z"
+                     *         }
+                     *       ],
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            username: string;
+                            name: string;
+                            /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                            role: "picker" | "packer" | "supervisor";
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "mara",
+                 *       "name": "Mara Jensen",
+                 *       "role": "picker",
+                 *       "pin": "482913"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Letters, digits, dots, underscores and hyphens; case-insensitive (stored lower-case) */
+                    username: string;
+                    name: string;
+                    /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                    role: "picker" | "packer" | "supervisor";
+                    /** @description 6 to 12 digits; stored as a scrypt hash, never shown again */
+                    pin: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *         "username": "mara",
+                     *         "name": "Mara Jensen",
+                     *         "role": "picker",
+                     *         "disabled": false,
+                     *         "createdAt": "2026-11-20T07:00:00Z"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            username: string;
+                            name: string;
+                            /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                            role: "picker" | "packer" | "supervisor";
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    disableUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *         "username": "mara",
+                     *         "name": "Mara Jensen",
+                     *         "role": "picker",
+                     *         "disabled": true,
+                     *         "createdAt": "2026-11-20T07:00:00Z"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            username: string;
+                            name: string;
+                            /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                            role: "picker" | "packer" | "supervisor";
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     startPicking: {
         parameters: {
             query?: never;
@@ -7624,7 +8266,8 @@ export interface operations {
                      *                   "barcode": null,
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
-                     *                   "pickedQuantity": null
+                     *                   "pickedQuantity": null,
+                     *                   "reason": null
                      *                 }
                      *               ]
                      *             },
@@ -7642,12 +8285,14 @@ export interface operations {
                      *                   "barcode": null,
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
-                     *                   "pickedQuantity": null
+                     *                   "pickedQuantity": null,
+                     *                   "reason": null
                      *                 }
                      *               ]
                      *             }
                      *           ],
                      *           "unplaced": [],
+                     *           "picker": null,
                      *           "createdAt": "2026-11-23T09:30:00Z"
                      *         }
                      *       ],
@@ -7698,6 +8343,8 @@ export interface operations {
                                     quantity: number;
                                     /** @description Recorded by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
                                 }[];
                             }[];
                             /** @description Lines whose product has no placed location: pick them after the route */
@@ -7712,7 +8359,16 @@ export interface operations {
                                 quantity: number;
                                 /** @description Recorded by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
                             }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -7878,7 +8534,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
-                     *                 "pickedQuantity": null
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           },
@@ -7896,12 +8553,14 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
-                     *                 "pickedQuantity": null
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           }
                      *         ],
                      *         "unplaced": [],
+                     *         "picker": null,
                      *         "createdAt": "2026-11-23T09:30:00Z"
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -7945,6 +8604,8 @@ export interface operations {
                                     quantity: number;
                                     /** @description Recorded by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
                                 }[];
                             }[];
                             /** @description Lines whose product has no placed location: pick them after the route */
@@ -7959,7 +8620,16 @@ export interface operations {
                                 quantity: number;
                                 /** @description Recorded by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
                             }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -8100,7 +8770,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
-                     *                 "pickedQuantity": null
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           },
@@ -8118,12 +8789,14 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
-                     *                 "pickedQuantity": null
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           }
                      *         ],
                      *         "unplaced": [],
+                     *         "picker": null,
                      *         "createdAt": "2026-11-23T09:30:00Z"
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -8167,6 +8840,8 @@ export interface operations {
                                     quantity: number;
                                     /** @description Recorded by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
                                 }[];
                             }[];
                             /** @description Lines whose product has no placed location: pick them after the route */
@@ -8181,7 +8856,16 @@ export interface operations {
                                 quantity: number;
                                 /** @description Recorded by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
                             }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -8329,7 +9013,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
-                     *                 "pickedQuantity": 2
+                     *                 "pickedQuantity": 2,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           },
@@ -8347,12 +9032,14 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
-                     *                 "pickedQuantity": null
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           }
                      *         ],
                      *         "unplaced": [],
+                     *         "picker": null,
                      *         "createdAt": "2026-11-23T09:30:00Z"
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -8396,6 +9083,8 @@ export interface operations {
                                     quantity: number;
                                     /** @description Recorded by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
                                 }[];
                             }[];
                             /** @description Lines whose product has no placed location: pick them after the route */
@@ -8410,7 +9099,16 @@ export interface operations {
                                 quantity: number;
                                 /** @description Recorded by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
                             }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -8551,7 +9249,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
-                     *                 "pickedQuantity": 2
+                     *                 "pickedQuantity": 2,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           },
@@ -8569,12 +9268,14 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
-                     *                 "pickedQuantity": 1
+                     *                 "pickedQuantity": 1,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           }
                      *         ],
                      *         "unplaced": [],
+                     *         "picker": null,
                      *         "createdAt": "2026-11-23T09:30:00Z"
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -8618,6 +9319,8 @@ export interface operations {
                                     quantity: number;
                                     /** @description Recorded by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
                                 }[];
                             }[];
                             /** @description Lines whose product has no placed location: pick them after the route */
@@ -8632,7 +9335,16 @@ export interface operations {
                                 quantity: number;
                                 /** @description Recorded by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
                             }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -8773,7 +9485,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
-                     *                 "pickedQuantity": null
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           },
@@ -8791,12 +9504,14 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
-                     *                 "pickedQuantity": null
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
                      *               }
                      *             ]
                      *           }
                      *         ],
                      *         "unplaced": [],
+                     *         "picker": null,
                      *         "createdAt": "2026-11-23T09:30:00Z"
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -8840,6 +9555,8 @@ export interface operations {
                                     quantity: number;
                                     /** @description Recorded by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
                                 }[];
                             }[];
                             /** @description Lines whose product has no placed location: pick them after the route */
@@ -8854,7 +9571,16 @@ export interface operations {
                                 quantity: number;
                                 /** @description Recorded by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
                             }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -8915,6 +9641,3473 @@ export interface operations {
             };
             /** @description The envelope of every error answer */
             409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen",
+                     *           "role": "picker"
+                     *         },
+                     *         "warehouse": {
+                     *           "slug": "acme-outdoor",
+                     *           "name": "Acme Outdoor GmbH"
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            user: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                                /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                                role: "picker" | "packer" | "supervisor";
+                            };
+                            warehouse: {
+                                slug: string;
+                                name: string;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "warehouse": "acme-outdoor",
+                 *       "username": "mara",
+                 *       "pin": "482913"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The tenant's slug */
+                    warehouse: string;
+                    username: string;
+                    pin: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen",
+                     *           "role": "picker"
+                     *         },
+                     *         "warehouse": {
+                     *           "slug": "acme-outdoor",
+                     *           "name": "Acme Outdoor GmbH"
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            user: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                                /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                                role: "picker" | "packer" | "supervisor";
+                            };
+                            warehouse: {
+                                slug: string;
+                                name: string;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            429: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "signedOut": true
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            signedOut: true;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMyWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The caller's PICKING wave; null when none */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description Ordered */
+                                    quantity: number;
+                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description Ordered */
+                                quantity: number;
+                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                        } | null;
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startMyWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Nothing to send; the service chooses the orders */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "pickedQuantity": 2,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 1,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 96.4
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description Ordered */
+                                    quantity: number;
+                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description Ordered */
+                                quantity: number;
+                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description Ordered */
+                                    quantity: number;
+                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description Ordered */
+                                quantity: number;
+                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    recordMyPick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orderExternalId": "ORD-1042",
+                 *       "productExternalId": "P-1001",
+                 *       "quantity": 2
+                 *     }
+                 */
+                "application/json": {
+                    orderExternalId: string;
+                    productExternalId: string;
+                    /** @description What was picked (sets it); less than ordered is a short pick */
+                    quantity: number;
+                    /** @description Required for a short pick */
+                    reason?: "not_found" | "damaged" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "pickedQuantity": 2,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 1,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 96.4
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description Ordered */
+                                    quantity: number;
+                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description Ordered */
+                                quantity: number;
+                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    completeMyWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Nothing to send; the service chooses the orders */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "COMPLETED",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "pickedQuantity": 2,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "pickedQuantity": 1,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 2,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 18.2
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description Ordered */
+                                    quantity: number;
+                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description Ordered */
+                                quantity: number;
+                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    findPackOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An orderNumber or an externalId (orderNumber tried first) */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c1e2d3f-5a6b-4c8d-9e0f-1a2b3c4d5e6f",
+                     *         "externalId": "ORD-1042",
+                     *         "orderNumber": "WEB-2026-1042",
+                     *         "status": "PICKED",
+                     *         "hasIssues": false,
+                     *         "itemsCount": 2,
+                     *         "unresolvedProducts": [],
+                     *         "issues": [],
+                     *         "items": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "productSku": "MUG-RED-12",
+                     *             "quantity": 2,
+                     *             "name": "Red ceramic mug, 12 oz"
+                     *           },
+                     *           {
+                     *             "productExternalId": "P-1007",
+                     *             "productSku": "TEA-EARL-100",
+                     *             "quantity": 1,
+                     *             "name": "Earl Grey tea, 100 bags"
+                     *           }
+                     *         ],
+                     *         "customer": {
+                     *           "externalId": "C-5531",
+                     *           "name": "Mara Jensen",
+                     *           "email": "mara.jensen@example.com",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "priority": "high",
+                     *         "channel": "webshop",
+                     *         "orderDate": "2026-11-23T09:02:11Z",
+                     *         "dueDate": "2026-11-24T00:00:00Z",
+                     *         "shippingMethod": "express",
+                     *         "shippingAddress": "Hauptstrasse 12, 10115 Berlin, DE",
+                     *         "notes": "Gift wrap, please",
+                     *         "metadata": {
+                     *           "campaign": "winter-sale"
+                     *         },
+                     *         "carrier": null,
+                     *         "trackingNumber": null,
+                     *         "createdAt": "2026-11-23T09:02:12Z",
+                     *         "updatedAt": "2026-11-23T10:20:00Z",
+                     *         "cancelledAt": null,
+                     *         "pickedAt": "2026-11-23T10:20:00Z",
+                     *         "dispatchedAt": null
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            externalId: string;
+                            orderNumber: string;
+                            status: "PENDING" | "PENDING_VALIDATION" | "IN_PICKING" | "PICKED" | "PACKED" | "DISPATCHED" | "CANCELLED";
+                            hasIssues: boolean;
+                            /** @description Number of item lines */
+                            itemsCount: number;
+                            unresolvedProducts: {
+                                productExternalId: string;
+                                productSku: string;
+                            }[];
+                            /** @description Every open issue, both kinds */
+                            issues: {
+                                type: "UNRESOLVED_PRODUCT" | "INSUFFICIENT_STOCK";
+                                productExternalId: string;
+                                productSku: string;
+                            }[];
+                            items: {
+                                productExternalId: string;
+                                productSku: string;
+                                quantity: number;
+                                /** @description The product's name; null when it is unknown */
+                                name: string | null;
+                            }[];
+                            customer: {
+                                externalId: string;
+                                name?: string;
+                                email?: string;
+                                phone?: string;
+                            } | null;
+                            priority: string | null;
+                            channel: string | null;
+                            orderDate: string | null;
+                            dueDate: string | null;
+                            shippingMethod: string | null;
+                            shippingAddress: string | null;
+                            notes: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            carrier: string | null;
+                            trackingNumber: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            updatedAt: string;
+                            cancelledAt: string | null;
+                            pickedAt: string | null;
+                            dispatchedAt: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    markPacked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c1e2d3f-5a6b-4c8d-9e0f-1a2b3c4d5e6f",
+                     *         "externalId": "ORD-1042",
+                     *         "orderNumber": "WEB-2026-1042",
+                     *         "status": "PACKED",
+                     *         "hasIssues": false,
+                     *         "itemsCount": 2,
+                     *         "unresolvedProducts": [],
+                     *         "issues": [],
+                     *         "items": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "productSku": "MUG-RED-12",
+                     *             "quantity": 2,
+                     *             "name": "Red ceramic mug, 12 oz"
+                     *           },
+                     *           {
+                     *             "productExternalId": "P-1007",
+                     *             "productSku": "TEA-EARL-100",
+                     *             "quantity": 1,
+                     *             "name": "Earl Grey tea, 100 bags"
+                     *           }
+                     *         ],
+                     *         "customer": {
+                     *           "externalId": "C-5531",
+                     *           "name": "Mara Jensen",
+                     *           "email": "mara.jensen@example.com",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "priority": "high",
+                     *         "channel": "webshop",
+                     *         "orderDate": "2026-11-23T09:02:11Z",
+                     *         "dueDate": "2026-11-24T00:00:00Z",
+                     *         "shippingMethod": "express",
+                     *         "shippingAddress": "Hauptstrasse 12, 10115 Berlin, DE",
+                     *         "notes": "Gift wrap, please",
+                     *         "metadata": {
+                     *           "campaign": "winter-sale"
+                     *         },
+                     *         "carrier": null,
+                     *         "trackingNumber": null,
+                     *         "createdAt": "2026-11-23T09:02:12Z",
+                     *         "updatedAt": "2026-11-23T10:35:00Z",
+                     *         "cancelledAt": null,
+                     *         "pickedAt": "2026-11-23T10:20:00Z",
+                     *         "dispatchedAt": null
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            externalId: string;
+                            orderNumber: string;
+                            status: "PENDING" | "PENDING_VALIDATION" | "IN_PICKING" | "PICKED" | "PACKED" | "DISPATCHED" | "CANCELLED";
+                            hasIssues: boolean;
+                            /** @description Number of item lines */
+                            itemsCount: number;
+                            unresolvedProducts: {
+                                productExternalId: string;
+                                productSku: string;
+                            }[];
+                            /** @description Every open issue, both kinds */
+                            issues: {
+                                type: "UNRESOLVED_PRODUCT" | "INSUFFICIENT_STOCK";
+                                productExternalId: string;
+                                productSku: string;
+                            }[];
+                            items: {
+                                productExternalId: string;
+                                productSku: string;
+                                quantity: number;
+                                /** @description The product's name; null when it is unknown */
+                                name: string | null;
+                            }[];
+                            customer: {
+                                externalId: string;
+                                name?: string;
+                                email?: string;
+                                phone?: string;
+                            } | null;
+                            priority: string | null;
+                            channel: string | null;
+                            orderDate: string | null;
+                            dueDate: string | null;
+                            shippingMethod: string | null;
+                            shippingAddress: string | null;
+                            notes: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            carrier: string | null;
+                            trackingNumber: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            updatedAt: string;
+                            cancelledAt: string | null;
+                            pickedAt: string | null;
+                            dispatchedAt: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dispatchPacked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "00340434161094042557"
+                 *     }
+                 */
+                "application/json": {
+                    carrier: string;
+                    trackingNumber: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c1e2d3f-5a6b-4c8d-9e0f-1a2b3c4d5e6f",
+                     *         "externalId": "ORD-1042",
+                     *         "orderNumber": "WEB-2026-1042",
+                     *         "status": "DISPATCHED",
+                     *         "hasIssues": false,
+                     *         "itemsCount": 2,
+                     *         "unresolvedProducts": [],
+                     *         "issues": [],
+                     *         "items": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "productSku": "MUG-RED-12",
+                     *             "quantity": 2,
+                     *             "name": "Red ceramic mug, 12 oz"
+                     *           },
+                     *           {
+                     *             "productExternalId": "P-1007",
+                     *             "productSku": "TEA-EARL-100",
+                     *             "quantity": 1,
+                     *             "name": "Earl Grey tea, 100 bags"
+                     *           }
+                     *         ],
+                     *         "customer": {
+                     *           "externalId": "C-5531",
+                     *           "name": "Mara Jensen",
+                     *           "email": "mara.jensen@example.com",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "priority": "high",
+                     *         "channel": "webshop",
+                     *         "orderDate": "2026-11-23T09:02:11Z",
+                     *         "dueDate": "2026-11-24T00:00:00Z",
+                     *         "shippingMethod": "express",
+                     *         "shippingAddress": "Hauptstrasse 12, 10115 Berlin, DE",
+                     *         "notes": "Gift wrap, please",
+                     *         "metadata": {
+                     *           "campaign": "winter-sale"
+                     *         },
+                     *         "carrier": "DHL",
+                     *         "trackingNumber": "00340434161094042557",
+                     *         "createdAt": "2026-11-23T09:02:12Z",
+                     *         "updatedAt": "2026-11-23T14:00:00Z",
+                     *         "cancelledAt": null,
+                     *         "pickedAt": "2026-11-23T10:20:00Z",
+                     *         "dispatchedAt": "2026-11-23T14:00:00Z"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            externalId: string;
+                            orderNumber: string;
+                            status: "PENDING" | "PENDING_VALIDATION" | "IN_PICKING" | "PICKED" | "PACKED" | "DISPATCHED" | "CANCELLED";
+                            hasIssues: boolean;
+                            /** @description Number of item lines */
+                            itemsCount: number;
+                            unresolvedProducts: {
+                                productExternalId: string;
+                                productSku: string;
+                            }[];
+                            /** @description Every open issue, both kinds */
+                            issues: {
+                                type: "UNRESOLVED_PRODUCT" | "INSUFFICIENT_STOCK";
+                                productExternalId: string;
+                                productSku: string;
+                            }[];
+                            items: {
+                                productExternalId: string;
+                                productSku: string;
+                                quantity: number;
+                                /** @description The product's name; null when it is unknown */
+                                name: string | null;
+                            }[];
+                            customer: {
+                                externalId: string;
+                                name?: string;
+                                email?: string;
+                                phone?: string;
+                            } | null;
+                            priority: string | null;
+                            channel: string | null;
+                            orderDate: string | null;
+                            dueDate: string | null;
+                            shippingMethod: string | null;
+                            shippingAddress: string | null;
+                            notes: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            carrier: string | null;
+                            trackingNumber: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            updatedAt: string;
+                            cancelledAt: string | null;
+                            pickedAt: string | null;
+                            dispatchedAt: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "statusCounts": {
+                     *           "PENDING_VALIDATION": 1,
+                     *           "PENDING": 14,
+                     *           "IN_PICKING": 2,
+                     *           "PICKED": 5,
+                     *           "PACKED": 3,
+                     *           "DISPATCHED": 120,
+                     *           "CANCELLED": 4
+                     *         },
+                     *         "issues": [
+                     *           {
+                     *             "externalId": "ORD-1039",
+                     *             "orderNumber": "WEB-2026-1039",
+                     *             "status": "PENDING",
+                     *             "issues": [
+                     *               {
+                     *                 "code": "INSUFFICIENT_STOCK",
+                     *                 "message": "Not enough stock of P-1007 (sku TEA-EARL-100)",
+                     *                 "productExternalId": "P-1007"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "waves": [
+                     *           {
+                     *             "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *             "picker": {
+                     *               "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *               "username": "mara",
+                     *               "name": "Mara Jensen"
+                     *             },
+                     *             "progress": {
+                     *               "stopsDone": 1,
+                     *               "stopsTotal": 2,
+                     *               "distanceLeft": 96.4
+                     *             },
+                     *             "orders": 2,
+                     *             "createdAt": "2026-11-23T09:30:00Z"
+                     *           }
+                     *         ],
+                     *         "webhooks": {
+                     *           "failing": [
+                     *             {
+                     *               "id": "3d8f1a2b-6c4e-4f7a-8b9c-0d1e2f3a4b5c",
+                     *               "url": "https://shop.example.com/hooks/pickport",
+                     *               "consecutiveFailures": 3,
+                     *               "lastError": "HTTP_STATUS",
+                     *               "lastAttemptAt": "2026-11-23T09:05:00Z"
+                     *             }
+                     *           ],
+                     *           "deadLetters": 2
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            statusCounts: {
+                                PENDING: number;
+                                PENDING_VALIDATION: number;
+                                IN_PICKING: number;
+                                PICKED: number;
+                                PACKED: number;
+                                DISPATCHED: number;
+                                CANCELLED: number;
+                            };
+                            /** @description Orders with open issues, oldest first, at most 50 */
+                            issues: {
+                                externalId: string;
+                                orderNumber: string;
+                                status: "PENDING" | "PENDING_VALIDATION" | "IN_PICKING" | "PICKED" | "PACKED" | "DISPATCHED" | "CANCELLED";
+                                issues: {
+                                    code: string;
+                                    message: string;
+                                    productExternalId?: string;
+                                }[];
+                            }[];
+                            /** @description PICKING waves, oldest first */
+                            waves: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The console user picking the wave; null when it is not assigned to anyone */
+                                picker: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    username: string;
+                                    name: string;
+                                } | null;
+                                progress: {
+                                    /** @description Stops whose every line has a pick recorded */
+                                    stopsDone: number;
+                                    stopsTotal: number;
+                                    /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                    distanceLeft: number;
+                                };
+                                /** @description Orders in the wave */
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date and time
+                                 */
+                                createdAt: string;
+                            }[];
+                            webhooks: {
+                                /** @description Active webhooks whose last attempt failed */
+                                failing: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    url: string;
+                                    /** @description Failed attempts since its last delivered one */
+                                    consecutiveFailures?: number;
+                                    lastError?: string | null;
+                                    lastAttemptAt?: string | null;
+                                }[];
+                                /** @description Dead letters waiting for a replay */
+                                deadLetters: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listRecentWaves: {
+        parameters: {
+            query?: {
+                status?: "PICKING" | "COMPLETED" | "RELEASED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *           "status": "PICKING",
+                     *           "policy": "s-shape",
+                     *           "distance": 118.4,
+                     *           "sShapeDistance": 118.4,
+                     *           "orders": [
+                     *             {
+                     *               "externalId": "ORD-1042",
+                     *               "orderNumber": "WEB-2026-1042",
+                     *               "tote": 1
+                     *             },
+                     *             {
+                     *               "externalId": "ORD-1043",
+                     *               "orderNumber": "WEB-2026-1043",
+                     *               "tote": 2
+                     *             }
+                     *           ],
+                     *           "stops": [
+                     *             {
+                     *               "seq": 1,
+                     *               "locationCode": "A-03-2",
+                     *               "aisle": 1,
+                     *               "position": 3,
+                     *               "lines": [
+                     *                 {
+                     *                   "orderExternalId": "ORD-1042",
+                     *                   "tote": 1,
+                     *                   "productExternalId": "P-1001",
+                     *                   "productSku": "MUG-RED-12",
+                     *                   "barcode": null,
+                     *                   "name": "Red ceramic mug, 12 oz",
+                     *                   "quantity": 2,
+                     *                   "pickedQuantity": null,
+                     *                   "reason": null
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "seq": 2,
+                     *               "locationCode": "B-11-1",
+                     *               "aisle": 2,
+                     *               "position": 11,
+                     *               "lines": [
+                     *                 {
+                     *                   "orderExternalId": "ORD-1043",
+                     *                   "tote": 2,
+                     *                   "productExternalId": "P-1007",
+                     *                   "productSku": "TEA-EARL-100",
+                     *                   "barcode": null,
+                     *                   "name": "Earl Grey tea, 100 bags",
+                     *                   "quantity": 1,
+                     *                   "pickedQuantity": null,
+                     *                   "reason": null
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "unplaced": [],
+                     *           "picker": {
+                     *             "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *             "username": "mara",
+                     *             "name": "Mara Jensen"
+                     *           },
+                     *           "createdAt": "2026-11-23T09:30:00Z",
+                     *           "progress": {
+                     *             "stopsDone": 0,
+                     *             "stopsTotal": 2,
+                     *             "distanceLeft": 118.4
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description Ordered */
+                                    quantity: number;
+                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description Ordered */
+                                quantity: number;
+                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createUnassignedWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "maxOrders": 6,
+                 *       "maxItems": 30
+                 *     }
+                 */
+                "application/json": {
+                    /** @description These orders, in this order (totes 1..n), whatever the limits; each must be PENDING without issues */
+                    orders?: string[];
+                    /**
+                     * @description Totes on the cart
+                     * @default 8
+                     */
+                    maxOrders?: number;
+                    /**
+                     * @description Units the cart carries
+                     * @default 40
+                     */
+                    maxItems?: number;
+                    /**
+                     * @description How the picker walks; `optimal` is the shortest tour
+                     * @default optimal
+                     */
+                    policy?: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": null,
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description Ordered */
+                                    quantity: number;
+                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description Ordered */
+                                quantity: number;
+                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    releaseStuckWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "RELEASED",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description Ordered */
+                                    quantity: number;
+                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description Ordered */
+                                quantity: number;
+                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    correctStock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Exactly one of stock and delta */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stock": 180
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The counted stock */
+                    stock?: number;
+                    /** @description Added to the stock (negative to remove) */
+                    delta?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "externalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "name": "Red ceramic mug, 12 oz",
+                     *         "stock": 180
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            externalId: string;
+                            sku: string;
+                            name: string;
+                            stock: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getFloorPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "layout": {
+                     *           "aisles": 12,
+                     *           "positionsPerAisle": 40,
+                     *           "aisleSpacing": 3,
+                     *           "positionSpacing": 1.2,
+                     *           "crossAisleOffset": 2,
+                     *           "depotAisle": 1
+                     *         },
+                     *         "locations": [
+                     *           {
+                     *             "code": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "level": 2
+                     *           },
+                     *           {
+                     *             "code": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "level": 1
+                     *           },
+                     *           {
+                     *             "code": "C-27-3",
+                     *             "aisle": 3,
+                     *             "position": 27,
+                     *             "level": null
+                     *           }
+                     *         ],
+                     *         "waves": [
+                     *           {
+                     *             "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *             "picker": {
+                     *               "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *               "username": "mara",
+                     *               "name": "Mara Jensen"
+                     *             },
+                     *             "policy": "s-shape",
+                     *             "distance": 118.4,
+                     *             "path": [
+                     *               {
+                     *                 "x": 0,
+                     *                 "y": 0
+                     *               },
+                     *               {
+                     *                 "x": 0,
+                     *                 "y": 4.4
+                     *               },
+                     *               {
+                     *                 "x": 0,
+                     *                 "y": 0
+                     *               },
+                     *               {
+                     *                 "x": 3,
+                     *                 "y": 0
+                     *               },
+                     *               {
+                     *                 "x": 3,
+                     *                 "y": 14
+                     *               },
+                     *               {
+                     *                 "x": 3,
+                     *                 "y": 0
+                     *               },
+                     *               {
+                     *                 "x": 0,
+                     *                 "y": 0
+                     *               }
+                     *             ],
+                     *             "stops": [
+                     *               {
+                     *                 "seq": 1,
+                     *                 "locationCode": "A-03-2",
+                     *                 "aisle": 1,
+                     *                 "position": 3,
+                     *                 "x": 0,
+                     *                 "y": 4.4,
+                     *                 "done": true
+                     *               },
+                     *               {
+                     *                 "seq": 2,
+                     *                 "locationCode": "B-11-1",
+                     *                 "aisle": 2,
+                     *                 "position": 11,
+                     *                 "x": 3,
+                     *                 "y": 14,
+                     *                 "done": false
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description Null until the warehouse describes its layout */
+                            layout: {
+                                /**
+                                 * @description Parallel aisles, numbered 1.. from the left
+                                 * @example 10
+                                 */
+                                aisles: number;
+                                /**
+                                 * @description Pick positions along each aisle, numbered 1.. from the front
+                                 * @example 20
+                                 */
+                                positionsPerAisle: number;
+                                /**
+                                 * @description Between the centre lines of neighbouring aisles
+                                 * @example 3
+                                 */
+                                aisleSpacing: number;
+                                /**
+                                 * @description Between neighbouring positions of an aisle
+                                 * @example 1.5
+                                 */
+                                positionSpacing: number;
+                                /**
+                                 * @description From a cross aisle to the first (or last) position of an aisle
+                                 * @example 2
+                                 */
+                                crossAisleOffset: number;
+                                /**
+                                 * @description The depot stands on the front cross aisle, in line with this aisle
+                                 * @example 1
+                                 */
+                                depotAisle: number;
+                            } | null;
+                            locations: {
+                                code: string;
+                                aisle: number;
+                                position: number;
+                                level: number | null;
+                            }[];
+                            /** @description PICKING waves */
+                            waves: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The console user picking the wave; null when it is not assigned to anyone */
+                                picker: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    username: string;
+                                    name: string;
+                                } | null;
+                                /**
+                                 * @description How the picker walks; `optimal` is the shortest tour
+                                 * @default optimal
+                                 */
+                                policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                                distance: number;
+                                /** @description Corners of the walk from the depot through the stops and back, along aisles and cross aisles */
+                                path: {
+                                    x: number;
+                                    y: number;
+                                }[];
+                                stops: {
+                                    seq: number;
+                                    locationCode: string;
+                                    aisle: number;
+                                    position: number;
+                                    x: number;
+                                    y: number;
+                                    done: boolean;
+                                }[];
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
                     "X-Request-Id"?: string;
