@@ -154,8 +154,8 @@ export interface RateLimitOptions {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The verdict on this request while it is still on its way (see `installRateLimiting`); null once applied. */
-    rateLimitVerdict: Promise<Verdict> | null;
+    /** A request judged ahead of its verdict (see `installRateLimiting`); null once the verdict is applied. */
+    rateLimitAhead: { verdict: Promise<Verdict>; headersBefore: Set<string> } | null;
   }
 }
 
@@ -207,7 +207,7 @@ export function installRateLimiting(scope: FastifyInstance, options: RateLimitOp
   /** Per key bucket: requests this instance may still judge ahead of their verdict. */
   const headroom = new Map<string, number>();
 
-  scope.decorateRequest('rateLimitVerdict', null);
+  scope.decorateRequest('rateLimitAhead', null);
   scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!needsApiKey(request)) return;
     const key = request.apiKey;
@@ -226,14 +226,14 @@ export function installRateLimiting(scope: FastifyInstance, options: RateLimitOp
     const ahead = key ? (headroom.get(bucket) ?? 0) : 0;
     if (ahead > 0 && !request.routeOptions.config.idempotencyLookupFirst) {
       headroom.set(bucket, ahead - 1);
-      request.rateLimitVerdict = verdict;
+      request.rateLimitAhead = { verdict, headersBefore: new Set(Object.keys(reply.getHeaders())) };
       return;
     }
     applyVerdict(request, reply, await verdict);
   });
   // Whatever the answer, it leaves with its verdict: a refusal replaces it.
   scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (!request.rateLimitVerdict) return payload;
+    if (!request.rateLimitAhead) return payload;
     try {
       await applyRateLimitVerdict(request, reply);
       return payload;
@@ -262,8 +262,13 @@ function applyVerdict(request: FastifyRequest, reply: FastifyReply, verdict: Ver
  * headers, and its refusal thrown. Nothing to do for a request that waited for its verdict.
  */
 export async function applyRateLimitVerdict(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const verdict = request.rateLimitVerdict;
-  if (!verdict) return;
-  request.rateLimitVerdict = null;
-  applyVerdict(request, reply, await verdict);
+  const ahead = request.rateLimitAhead;
+  if (!ahead) return;
+  request.rateLimitAhead = null;
+  const verdict = await ahead.verdict;
+  if (verdict.refusal) {
+    // The answer is the refusal alone, without what the request's work set on it (a Location).
+    for (const name of Object.keys(reply.getHeaders())) if (!ahead.headersBefore.has(name)) reply.removeHeader(name);
+  }
+  applyVerdict(request, reply, verdict);
 }

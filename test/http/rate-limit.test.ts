@@ -229,6 +229,7 @@ describe.skipIf(!redisUrl)('Rate limits shared through Redis by several instance
     expect(refused.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(refused.headers['x-ratelimit-remaining']).toBe('0');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.location).toBeUndefined();
     const refusedRead = await a.get('/probe/read');
     expect(refusedRead.status).toBe(429);
     expect(await probeExecutions(ctx, tenant.id)).toBe(0);
