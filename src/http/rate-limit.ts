@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { needsApiKey } from './auth';
-import { ApiError } from './errors';
+import { ApiError, errorBody } from './errors';
 import { RedisWindowStore } from './rate-limit-redis';
 
 /** Milliseconds since the epoch; injectable so tests can move time instead of waiting. */
@@ -152,10 +152,35 @@ export interface RateLimitOptions {
   windowMs?: number;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A request judged ahead of its verdict (see `installRateLimiting`); null once the verdict is applied. */
+    rateLimitAhead: { verdict: Promise<Verdict>; headersBefore: Set<string> } | null;
+  }
+}
+
+/**
+ * A key's bucket is judged ahead of its verdict only while this instance last saw it at least this
+ * share of its limits away from refusal; closer to a limit, requests wait for their verdict first,
+ * so that a caller at its limit is refused before its request costs the database anything.
+ */
+const HEADROOM_SHARE = 0.1;
+/** Buckets whose headroom is remembered; past it the memory starts over (only keys' buckets are kept). */
+const MAX_REMEMBERED_BUCKETS = 10_000;
+
 /**
  * Counts every request to a route that needs a key (spec §8): per API key once the caller is
  * known, per source address otherwise. Installed between identification and refusal, so that
  * 401 and 403 answers are counted and carry the headers too. Off when `config.rateLimiting` is false.
+ *
+ * The verdict decides every answer, but a request of a key well under its limits does not wait for
+ * it before its work: on Redis the count is a round trip to another process, which for one request
+ * at a time cost as much as the write's own statement (docs/benchmarks.md, session 6). Such a
+ * request runs on while its count is on its way, and the verdict is applied before anything of it
+ * is visible: before its transaction commits (`applyRateLimitVerdict` in respondWithWrite, so that
+ * a refused write rolls back), and in any case before its answer is sent (onSend), which a refusal
+ * replaces with the 429. Routes that do work before their transaction (`idempotencyLookupFirst`)
+ * and callers without a valid key always wait.
  */
 export function installRateLimiting(scope: FastifyInstance, options: RateLimitOptions = {}): void {
   const { config } = scope;
@@ -179,19 +204,71 @@ export function installRateLimiting(scope: FastifyInstance, options: RateLimitOp
     scope.addHook('onReady', () => store.connect());
   }
   scope.addHook('onClose', () => store.close());
+  /** Per key bucket: requests this instance may still judge ahead of their verdict. */
+  const headroom = new Map<string, number>();
 
+  scope.decorateRequest('rateLimitAhead', null);
   scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!needsApiKey(request)) return;
     const key = request.apiKey;
     const limits = key ? { perMinute: key.rateLimitPerMinute, perDay: key.dailyLimit } : ADDRESS_LIMITS;
-    const tally = await store.count(key ? `key:${key.id}` : `ip:${request.ip}`, limits);
-    const verdict = judge(tally, limits, windowMs);
-    reply.header('x-ratelimit-limit', String(verdict.limit));
-    reply.header('x-ratelimit-remaining', String(verdict.remaining));
-    reply.header('x-ratelimit-reset', String(verdict.resetSeconds));
-    if (verdict.refusal) {
-      scope.metrics.rateLimited(key ? 'key' : 'address');
-      throw verdict.refusal;
+    const bucket = key ? `key:${key.id}` : `ip:${request.ip}`;
+    const verdict = store.count(bucket, limits).then((tally) => {
+      const judged = judge(tally, limits, windowMs);
+      if (key) {
+        if (headroom.size >= MAX_REMEMBERED_BUCKETS) headroom.clear();
+        const dayLeft = limits.perDay === undefined ? Infinity : limits.perDay - tally.dayCount;
+        const margin = Math.ceil(Math.min(limits.perMinute, limits.perDay ?? Infinity) * HEADROOM_SHARE);
+        headroom.set(bucket, Math.min(judged.remaining, dayLeft) - margin);
+      }
+      return judged;
+    });
+    const ahead = key ? (headroom.get(bucket) ?? 0) : 0;
+    if (ahead > 0 && !request.routeOptions.config.idempotencyLookupFirst) {
+      headroom.set(bucket, ahead - 1);
+      request.rateLimitAhead = { verdict, headersBefore: new Set(Object.keys(reply.getHeaders())) };
+      return;
+    }
+    applyVerdict(request, reply, await verdict);
+  });
+  // Whatever the answer, it leaves with its verdict: a refusal replaces it.
+  scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (!request.rateLimitAhead) return payload;
+    try {
+      await applyRateLimitVerdict(request, reply);
+      return payload;
+    } catch (error) {
+      const refusal = error as ApiError;
+      reply.status(refusal.statusCode).header('retry-after', String(refusal.retryAfter)).type('application/json; charset=utf-8');
+      return JSON.stringify(errorBody(request.id, refusal));
     }
   });
+
+}
+
+/** Sets the rate-limit headers of a verdict, and throws its refusal. */
+function applyVerdict(request: FastifyRequest, reply: FastifyReply, verdict: Verdict): void {
+  reply.header('x-ratelimit-limit', String(verdict.limit));
+  reply.header('x-ratelimit-remaining', String(verdict.remaining));
+  reply.header('x-ratelimit-reset', String(verdict.resetSeconds));
+  if (verdict.refusal) {
+    request.server.metrics.rateLimited(request.apiKey ? 'key' : 'address');
+    throw verdict.refusal;
+  }
+}
+
+/**
+ * Waits for the verdict of a request judged ahead of it (installRateLimiting) and applies it: its
+ * headers, and its refusal thrown. Nothing to do for a request that waited for its verdict.
+ */
+export async function applyRateLimitVerdict(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const ahead = request.rateLimitAhead;
+  if (!ahead) return;
+  request.rateLimitAhead = null;
+  const verdict = await ahead.verdict;
+  if (verdict.refusal) {
+    // The answer is the refusal alone, without what the request's work set on it (a Location).
+    for (const name of Object.keys(reply.getHeaders())) if (!ahead.headersBefore.has(name)) reply.removeHeader(name);
+  }
+  applyVerdict(request, reply, verdict);
 }

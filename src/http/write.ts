@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
 import { isLockTimeout, isUniqueViolation } from '../db/errors';
 import { inTransaction } from '../db/transaction';
-import { conflict } from './errors';
+import { ApiError, conflict } from './errors';
+import { applyRateLimitVerdict } from './rate-limit';
 import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery } from './idempotency';
 
 /** What a write route answers, decided inside its transaction. */
@@ -46,6 +47,8 @@ export async function respondWithWrite<B>(
     try {
       const payload = await inTransaction(db, async (tx, riders) => {
         const outcome = await work(tx);
+        // A request judged ahead of its rate-limit verdict commits only if the verdict lets it (rate-limit.ts).
+        await applyRateLimitVerdict(request, reply);
         reply.status(outcome.statusCode).type('application/json; charset=utf-8');
         // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.
         const serialized = reply.serialize(outcome.body) as string;
@@ -57,6 +60,8 @@ export async function respondWithWrite<B>(
       if (idempotent) idempotent.settled = true;
       return reply.send(payload);
     } catch (error) {
+      // A refusal is the answer, whatever is stored under the key.
+      if (error instanceof ApiError && error.code === 'RATE_LIMIT_EXCEEDED') throw error;
       if (idempotent) {
         // Another instance is committing an answer for this key: its request is still running.
         if (isLockTimeout(error)) throw stillRunning();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, createTestContext, type KeyOptions, type TestContext, type TestResponse } from '../helpers/context';
-import { manualClock, probeApp } from './limits-probe';
+import { manualClock, probeApp, probeExecutions } from './limits-probe';
 
 const redisUrl = process.env.REDIS_URL;
 const SECOND = 1000;
@@ -214,6 +214,25 @@ describe.skipIf(!redisUrl)('Rate limits shared through Redis by several instance
     expect(refusedA.status).toBe(429);
     expect(refusedB.status).toBe(429);
     expect(Number(refusedB.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses a write the other instance brought over the limit while this one saw room, and rolls it back', async () => {
+    const tenant = await ctx.tenant({ rateLimitPerMinute: 40 });
+    const a = new ApiClient(first, tenant.key);
+    const b = new ApiClient(other, tenant.key);
+    // The first instance last saw 39 requests left: its next request runs before its count is back.
+    expect((await a.get('/probe/read')).status).toBe(200);
+    for (let i = 0; i < 39; i++) expect((await b.get('/probe/read')).status).toBe(200);
+
+    const refused = await a.post('/probe/write', { note: 'late verdict' });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.location).toBeUndefined();
+    const refusedRead = await a.get('/probe/read');
+    expect(refusedRead.status).toBe(429);
+    expect(await probeExecutions(ctx, tenant.id)).toBe(0);
   });
 });
 
