@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config';
 import type { DatabaseHandle, Db } from './db';
 import { catalogRoutes } from './catalog/routes';
+import { consoleStatic } from './console/static';
 import { floorRoutes } from './floor/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
@@ -154,6 +155,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     },
     { prefix: WAREHOUSE_PREFIX },
   );
+  await app.register(consoleStatic);
   return app;
 }
 
