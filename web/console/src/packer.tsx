@@ -101,7 +101,9 @@ function OrderCard({ order, busy, onPack, onDispatch }: CardProps) {
           {order.items.map((item, index) => (
             <label key={index} class="check">
               <input type="checkbox" checked={checked.has(index)} onChange={() => toggle(index)} />
-              {item.quantity} × {item.name ?? item.productExternalId} <span class="muted">SKU {item.productSku}</span>
+              <span>
+                {item.quantity} × {item.name ?? item.productExternalId} <span class="muted">SKU {item.productSku}</span>
+              </span>
             </label>
           ))}
         </fieldset>

@@ -255,9 +255,9 @@ function VisitCard({ visit, confirmed, onConfirm, onPick, message, setMessage }:
           {line.barcode ? ` · barcode ${line.barcode}` : ''}
         </p>
         <p class="quantity-needed">
-          Take <strong>{line.quantity}</strong>
+          Take <strong>{line.quantity}</strong> for tote <strong>{line.tote}</strong>
         </p>
-        <ul class="totes" aria-label="Totes">
+        <ul class="totes" aria-label="This product at this stop, by tote">
           {totesFor(visit, line).map((tote) => (
             <li key={tote.tote}>
               Tote {tote.tote}: {tote.quantity}

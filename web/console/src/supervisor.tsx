@@ -9,6 +9,7 @@ const REFRESH_MS = 10_000;
 
 const round = (value: number) => Math.round(value * 10) / 10;
 const shortId = (id: string) => id.slice(0, 8);
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The supervisor's desk: what is happening on the floor, and the few levers to act on it. */
 export default function Supervisor() {
@@ -79,7 +80,7 @@ export default function Supervisor() {
 }
 
 const describeWave = (wave: PickerWave) =>
-  `Wave ${shortId(wave.id)} created: ${wave.orders.length} orders, ${wave.stops.length} stops, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
+  `Wave ${shortId(wave.id)} created: ${plural(wave.orders.length, 'order')}, ${plural(wave.stops.length, 'stop')}, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
 
 function StatusCounts({ counts }: { counts: Board['statusCounts'] }) {
   const statuses = [...STATUSES, ...Object.keys(counts).filter((status) => !STATUSES.includes(status))];
