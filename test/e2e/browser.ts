@@ -80,7 +80,7 @@ export async function signIn(page: Page, warehouse: string, username: string, pi
 /** What a keyboard-wedge scanner does: types the code into the focused field and presses Enter. */
 export async function scan(page: Page, code: string): Promise<void> {
   const input = page.getByLabel('Scan', { exact: true });
-  await expect.poll(() => input.evaluate((element) => element === document.activeElement), { timeout: 5_000 }).toBe(true);
+  await expect.poll(() => input.evaluate((element) => element === element.ownerDocument.activeElement), { timeout: 5_000 }).toBe(true);
   await page.keyboard.type(code);
   await page.keyboard.press('Enter');
 }
@@ -88,7 +88,7 @@ export async function scan(page: Page, code: string): Promise<void> {
 /** Runs axe-core in the page; answers the serious and critical violations, described. */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
   await page.evaluate(axe.source);
-  const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
+  const results = await page.evaluate(() => (globalThis as unknown as { axe: typeof axe }).axe.run({ resultTypes: ['violations'] }));
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);

@@ -205,7 +205,8 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', () => {
     const line = lines.find((candidate: any) => candidate.productSku === offline.sku);
     expect(line.pickedQuantity).toBe(line.quantity);
     expect(sent).toEqual([JSON.stringify({ orderExternalId: line.orderExternalId, productExternalId: line.productExternalId, quantity: line.quantity })]);
-    expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('pickport.pending-picks')))).toEqual([]);
+    const stored = await page.evaluate(() => Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage));
+    expect(stored.filter((key) => key.startsWith('pickport.pending-picks'))).toEqual([]);
     await page.getByText('Stops done: 2 of 4').waitFor();
     expect(ben.errors).toEqual([]);
   });
