@@ -15,6 +15,13 @@ const REASONS: { value: ShortReason; label: string }[] = [
 /** How often queued picks are tried again while the network seems down. */
 const RETRY_MS = 3_000;
 
+/**
+ * A pick stays queued through a lost network, a service that is restarting or busy, and a session
+ * that ended (it is sent once the picker signs in again); any other refusal is final.
+ */
+const worthRetrying = (error: unknown) =>
+  isNetworkFailure(error) || (error instanceof ApiError && (error.status === 401 || error.status === 429 || error.status >= 500));
+
 const confirmedKey = (waveId: string) => `pickport.confirmed-location.${waveId}`;
 
 /**
@@ -57,7 +64,7 @@ export function Picker() {
           setServer(await api<PickerWave>('POST', '/picking/wave/picks', pick));
           queue.shift();
         } catch (error) {
-          if (isNetworkFailure(error)) break;
+          if (worthRetrying(error)) break;
           // Refused for good (the wave was released, a rule changed): drop it and say so.
           queue.shift();
           rejected();
