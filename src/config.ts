@@ -35,6 +35,11 @@ export interface Config {
    * default 30); unset (`off`): kept forever.
    */
   retentionDays?: number;
+  /**
+   * Marks the console's session cookie Secure (sent over HTTPS only): PICKPORT_COOKIE_SECURE,
+   * default true when NODE_ENV=production. Off only where the console is reached over plain HTTP.
+   */
+  cookieSecure: boolean;
 }
 
 /**
@@ -205,6 +210,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     webhookRetryDelaysMs: retryDelays(env),
     webhookAllowPrivate: boolean(env, 'PICKPORT_WEBHOOK_ALLOW_PRIVATE', false),
     retentionDays: retentionDays(env),
+    cookieSecure: boolean(env, 'PICKPORT_COOKIE_SECURE', nodeEnv === 'production'),
   };
   const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);
 

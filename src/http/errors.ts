@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMIT_EXCEEDED: 429,
+  /** Too many failed console sign-ins (per user, per address). */
+  RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const satisfies Record<string, number>;

@@ -169,6 +169,7 @@ const waveLine = (orderExternalId: string, tote: number, productExternalId: stri
   name,
   quantity,
   pickedQuantity: null as number | null,
+  reason: null as string | null,
 });
 const wave = (status: 'PICKING' | 'COMPLETED' | 'RELEASED', picked: boolean) => ({
   id: '6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817',
@@ -185,6 +186,7 @@ const wave = (status: 'PICKING' | 'COMPLETED' | 'RELEASED', picked: boolean) => 
     { seq: 2, locationCode: 'B-11-1', aisle: 2, position: 11, lines: [waveLine('ORD-1043', 2, 'P-1007', 'TEA-EARL-100', 'Earl Grey tea, 100 bags', 1)] },
   ].map((stop) => ({ ...stop, lines: stop.lines.map((line) => ({ ...line, pickedQuantity: picked ? line.quantity : null })) })),
   unplaced: [],
+  picker: null as { id: string; username: string; name: string } | null,
   createdAt: '2026-11-23T09:30:00Z',
 });
 

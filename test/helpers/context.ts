@@ -36,6 +36,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookRetryDelaysMs: [50, 100, 150, 200, 250],
     // The receivers of the webhook tests listen on loopback.
     webhookAllowPrivate: true,
+    cookieSecure: false,
     ...overrides,
   };
 }
