@@ -21,6 +21,9 @@ declare module 'fastify' {
   }
 }
 
+/** Every console operation in the OpenAPI document: the console tag and its session cookie. */
+export const consoleRoute = { tags: ['console'], security: [{ consoleSession: [] }] };
+
 export const PICKING: readonly StaffRole[] = ['picker', 'supervisor'];
 export const PACKING: readonly StaffRole[] = ['packer', 'supervisor'];
 export const SUPERVISING: readonly StaffRole[] = ['supervisor'];

@@ -1,4 +1,8 @@
-import type { Executor } from '../db';
+import type { FastifyRequest } from 'fastify';
+import type { Db, Executor, Tx } from '../db';
+import { inTransaction } from '../db/transaction';
+import { emit } from '../events/outbox';
+import type { DomainEvent } from '../events/types';
 import type { Layout } from '../floor/layout';
 import { findLayout } from '../floor/layouts';
 import { waveProgress, type Progress } from '../floor/progress';
@@ -31,4 +35,15 @@ export async function loadPickerWave(db: Executor, tenantId: string, waveId: str
   const [wave] = await loadPickerWaves(db, tenantId, [waveId]);
   if (!wave) throw notFound(`Wave ${waveId}`);
   return wave;
+}
+
+/** Runs one wave write of the caller's tenant with its events, and answers the wave as the console shows it. */
+export async function waveWrite(db: Db, request: FastifyRequest, work: (tx: Tx, tenantId: string) => Promise<{ waveId: string; events: DomainEvent[] }>) {
+  const { tenantId } = request.staff;
+  const { waveId } = await inTransaction(db, async (tx) => {
+    const done = await work(tx, tenantId);
+    await emit(tx, tenantId, done.events);
+    return done;
+  });
+  return { success: true as const, data: await loadPickerWave(db, tenantId, waveId), requestId: request.id };
 }

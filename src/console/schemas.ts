@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { MAX_STOCK } from '../catalog/schemas';
 import { LayoutBody, PolicySchema, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
 import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
 import { RoleSchema } from '../staff/schemas';
-import { CreateWaveBody } from '../floor/schemas';
 
 const ExternalId = Type.String({ minLength: 1, maxLength: 100 });
 
@@ -73,17 +71,9 @@ export const ConsoleDispatchBody = Type.Object(
   { examples: [{ carrier: 'DHL', trackingNumber: '00340434161094042557' }] },
 );
 
-export const ConsoleCreateWaveBody = CreateWaveBody;
 export const WaveIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const WaveStatusQuery = Type.Object({ status: Type.Optional(Type.Union(WAVE_STATUSES.map((status) => Type.Literal(status)))) });
 
-export const ConsoleStockBody = Type.Object(
-  {
-    stock: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_STOCK, description: 'The counted stock' })),
-    delta: Type.Optional(Type.Number({ minimum: -MAX_STOCK, maximum: MAX_STOCK, description: 'Added to the stock (negative to remove)' })),
-  },
-  { description: 'Exactly one of stock and delta', examples: [{ delta: -2 }] },
-);
 export const ProductParams = Type.Object({ externalId: ExternalId });
 export const ConsoleStockResponse = Success(
   Type.Object({ externalId: Type.String(), sku: Type.String(), name: Type.String(), stock: Type.Number() }),

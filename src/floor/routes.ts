@@ -23,7 +23,7 @@ import {
   WaveParams,
   WaveResponse,
 } from './schemas';
-import { completeWave, createWave, listWaves, loadWave, recordPick, releaseWave } from './waves';
+import { completeWave, createWave, listWaves, loadWave, recordPick, releaseWave, waveRequest } from './waves';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 
@@ -137,8 +137,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { orders, maxOrders = 8, maxItems = 40, policy = 'optimal' } = request.body;
-      const answer = await waveWrite(request.params.slug, request.id, (tx, tenantId) => createWave(tx, tenantId, { orders, maxOrders, maxItems, policy }));
+      const answer = await waveWrite(request.params.slug, request.id, (tx, tenantId) => createWave(tx, tenantId, waveRequest(request.body)));
       return reply.status(201).send(answer);
     },
   );

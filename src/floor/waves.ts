@@ -22,6 +22,11 @@ export interface WaveRequest {
   pickerId?: string | undefined;
 }
 
+/** A wave request with DESIGN.md §5's defaults: 8 orders, 40 units, the optimal route. */
+export function waveRequest(body: { orders?: string[] | undefined; maxOrders?: number | undefined; maxItems?: number | undefined; policy?: Policy | undefined }): WaveRequest {
+  return { orders: body.orders, maxOrders: body.maxOrders ?? 8, maxItems: body.maxItems ?? 40, policy: body.policy ?? 'optimal' };
+}
+
 /** How many of the most urgent PENDING orders a new wave chooses from. */
 const CANDIDATE_POOL = 500;
 

@@ -3,14 +3,14 @@ import type { FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db';
 import { inTransaction } from '../db/transaction';
 import { emit } from '../events/outbox';
-import { notFound, validationError } from '../http/errors';
+import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
 import { moveOrder } from '../orders/lifecycle';
 import { OrderResponse } from '../orders/schemas';
 import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
 import { completePicking } from './picking';
 import { dispatchOrder, packOrder } from './shipping';
-import { adjustStock } from './stock';
+import { adjustStock, stockChange } from './stock';
 import {
   CompletePickingBody,
   DispatchBody,
@@ -123,13 +123,10 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { stock, delta } = request.body;
-      if ((stock === undefined) === (delta === undefined)) {
-        throw validationError([{ field: 'body', message: 'must have exactly one of stock and delta' }]);
-      }
+      const change = stockChange(request.body);
       const tenantId = await tenantIdOf(db, request.params.slug);
       const data = await inTransaction(db, async (tx) => {
-        const { adjustment, events } = await adjustStock(tx, tenantId, request.params.externalId, stock !== undefined ? { stock } : { delta: delta as number });
+        const { adjustment, events } = await adjustStock(tx, tenantId, request.params.externalId, change);
         await emit(tx, tenantId, events);
         return adjustment;
       });
