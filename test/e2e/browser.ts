@@ -101,7 +101,7 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
   for (const [size, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
     await page.setViewportSize(viewport);
     expect(await accessibilityProblems(page), `${name} at ${viewport.width}x${viewport.height}`).toEqual([]);
-    await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}.png`, animations: 'disabled', caret: 'hide' });
+    await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}.png`, fullPage: true, animations: 'disabled', caret: 'hide' });
   }
   if (original) await page.setViewportSize(original);
 }

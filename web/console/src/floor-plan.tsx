@@ -52,16 +52,18 @@ export function FloorPlan({ floor }: { floor: Floor }) {
           </g>
         ))}
         {floor.locations.map((location) => (
-          <rect
-            key={location.code}
-            x={f.x(location.aisle) - unit * 0.6}
-            y={f.y(positionY(location.position)) - unit * 0.3}
-            width={unit * 1.2}
-            height={unit * 0.6}
-            class="location-mark"
-          >
-            <title>{location.code}</title>
-          </rect>
+          <g key={location.code}>
+            <rect
+              x={f.x(location.aisle) - unit * 0.6}
+              y={f.y(positionY(location.position)) - unit * 0.3}
+              width={unit * 1.2}
+              height={unit * 0.6}
+              class="location-mark"
+            />
+            <text x={f.x(location.aisle) + unit * 0.8} y={f.y(positionY(location.position))} dominant-baseline="middle" class="plan-label" font-size={unit * 0.5}>
+              {location.code}
+            </text>
+          </g>
         ))}
         <rect x={f.x(layout.depotAisle) - unit * 0.8} y={f.y(0) - unit * 0.8} width={unit * 1.6} height={unit * 1.6} class="depot">
           <title>Depot</title>

@@ -58,8 +58,8 @@ export default function Supervisor() {
         <div class="panels">
           <StatusCounts counts={board.statusCounts} />
           <WavesInProgress waves={board.waves} onRelease={(id) => act(async () => (await api<PickerWave>('POST', `/waves/${id}/release`), `Wave ${shortId(id)} released: its unpicked orders are PENDING again.`))} />
-          <Issues issues={board.issues} />
           <Webhooks webhooks={board.webhooks} />
+          <Issues issues={board.issues} />
           <CreateWave onCreate={(body) => act(async () => describeWave(await api<PickerWave>('POST', '/waves', body)))} />
           <AdjustStock onAdjust={(externalId, body) => act(async () => {
             const product = await api<{ externalId: string; sku: string; name: string; stock: number }>('POST', `/products/${encodeURIComponent(externalId)}/stock`, body);
@@ -101,7 +101,7 @@ function StatusCounts({ counts }: { counts: Board['statusCounts'] }) {
 
 function WavesInProgress({ waves, onRelease }: { waves: Board['waves']; onRelease(id: string): void }) {
   return (
-    <section class="panel" aria-labelledby="waves-heading">
+    <section class="panel span-2" aria-labelledby="waves-heading">
       <h3 id="waves-heading">Waves in progress</h3>
       {waves.length === 0 ? (
         <p>No wave is being picked.</p>
@@ -145,7 +145,7 @@ function WavesInProgress({ waves, onRelease }: { waves: Board['waves']; onReleas
 
 function Issues({ issues }: { issues: Board['issues'] }) {
   return (
-    <section class="panel" aria-labelledby="issues-heading">
+    <section class="panel span-2" aria-labelledby="issues-heading">
       <h3 id="issues-heading">Orders with issues</h3>
       {issues.length === 0 ? (
         <p>No order has an issue.</p>
