@@ -1,3 +1,5 @@
+import type { Layout } from '../../../src/floor/layout';
+
 /** The console API (`/console/api`, session cookie) as the screens use it; shapes from the contract. */
 
 export type Role = 'picker' | 'packer' | 'supervisor';
@@ -77,15 +79,6 @@ export interface Board {
   issues: { externalId: string; orderNumber: string; status: string; issues: { code: string; message: string; productExternalId?: string }[] }[];
   waves: { id: string; picker: PickerRef | null; progress: Progress; orders: number; createdAt: string }[];
   webhooks: { failing: { id: string; url: string; consecutiveFailures?: number; lastError?: string | null; lastAttemptAt?: string | null }[]; deadLetters: number };
-}
-
-export interface Layout {
-  aisles: number;
-  positionsPerAisle: number;
-  aisleSpacing: number;
-  positionSpacing: number;
-  crossAisleOffset: number;
-  depotAisle: number;
 }
 
 export interface Floor {

@@ -1,4 +1,5 @@
-import type { Floor, Layout } from './api';
+import { aisleX, backY, positionY, type Layout } from '../../../src/floor/layout';
+import type { Floor } from './api';
 
 /** Wave route colours: distinct from each other and at least 3:1 against the white plan. */
 export const ROUTE_COLOURS = ['#0b62d6', '#c2410c', '#047857', '#7c3aed', '#b91c1c', '#0e7490'];
@@ -7,15 +8,15 @@ const MARGIN = 2;
 
 /** Where the plan draws a layout point: the front cross aisle at the bottom, as one stands at the depot. */
 function frame(layout: Layout) {
-  const width = (layout.aisles - 1) * layout.aisleSpacing;
-  const back = 2 * layout.crossAisleOffset + (layout.positionsPerAisle - 1) * layout.positionSpacing;
+  const width = aisleX(layout, layout.aisles);
+  const back = backY(layout);
   const pad = Math.max(layout.aisleSpacing, layout.positionSpacing) * MARGIN;
   return {
     width,
     back,
     pad,
     viewBox: `${-pad} ${-pad} ${width + 2 * pad} ${back + 2 * pad}`,
-    x: (aisle: number) => (aisle - 1) * layout.aisleSpacing,
+    x: (aisle: number) => aisleX(layout, aisle),
     y: (layoutY: number) => back - layoutY,
   };
 }
@@ -32,7 +33,6 @@ export function FloorPlan({ floor }: { floor: Floor }) {
   if (!layout) return <p>No layout stored yet: the warehouse API's PUT /layout describes the floor.</p>;
   const f = frame(layout);
   const unit = Math.min(layout.aisleSpacing, layout.positionSpacing);
-  const positionY = (position: number) => layout.crossAisleOffset + (position - 1) * layout.positionSpacing;
   const aisleNumbers = Array.from({ length: layout.aisles }, (_, i) => i + 1);
   const summary = `${layout.aisles} aisles of ${layout.positionsPerAisle} positions, ${floor.locations.length} placed locations, ${floor.waves.length} ${floor.waves.length === 1 ? 'wave' : 'waves'} in progress.`;
 
@@ -55,12 +55,12 @@ export function FloorPlan({ floor }: { floor: Floor }) {
           <g key={location.code}>
             <rect
               x={f.x(location.aisle) - unit * 0.6}
-              y={f.y(positionY(location.position)) - unit * 0.3}
+              y={f.y(positionY(layout, location.position)) - unit * 0.3}
               width={unit * 1.2}
               height={unit * 0.6}
               class="location-mark"
             />
-            <text x={f.x(location.aisle) + unit * 0.8} y={f.y(positionY(location.position))} dominant-baseline="middle" class="plan-label" font-size={unit * 0.5}>
+            <text x={f.x(location.aisle) + unit * 0.8} y={f.y(positionY(layout, location.position))} dominant-baseline="middle" class="plan-label" font-size={unit * 0.5}>
               {location.code}
             </text>
           </g>

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { POLICIES } from '../../../src/floor/layout';
 import { api, describe, type Board, type Floor, type PickerWave } from './api';
 import { FloorPlan } from './floor-plan';
 
-const POLICIES = ['optimal', 's-shape', 'return', 'midpoint', 'largest-gap', 'combined'];
 const STATUSES = ['PENDING_VALIDATION', 'PENDING', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'];
 /** The board follows the floor without a reload. */
 const REFRESH_MS = 10_000;
@@ -208,7 +208,8 @@ function CreateWave({ onCreate }: { onCreate(body: Record<string, unknown>): voi
         <input id="max-items" name="maxItems" type="number" min={1} placeholder="40" />
         <label for="policy">Routing policy</label>
         <select id="policy" name="policy">
-          {POLICIES.map((policy) => (
+          {/* optimal, the service's default, first */}
+          {[...POLICIES].reverse().map((policy) => (
             <option key={policy} value={policy}>
               {policy}
             </option>
