@@ -239,16 +239,16 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     const { page, errors } = await open(DESKTOP);
     await signIn(page, tenant.slug, 'sam', PIN);
     await page.getByRole('heading', { name: 'Waves in progress' }).waitFor();
-    await page.getByRole('cell', { name: 'Ben Brook' }).waitFor();
+    await page.getByRole('rowheader', { name: "Ben Brook's wave" }).waitFor();
     await page.getByRole('img', { name: /Floor plan/ }).waitFor();
     await page.getByText(/Ben Brook.*depot →.*\(done\).*→ depot/).waitFor();
     await checkScreen(page, 'supervisor');
 
     await page.getByLabel('Max orders').fill('1');
     await page.getByRole('button', { name: 'Create wave' }).click();
-    await page.getByText(/^Wave \w+ created: 1 order,/).waitFor();
+    await page.getByText(/^Unassigned wave \w+ created: 1 order,/).waitFor();
     expect((await orderOf('O-6')).status).toBe('IN_PICKING');
-    await page.getByRole('row', { name: /unassigned/ }).getByRole('button', { name: /^Release wave/ }).click();
+    await page.getByRole('button', { name: /^Release Unassigned wave/ }).click();
     await page.getByText(/released/).waitFor();
     expect((await orderOf('O-6')).status).toBe('PENDING');
 

@@ -21,7 +21,9 @@ function frame(layout: Layout) {
   };
 }
 
-const waveName = (wave: Floor['waves'][number]) => `Wave ${wave.id.slice(0, 8)}${wave.picker ? ` (${wave.picker.name})` : ''}`;
+/** A wave as the floor knows it: by its picker (one wave each); an unassigned one by its id. */
+export const waveLabel = (wave: { id: string; picker: { name: string } | null }) =>
+  wave.picker ? `${wave.picker.name}'s wave` : `Unassigned wave ${wave.id.slice(0, 8)}`;
 
 /**
  * The floor as a plan: aisles, cross aisles, the depot, each placed location, and every wave in
@@ -82,7 +84,7 @@ export function FloorPlan({ floor }: { floor: Floor }) {
               />
               {wave.stops.map((stop) => (
                 <circle key={stop.seq} cx={stop.x} cy={f.y(stop.y)} r={unit * 0.45} stroke={colour} stroke-width={unit * 0.15} fill={stop.done ? colour : '#ffffff'}>
-                  <title>{`${waveName(wave)}, stop ${stop.seq}: ${stop.locationCode}${stop.done ? ' (done)' : ''}`}</title>
+                  <title>{`${waveLabel(wave)}, stop ${stop.seq}: ${stop.locationCode}${stop.done ? ' (done)' : ''}`}</title>
                 </circle>
               ))}
             </g>
@@ -96,7 +98,7 @@ export function FloorPlan({ floor }: { floor: Floor }) {
             {floor.waves.map((wave, index) => (
               <li key={wave.id}>
                 <span class="swatch" aria-hidden="true" style={{ background: ROUTE_COLOURS[index % ROUTE_COLOURS.length] }} />
-                {waveName(wave)}, {wave.policy}, {Math.round(wave.distance * 10) / 10} long: depot →{' '}
+                {waveLabel(wave)}, {wave.policy}, {Math.round(wave.distance * 10) / 10} long: depot →{' '}
                 {wave.stops.map((stop) => `${stop.locationCode}${stop.done ? ' (done)' : ''}`).join(' → ')} → depot
               </li>
             ))}

@@ -1,14 +1,13 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { POLICIES } from '../../../src/floor/layout';
 import { api, describe, type Board, type Floor, type PickerWave } from './api';
-import { FloorPlan } from './floor-plan';
+import { FloorPlan, waveLabel } from './floor-plan';
 
 const STATUSES = ['PENDING_VALIDATION', 'PENDING', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'];
 /** The board follows the floor without a reload. */
 const REFRESH_MS = 10_000;
 
 const round = (value: number) => Math.round(value * 10) / 10;
-const shortId = (id: string) => id.slice(0, 8);
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The supervisor's desk: what is happening on the floor, and the few levers to act on it. */
@@ -57,7 +56,7 @@ export default function Supervisor() {
       {board ? (
         <div class="panels">
           <StatusCounts counts={board.statusCounts} />
-          <WavesInProgress waves={board.waves} onRelease={(id) => act(async () => (await api<PickerWave>('POST', `/waves/${id}/release`), `Wave ${shortId(id)} released: its unpicked orders are PENDING again.`))} />
+          <WavesInProgress waves={board.waves} onRelease={(wave) => act(async () => (await api<PickerWave>('POST', `/waves/${wave.id}/release`), `${waveLabel(wave)} released: its unpicked orders are PENDING again.`))} />
           <Webhooks webhooks={board.webhooks} />
           <Issues issues={board.issues} />
           <CreateWave onCreate={(body) => act(async () => describeWave(await api<PickerWave>('POST', '/waves', body)))} />
@@ -80,7 +79,7 @@ export default function Supervisor() {
 }
 
 const describeWave = (wave: PickerWave) =>
-  `Wave ${shortId(wave.id)} created: ${plural(wave.orders.length, 'order')}, ${plural(wave.stops.length, 'stop')}, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
+  `${waveLabel(wave)} created: ${plural(wave.orders.length, 'order')}, ${plural(wave.stops.length, 'stop')}, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
 
 function StatusCounts({ counts }: { counts: Board['statusCounts'] }) {
   const statuses = [...STATUSES, ...Object.keys(counts).filter((status) => !STATUSES.includes(status))];
@@ -99,7 +98,7 @@ function StatusCounts({ counts }: { counts: Board['statusCounts'] }) {
   );
 }
 
-function WavesInProgress({ waves, onRelease }: { waves: Board['waves']; onRelease(id: string): void }) {
+function WavesInProgress({ waves, onRelease }: { waves: Board['waves']; onRelease(wave: Board['waves'][number]): void }) {
   return (
     <section class="panel span-2" aria-labelledby="waves-heading">
       <h3 id="waves-heading">Waves in progress</h3>
@@ -110,7 +109,6 @@ function WavesInProgress({ waves, onRelease }: { waves: Board['waves']; onReleas
           <thead>
             <tr>
               <th scope="col">Wave</th>
-              <th scope="col">Picker</th>
               <th scope="col">Orders</th>
               <th scope="col">Stops done</th>
               <th scope="col">Distance left</th>
@@ -122,15 +120,14 @@ function WavesInProgress({ waves, onRelease }: { waves: Board['waves']; onReleas
           <tbody>
             {waves.map((wave) => (
               <tr key={wave.id}>
-                <th scope="row">{shortId(wave.id)}</th>
-                <td>{wave.picker?.name ?? 'unassigned'}</td>
+                <th scope="row">{waveLabel(wave)}</th>
                 <td>{wave.orders}</td>
                 <td>
                   {wave.progress.stopsDone} of {wave.progress.stopsTotal}
                 </td>
                 <td>{round(wave.progress.distanceLeft)}</td>
                 <td>
-                  <button type="button" onClick={() => onRelease(wave.id)} aria-label={`Release wave ${shortId(wave.id)}`}>
+                  <button type="button" onClick={() => onRelease(wave)} aria-label={`Release ${waveLabel(wave)}`}>
                     Release
                   </button>
                 </td>
