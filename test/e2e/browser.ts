@@ -54,6 +54,7 @@ export interface Device {
 /** A device: its own cookies and storage, at the given size, with a page on the console. */
 export async function device(browser: Browser, origin: string, viewport = PHONE): Promise<Device> {
   const context = await browser.newContext({ viewport, baseURL: origin });
+  await context.addInitScript(recordFeedback);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (message) => {
@@ -63,6 +64,35 @@ export async function device(browser: Browser, origin: string, viewport = PHONE)
   await page.goto('/console');
   return { context, page, errors };
 }
+
+/**
+ * Runs in the page before the app: keeps what the device was asked to do for the picker's senses,
+ * the vibration patterns and the pitch of each tone, in `pickportFeedback`.
+ */
+function recordFeedback(): void {
+  type Recorded = { vibrations: unknown[]; tones: number[] };
+  const page = globalThis as unknown as {
+    pickportFeedback: Recorded;
+    navigator: { vibrate?: (pattern: unknown) => boolean };
+    AudioContext?: { prototype: { createOscillator(): { frequency: { value: number }; start(when?: number): void } } };
+  };
+  const recorded: Recorded = { vibrations: [], tones: [] };
+  page.pickportFeedback = recorded;
+  page.navigator.vibrate = (pattern) => (recorded.vibrations.push(pattern), true);
+  const audio = page.AudioContext?.prototype;
+  if (!audio) return;
+  const create = audio.createOscillator;
+  audio.createOscillator = function (this: unknown) {
+    const oscillator = create.call(this);
+    const start = oscillator.start.bind(oscillator);
+    oscillator.start = (when) => (recorded.tones.push(oscillator.frequency.value), start(when));
+    return oscillator;
+  };
+}
+
+/** What the page asked of the device's speaker and vibration motor so far. */
+export const feedbackOf = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { pickportFeedback: { vibrations: unknown[]; tones: number[] } }).pickportFeedback);
 
 /** Fills in the sign-in form and sends it. */
 export async function submitSignIn(page: Page, warehouse: string, username: string, pin: string): Promise<void> {

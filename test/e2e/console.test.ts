@@ -7,7 +7,7 @@ import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from 
 import { waitFor } from '../helpers/wait';
 import { item, order, stockOf, warehouse } from '../orders/helpers';
 import { Receiver } from '../webhooks/receiver';
-import { checkScreen, device, DESKTOP, type Device, haveChromium, launchChromium, listen, PHONE, scan, signIn, SKIP_LINE, submitSignIn } from './browser';
+import { checkScreen, device, DESKTOP, type Device, feedbackOf, haveChromium, launchChromium, listen, PHONE, scan, signIn, SKIP_LINE, submitSignIn } from './browser';
 
 const PIN = '246810';
 const SECRET = 'whsec_console_e2e_0123456789abcdef';
@@ -133,12 +133,21 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     const [wave] = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data;
     expect(wave.orders.map((o: any) => o.externalId).sort()).toEqual(['O-1', 'O-2', 'O-3']);
 
-    // A wrong scan says what was expected, and changes nothing.
+    // Big touch targets for gloved hands.
+    for (const control of [page.getByLabel('Scan', { exact: true }), page.getByLabel('Quantity'), page.getByRole('button', { name: 'Short pick' })]) {
+      expect((await control.boundingBox())?.height).toBeGreaterThanOrEqual(48);
+    }
+
+    // A wrong scan says what was expected, buzzes low twice and vibrates, and changes nothing.
     const first = await shownStop(page);
     await scan(page, 'Z-99');
     await expect.poll(() => page.getByRole('alert').innerText()).toBe(`Wrong scan: Z-99. Expected location ${first.location}.`);
     expect(await shownStop(page)).toEqual(first);
+    expect(await feedbackOf(page)).toEqual({ vibrations: [[200, 100, 200]], tones: [180, 180] });
     await checkScreen(page, 'picker-stop');
+    await scan(page, first.location);
+    await page.getByText(`Location ${first.location} confirmed`).waitFor();
+    expect(await feedbackOf(page), 'an accepted scan beeps high, without vibrating').toEqual({ vibrations: [[200, 100, 200]], tones: [180, 180, 1320] });
 
     let shortPicked = false;
     for (let guard = 0; guard < 20 && !(await shownStop(page)).allRecorded; guard++) {
