@@ -129,6 +129,13 @@ describe('pickport CLI and the quick start', () => {
     expect((await fetch(`${url}/api/v1/public/products`, { headers: { authorization: `Bearer ${rotated.data.key}` } })).status).toBe(401);
   });
 
+  it("creates, lists and disables the console's users from the CLI", async () => {
+    const created = await cli('users', 'create', 'acme', 'Mara', '--name', 'Mara Jensen', '--role', 'picker', '--pin', '482913');
+    expect(created.data).toMatchObject({ username: 'mara', name: 'Mara Jensen', role: 'picker', disabled: false });
+    expect((await cli('users', 'list', 'acme')).data.map((u: { username: string }) => u.username)).toEqual(['mara']);
+    expect((await cli('users', 'disable', created.data.id)).data).toMatchObject({ id: created.data.id, disabled: true });
+  });
+
   it('exits non-zero with the API error when a command fails', async () => {
     await expect(run(process.execPath, [BIN, 'tenants', 'create', '--slug', 'acme', '--name', 'Again', '--url', url], { env })).rejects.toMatchObject({
       code: 1,
