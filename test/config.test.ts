@@ -17,6 +17,7 @@ describe('configuration from the environment', () => {
       nodeEnv: 'development',
       trustProxy: false,
       webhookAllowPrivate: false,
+      cookieSecure: false,
     });
     expect(first.generatedAdminToken).toBe(first.config.adminToken);
     expect(readFileSync(join(dir, 'admin-token'), 'utf8').trim()).toBe(first.config.adminToken);
@@ -42,6 +43,7 @@ describe('configuration from the environment', () => {
       TRUST_PROXY: 'true',
       PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
       PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
+      PICKPORT_COOKIE_SECURE: 'false',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -54,11 +56,20 @@ describe('configuration from the environment', () => {
       trustProxy: true,
       webhookRetryDelaysMs: [10, 20, 30],
       webhookAllowPrivate: true,
+      cookieSecure: false,
     });
     expect(config.secretKey.toString('hex')).toBe('ab'.repeat(32));
   });
 
+  it('marks the console cookie Secure in production unless PICKPORT_COOKIE_SECURE says otherwise, and where told', () => {
+    const production = { PICKPORT_DATA_DIR: freshDataDir(), NODE_ENV: 'production' };
+    expect(loadConfig(production).config.cookieSecure).toBe(true);
+    expect(loadConfig({ ...production, PICKPORT_COOKIE_SECURE: 'false' }).config.cookieSecure).toBe(false);
+    expect(loadConfig({ PICKPORT_DATA_DIR: freshDataDir(), PICKPORT_COOKIE_SECURE: 'true' }).config.cookieSecure).toBe(true);
+  });
+
   it.each([
+    [{ PICKPORT_COOKIE_SECURE: 'https' }, /PICKPORT_COOKIE_SECURE must be true or false/],
     [{ PORT: 'eighty' }, /PORT must be an integer/],
     [{ PORT: '70000' }, /PORT must be an integer from 0 to 65535/],
     [{ DATABASE_URL: 'mysql://db' }, /DATABASE_URL must start with postgres:/],

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db, Executor, Tx } from '../db';
-import { inTransaction } from '../db/transaction';
-import { emit } from '../events/outbox';
+import { writeEmitting } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
@@ -38,11 +37,7 @@ async function orderByRef(db: Executor, tenantId: string, ref: string): Promise<
 /** Runs one order write of the caller's tenant with its events and answers the order as the packer sees it. */
 async function orderWrite(db: Db, request: FastifyRequest, work: (tx: Tx, tenantId: string) => Promise<{ order: OrderRow; events: DomainEvent[] }>) {
   const { tenantId } = request.staff;
-  const order = await inTransaction(db, async (tx) => {
-    const done = await work(tx, tenantId);
-    await emit(tx, tenantId, done.events);
-    return done.order;
-  });
+  const { order } = await writeEmitting(db, tenantId, (tx) => work(tx, tenantId));
   return { success: true as const, data: await packOrderView(db, tenantId, order), requestId: request.id };
 }
 

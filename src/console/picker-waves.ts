@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db, Executor, Tx } from '../db';
-import { inTransaction } from '../db/transaction';
-import { emit } from '../events/outbox';
+import { writeEmitting } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import type { Layout } from '../floor/layout';
 import { findLayout } from '../floor/layouts';
@@ -40,10 +39,6 @@ export async function loadPickerWave(db: Executor, tenantId: string, waveId: str
 /** Runs one wave write of the caller's tenant with its events, and answers the wave as the console shows it. */
 export async function waveWrite(db: Db, request: FastifyRequest, work: (tx: Tx, tenantId: string) => Promise<{ waveId: string; events: DomainEvent[] }>) {
   const { tenantId } = request.staff;
-  const { waveId } = await inTransaction(db, async (tx) => {
-    const done = await work(tx, tenantId);
-    await emit(tx, tenantId, done.events);
-    return done;
-  });
+  const { waveId } = await writeEmitting(db, tenantId, (tx) => work(tx, tenantId));
   return { success: true as const, data: await loadPickerWave(db, tenantId, waveId), requestId: request.id };
 }

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { inTransaction } from '../db/transaction';
-import { emit } from '../events/outbox';
+import { writeEmitting } from '../events/outbox';
 import { createWave, recentWaves, releaseWave, waveRequest } from '../floor/waves';
 import { findLayout } from '../floor/layouts';
 import { CreateWaveBody } from '../floor/schemas';
@@ -101,11 +100,7 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const change = stockChange(request.body);
       const { tenantId } = request.staff;
-      const adjustment = await inTransaction(db, async (tx) => {
-        const done = await adjustStock(tx, tenantId, request.params.externalId, change);
-        await emit(tx, tenantId, done.events);
-        return done.adjustment;
-      });
+      const { adjustment } = await writeEmitting(db, tenantId, (tx) => adjustStock(tx, tenantId, request.params.externalId, change));
       const { externalId, sku, name, stock } = adjustment;
       return { success: true as const, data: { externalId, sku, name, stock }, requestId: request.id };
     },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db';
 import { inTransaction } from '../db/transaction';
-import { emit } from '../events/outbox';
+import { emit, writeEmitting } from '../events/outbox';
 import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
 import { moveOrder } from '../orders/lifecycle';
@@ -125,12 +125,8 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const change = stockChange(request.body);
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const data = await inTransaction(db, async (tx) => {
-        const { adjustment, events } = await adjustStock(tx, tenantId, request.params.externalId, change);
-        await emit(tx, tenantId, events);
-        return adjustment;
-      });
-      return { success: true as const, data, requestId: request.id };
+      const { adjustment } = await writeEmitting(db, tenantId, (tx) => adjustStock(tx, tenantId, request.params.externalId, change));
+      return { success: true as const, data: adjustment, requestId: request.id };
     },
   );
 };
