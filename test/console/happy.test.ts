@@ -72,6 +72,16 @@ describe('a picker picks a wave', () => {
     expect((await picker.get('/picking/wave')).body.data.id).toBe(started.body.data.id);
   });
 
+  it('gives two starts sent at once the same wave: one made (201), one found (200)', async () => {
+    const tenant = await ctx.tenant();
+    await floorWithOrders(ctx, tenant, 2);
+    const picker = await signedIn(ctx, tenant, 'picker');
+    const answers = await Promise.all([picker.post('/picking/wave'), picker.post('/picking/wave')]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 201]);
+    expect(answers[0]!.body.data.id).toBe(answers[1]!.body.data.id);
+    expect((await ctx.database.db.selectFrom('waves').select('id').where('tenant_id', '=', tenant.id).execute()).length).toBe(1);
+  });
+
   it('starts, records every line (one short, with a reason; one replayed), finishes: orders PICKED, stock dropped by what was picked', async () => {
     const tenant = await ctx.tenant();
     await floorWithOrders(ctx, tenant, 3);
