@@ -9,6 +9,7 @@ import type { DatabaseHandle, Db } from './db';
 import { catalogRoutes } from './catalog/routes';
 import { SESSION_COOKIE } from './console/auth';
 import { CONSOLE_API_PREFIX, consoleRoutes } from './console/routes';
+import { consoleStatic } from './console/static';
 import { floorRoutes } from './floor/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
@@ -160,6 +161,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     },
     { prefix: WAREHOUSE_PREFIX },
   );
+  await app.register(consoleStatic);
   await app.register(consoleRoutes(clock ?? Date.now), { prefix: CONSOLE_API_PREFIX });
   return app;
 }

@@ -1,0 +1,137 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import axe from 'axe-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { TestContext } from '../helpers/context';
+
+/** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH points elsewhere. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const haveChromium = existsSync(CHROMIUM);
+export const SKIP_LINE = `console browser tests skipped: no Chromium at ${CHROMIUM}; to run them: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+
+export const PHONE = { width: 360, height: 640 };
+export const DESKTOP = { width: 1280, height: 800 };
+export const SCREENSHOTS = fileURLToPath(new URL('../../docs/console/', import.meta.url));
+
+/**
+ * Headless Chromium as this machine runs it: no sandbox (root), no GPU, and none of the background
+ * connections to Google's hosts that a closed network refuses. Playwright gives each launch a
+ * fresh, empty profile (user-data dir) of its own.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Makes the test's app listen on loopback, as the real service does, and answers its origin. */
+export async function listen(ctx: TestContext): Promise<string> {
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+}
+
+export interface Device {
+  context: BrowserContext;
+  page: Page;
+  /** Script errors and Content-Security-Policy refusals seen in the page: none may happen. */
+  errors: string[];
+}
+
+/** A device: its own cookies and storage, at the given size, with a page on the console. */
+export async function device(browser: Browser, origin: string, viewport = PHONE): Promise<Device> {
+  const context = await browser.newContext({ viewport, baseURL: origin });
+  await context.addInitScript(recordFeedback);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto('/console');
+  return { context, page, errors };
+}
+
+/**
+ * Runs in the page before the app: keeps what the device was asked to do for the picker's senses,
+ * the vibration patterns and the pitch of each tone, in `pickportFeedback`.
+ */
+function recordFeedback(): void {
+  type Recorded = { vibrations: unknown[]; tones: number[] };
+  const page = globalThis as unknown as {
+    pickportFeedback: Recorded;
+    navigator: { vibrate?: (pattern: unknown) => boolean };
+    AudioContext?: { prototype: { createOscillator(): { frequency: { value: number }; start(when?: number): void } } };
+  };
+  const recorded: Recorded = { vibrations: [], tones: [] };
+  page.pickportFeedback = recorded;
+  page.navigator.vibrate = (pattern) => (recorded.vibrations.push(pattern), true);
+  const audio = page.AudioContext?.prototype;
+  if (!audio) return;
+  const create = audio.createOscillator;
+  audio.createOscillator = function (this: unknown) {
+    const oscillator = create.call(this);
+    const start = oscillator.start.bind(oscillator);
+    oscillator.start = (when) => (recorded.tones.push(oscillator.frequency.value), start(when));
+    return oscillator;
+  };
+}
+
+/** What the page asked of the device's speaker and vibration motor so far. */
+export const feedbackOf = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { pickportFeedback: { vibrations: unknown[]; tones: number[] } }).pickportFeedback);
+
+/** Fills in the sign-in form and sends it. */
+export async function submitSignIn(page: Page, warehouse: string, username: string, pin: string): Promise<void> {
+  await page.getByLabel('Warehouse').fill(warehouse);
+  await page.getByLabel('User', { exact: true }).fill(username);
+  await page.getByLabel('PIN').fill(pin);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+export async function signIn(page: Page, warehouse: string, username: string, pin: string): Promise<void> {
+  await submitSignIn(page, warehouse, username, pin);
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** What a keyboard-wedge scanner does: types the code into the focused field and presses Enter. */
+export async function scan(page: Page, code: string): Promise<void> {
+  const input = page.getByLabel('Scan', { exact: true });
+  await expect.poll(() => input.evaluate((element) => element === element.ownerDocument.activeElement), { timeout: 5_000 }).toBe(true);
+  await page.keyboard.type(code);
+  await page.keyboard.press('Enter');
+}
+
+/** Runs axe-core in the page; answers the serious and critical violations, described. */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  const results = await page.evaluate(() => (globalThis as unknown as { axe: typeof axe }).axe.run({ resultTypes: ['violations'] }));
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** Checks the screen with axe at phone and desktop size and saves a screenshot of each for docs/console.md. */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const original = page.viewportSize();
+  for (const [size, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+    await page.setViewportSize(viewport);
+    expect(await accessibilityProblems(page), `${name} at ${viewport.width}x${viewport.height}`).toEqual([]);
+    await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}.png`, fullPage: true, animations: 'disabled', caret: 'hide' });
+  }
+  if (original) await page.setViewportSize(original);
+}

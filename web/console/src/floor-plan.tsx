@@ -1,0 +1,110 @@
+import { aisleX, backY, positionY, type Layout } from '../../../src/floor/layout';
+import type { Floor } from './api';
+
+/** Wave route colours: distinct from each other and at least 3:1 against the white plan. */
+export const ROUTE_COLOURS = ['#0b62d6', '#c2410c', '#047857', '#7c3aed', '#b91c1c', '#0e7490'];
+
+const MARGIN = 2;
+
+/** Where the plan draws a layout point: the front cross aisle at the bottom, as one stands at the depot. */
+function frame(layout: Layout) {
+  const width = aisleX(layout, layout.aisles);
+  const back = backY(layout);
+  const pad = Math.max(layout.aisleSpacing, layout.positionSpacing) * MARGIN;
+  return {
+    width,
+    back,
+    pad,
+    viewBox: `${-pad} ${-pad} ${width + 2 * pad} ${back + 2 * pad}`,
+    x: (aisle: number) => aisleX(layout, aisle),
+    y: (layoutY: number) => back - layoutY,
+  };
+}
+
+/** A wave as the floor knows it: by its picker (one wave each); an unassigned one by its id. */
+export const waveLabel = (wave: { id: string; picker: { name: string } | null }) =>
+  wave.picker ? `${wave.picker.name}'s wave` : `Unassigned wave ${wave.id.slice(0, 8)}`;
+
+/**
+ * The floor as a plan: aisles, cross aisles, the depot, each placed location, and every wave in
+ * progress as its walking route with its stops (filled when done). The same content follows as
+ * text for anyone who cannot see the drawing.
+ */
+export function FloorPlan({ floor }: { floor: Floor }) {
+  const { layout } = floor;
+  if (!layout) return <p>No layout stored yet: the warehouse API's PUT /layout describes the floor.</p>;
+  const f = frame(layout);
+  const unit = Math.min(layout.aisleSpacing, layout.positionSpacing);
+  const aisleNumbers = Array.from({ length: layout.aisles }, (_, i) => i + 1);
+  const summary = `${layout.aisles} aisles of ${layout.positionsPerAisle} positions, ${floor.locations.length} placed locations, ${floor.waves.length} ${floor.waves.length === 1 ? 'wave' : 'waves'} in progress.`;
+
+  return (
+    <figure class="floor-plan">
+      <svg viewBox={f.viewBox} role="img" aria-labelledby="plan-title plan-desc" preserveAspectRatio="xMidYMid meet">
+        <title id="plan-title">Floor plan with the routes of the waves in progress</title>
+        <desc id="plan-desc">{summary} The routes are listed as text below the plan.</desc>
+        <line x1={0} x2={f.width} y1={f.y(0)} y2={f.y(0)} class="cross-aisle" />
+        <line x1={0} x2={f.width} y1={f.y(f.back)} y2={f.y(f.back)} class="cross-aisle" />
+        {aisleNumbers.map((aisle) => (
+          <g key={aisle}>
+            <line x1={f.x(aisle)} x2={f.x(aisle)} y1={f.y(0)} y2={f.y(f.back)} class="aisle" />
+            <text x={f.x(aisle)} y={f.y(0) + f.pad * 0.6} text-anchor="middle" class="plan-label" font-size={unit * 0.9}>
+              {aisle}
+            </text>
+          </g>
+        ))}
+        {floor.locations.map((location) => (
+          <g key={location.code}>
+            <rect
+              x={f.x(location.aisle) - unit * 0.6}
+              y={f.y(positionY(layout, location.position)) - unit * 0.3}
+              width={unit * 1.2}
+              height={unit * 0.6}
+              class="location-mark"
+            />
+            <text x={f.x(location.aisle) + unit * 0.8} y={f.y(positionY(layout, location.position))} dominant-baseline="middle" class="plan-label" font-size={unit * 0.5}>
+              {location.code}
+            </text>
+          </g>
+        ))}
+        <rect x={f.x(layout.depotAisle) - unit * 0.8} y={f.y(0) - unit * 0.8} width={unit * 1.6} height={unit * 1.6} class="depot">
+          <title>Depot</title>
+        </rect>
+        {floor.waves.map((wave, index) => {
+          const colour = ROUTE_COLOURS[index % ROUTE_COLOURS.length];
+          return (
+            <g key={wave.id}>
+              <polyline
+                points={wave.path.map((point) => `${point.x},${f.y(point.y)}`).join(' ')}
+                fill="none"
+                stroke={colour}
+                stroke-width={unit * 0.25}
+                stroke-linejoin="round"
+                stroke-opacity={0.85}
+              />
+              {wave.stops.map((stop) => (
+                <circle key={stop.seq} cx={stop.x} cy={f.y(stop.y)} r={unit * 0.45} stroke={colour} stroke-width={unit * 0.15} fill={stop.done ? colour : '#ffffff'}>
+                  <title>{`${waveLabel(wave)}, stop ${stop.seq}: ${stop.locationCode}${stop.done ? ' (done)' : ''}`}</title>
+                </circle>
+              ))}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption>
+        <p>{summary}</p>
+        {floor.waves.length > 0 && (
+          <ul class="routes">
+            {floor.waves.map((wave, index) => (
+              <li key={wave.id}>
+                <span class="swatch" aria-hidden="true" style={{ background: ROUTE_COLOURS[index % ROUTE_COLOURS.length] }} />
+                {waveLabel(wave)}, {wave.policy}, {Math.round(wave.distance * 10) / 10} long: depot →{' '}
+                {wave.stops.map((stop) => `${stop.locationCode}${stop.done ? ' (done)' : ''}`).join(' → ')} → depot
+              </li>
+            ))}
+          </ul>
+        )}
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,122 @@
+import { render, type ComponentType } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, describe, whenUnauthorized, type Me, type Role } from './api';
+import { Packer } from './packer';
+import { Picker } from './picker';
+import { SignIn } from './signin';
+import './styles.css';
+
+/** The console's screens, each a client route under /console (the service answers index.html for them). */
+const SCREENS = {
+  pick: { title: 'Picking', roles: ['picker', 'supervisor'] },
+  pack: { title: 'Packing', roles: ['packer', 'supervisor'] },
+  supervisor: { title: 'Supervisor', roles: ['supervisor'] },
+} as const satisfies Record<string, { title: string; roles: Role[] }>;
+type Screen = keyof typeof SCREENS;
+
+const HOME: Record<Role, Screen> = { picker: 'pick', packer: 'pack', supervisor: 'supervisor' };
+
+function screenOf(pathname: string): Screen | null {
+  const name = pathname.replace(/^\/console\/?/, '').split('/')[0] ?? '';
+  return name in SCREENS ? (name as Screen) : null;
+}
+
+function go(screen: Screen, replace = false): void {
+  const url = `/console/${screen}`;
+  if (location.pathname === url) return;
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** The supervisor's screen (the plan, the tables) is loaded only when opened: the handheld never fetches it. */
+const loadSupervisor = () => import('./supervisor').then((module) => module.default);
+
+function App() {
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [ended, setEnded] = useState<string | null>(null);
+  const [path, setPath] = useState(location.pathname);
+  const [SupervisorScreen, setSupervisorScreen] = useState<ComponentType | null>(null);
+
+  useEffect(() => {
+    const moved = () => setPath(location.pathname);
+    addEventListener('popstate', moved);
+    whenUnauthorized(() => {
+      setMe(null);
+      setEnded('Your session has ended. Sign in again.');
+    });
+    api<Me>('GET', '/session').then(setMe, () => setMe(null));
+    return () => removeEventListener('popstate', moved);
+  }, []);
+
+  const asked = screenOf(path);
+  const screen = me ? (asked && (SCREENS[asked].roles as readonly Role[]).includes(me.user.role) ? asked : HOME[me.user.role]) : null;
+  useEffect(() => {
+    if (screen) go(screen, true);
+    if (screen) document.title = `${SCREENS[screen].title} · Pickport console`;
+    else document.title = 'Sign in · Pickport console';
+    if (screen === 'supervisor' && !SupervisorScreen) void loadSupervisor().then((component) => setSupervisorScreen(() => component));
+  }, [screen]);
+
+  if (me === undefined) return <p role="status">Loading…</p>;
+  if (me === null || !screen) {
+    return (
+      <SignIn
+        notice={ended}
+        onSignedIn={(signedIn) => {
+          setEnded(null);
+          setMe(signedIn);
+        }}
+      />
+    );
+  }
+
+  const signOut = async () => {
+    try {
+      await api('DELETE', '/session');
+    } catch (error) {
+      // Signed out either way on this device; the session ends on the service when it expires.
+      console.warn(describe(error));
+    }
+    setMe(null);
+  };
+
+  const allowed = (Object.keys(SCREENS) as Screen[]).filter((name) => (SCREENS[name].roles as readonly Role[]).includes(me.user.role));
+  return (
+    <div class={`shell screen-${screen}`}>
+      <header class="top">
+        <p class="who">
+          <span class="brand">Pickport</span> {me.user.name} · {me.warehouse.name}
+        </p>
+        {allowed.length > 1 && (
+          <nav aria-label="Screens">
+            {allowed.map((name) => (
+              <a
+                key={name}
+                href={`/console/${name}`}
+                aria-current={name === screen ? 'page' : undefined}
+                onClick={(event) => {
+                  event.preventDefault();
+                  go(name);
+                }}
+              >
+                {SCREENS[name].title}
+              </a>
+            ))}
+          </nav>
+        )}
+        <button type="button" class="sign-out" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        <h1 class="visually-hidden">{SCREENS[screen].title}</h1>
+        {screen === 'pick' && <Picker />}
+        {screen === 'pack' && <Packer />}
+        {screen === 'supervisor' && (SupervisorScreen ? <SupervisorScreen /> : <p role="status">Loading…</p>)}
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById('app') as HTMLElement);

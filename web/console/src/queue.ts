@@ -1,0 +1,36 @@
+import type { PickBody } from './api';
+
+/**
+ * Picks recorded while the service could not be reached, oldest first, kept in localStorage so a
+ * reload or a flat battery loses none. Each request sets the line's quantity, so sending one twice
+ * is harmless; they are sent in order, so the last word on a line stays the last.
+ */
+export class PickQueue {
+  private readonly key: string;
+  constructor(waveId: string) {
+    this.key = `pickport.pending-picks.${waveId}`;
+  }
+
+  all(): PickBody[] {
+    try {
+      const stored = JSON.parse(localStorage.getItem(this.key) ?? '[]') as unknown;
+      return Array.isArray(stored) ? (stored as PickBody[]) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  push(pick: PickBody): void {
+    this.save([...this.all(), pick]);
+  }
+
+  /** Drops the oldest pick, once the service has it (or has refused it for good). */
+  shift(): void {
+    this.save(this.all().slice(1));
+  }
+
+  private save(picks: PickBody[]): void {
+    if (picks.length === 0) localStorage.removeItem(this.key);
+    else localStorage.setItem(this.key, JSON.stringify(picks));
+  }
+}

@@ -1,0 +1,253 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { POLICIES } from '../../../src/floor/layout';
+import { api, describe, type Board, type Floor, type PickerWave } from './api';
+import { FloorPlan, waveLabel } from './floor-plan';
+
+const STATUSES = ['PENDING_VALIDATION', 'PENDING', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'];
+/** The board follows the floor without a reload. */
+const REFRESH_MS = 10_000;
+
+const round = (value: number) => Math.round(value * 10) / 10;
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** The supervisor's desk: what is happening on the floor, and the few levers to act on it. */
+export default function Supervisor() {
+  const [board, setBoard] = useState<Board | null>(null);
+  const [floor, setFloor] = useState<Floor | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+
+  const refresh = useCallback(async () => {
+    try {
+      const [nextBoard, nextFloor] = await Promise.all([api<Board>('GET', '/board'), api<Floor>('GET', '/floor')]);
+      setBoard(nextBoard);
+      setFloor(nextFloor);
+      setError(null);
+    } catch (failure) {
+      setError(describe(failure));
+    }
+  }, []);
+  useEffect(() => {
+    void refresh();
+    const timer = setInterval(() => void refresh(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [refresh]);
+
+  /** Runs one supervisor action, says how it went and redraws the board. */
+  const act = async (action: () => Promise<string>) => {
+    try {
+      setNotice(await action());
+      setError(null);
+    } catch (failure) {
+      setError(describe(failure));
+    }
+    await refresh();
+  };
+
+  return (
+    <div class="supervisor">
+      <h2 class="visually-hidden">Supervisor</h2>
+      <p role="alert" class="message error">
+        {error ?? ''}
+      </p>
+      <p role="status" class="message info">
+        {notice}
+      </p>
+      {board ? (
+        <div class="panels">
+          <StatusCounts counts={board.statusCounts} />
+          <WavesInProgress waves={board.waves} onRelease={(wave) => act(async () => (await api<PickerWave>('POST', `/waves/${wave.id}/release`), `${waveLabel(wave)} released: its unpicked orders are PENDING again.`))} />
+          <Webhooks webhooks={board.webhooks} />
+          <Issues issues={board.issues} />
+          <CreateWave onCreate={(body) => act(async () => describeWave(await api<PickerWave>('POST', '/waves', body)))} />
+          <AdjustStock onAdjust={(externalId, body) => act(async () => {
+            const product = await api<{ externalId: string; sku: string; name: string; stock: number }>('POST', `/products/${encodeURIComponent(externalId)}/stock`, body);
+            return `${product.name} (${product.sku}) now has ${product.stock} in stock.`;
+          })} />
+        </div>
+      ) : (
+        !error && <p role="status">Loading the board…</p>
+      )}
+      {floor && (
+        <section class="panel wide" aria-labelledby="plan-heading">
+          <h3 id="plan-heading">Floor plan</h3>
+          <FloorPlan floor={floor} />
+        </section>
+      )}
+    </div>
+  );
+}
+
+const describeWave = (wave: PickerWave) =>
+  `${waveLabel(wave)} created: ${plural(wave.orders.length, 'order')}, ${plural(wave.stops.length, 'stop')}, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
+
+function StatusCounts({ counts }: { counts: Board['statusCounts'] }) {
+  const statuses = [...STATUSES, ...Object.keys(counts).filter((status) => !STATUSES.includes(status))];
+  return (
+    <section class="panel" aria-labelledby="status-heading">
+      <h3 id="status-heading">Orders by status</h3>
+      <dl class="counts">
+        {statuses.map((status) => (
+          <div key={status} class={`count status-${status}`}>
+            <dt>{status.replace(/_/g, ' ').toLowerCase()}</dt>
+            <dd>{counts[status] ?? 0}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function WavesInProgress({ waves, onRelease }: { waves: Board['waves']; onRelease(wave: Board['waves'][number]): void }) {
+  return (
+    <section class="panel span-2" aria-labelledby="waves-heading">
+      <h3 id="waves-heading">Waves in progress</h3>
+      {waves.length === 0 ? (
+        <p>No wave is being picked.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Wave</th>
+              <th scope="col">Orders</th>
+              <th scope="col">Stops done</th>
+              <th scope="col">Distance left</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {waves.map((wave) => (
+              <tr key={wave.id}>
+                <th scope="row">{waveLabel(wave)}</th>
+                <td>{wave.orders}</td>
+                <td>
+                  {wave.progress.stopsDone} of {wave.progress.stopsTotal}
+                </td>
+                <td>{round(wave.progress.distanceLeft)}</td>
+                <td>
+                  <button type="button" onClick={() => onRelease(wave)} aria-label={`Release ${waveLabel(wave)}`}>
+                    Release
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function Issues({ issues }: { issues: Board['issues'] }) {
+  return (
+    <section class="panel span-2" aria-labelledby="issues-heading">
+      <h3 id="issues-heading">Orders with issues</h3>
+      {issues.length === 0 ? (
+        <p>No order has an issue.</p>
+      ) : (
+        <ul class="issues">
+          {issues.map((order) => (
+            <li key={order.externalId}>
+              <strong>Order {order.orderNumber}</strong> ({order.status}):{' '}
+              {order.issues.map((issue) => issue.message).join('; ')}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Webhooks({ webhooks }: { webhooks: Board['webhooks'] }) {
+  return (
+    <section class="panel" aria-labelledby="webhooks-heading">
+      <h3 id="webhooks-heading">Webhooks</h3>
+      <p>
+        Dead letters waiting: <strong>{webhooks.deadLetters}</strong>
+      </p>
+      {webhooks.failing.length === 0 ? (
+        <p>No webhook is failing.</p>
+      ) : (
+        <ul>
+          {webhooks.failing.map((hook) => (
+            <li key={hook.id}>
+              <span class="url">{hook.url}</span>
+              {hook.consecutiveFailures !== undefined && `: ${hook.consecutiveFailures} failures in a row`}
+              {hook.lastError && ` (last: ${hook.lastError})`}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function CreateWave({ onCreate }: { onCreate(body: Record<string, unknown>): void }) {
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const body: Record<string, unknown> = { policy: form.get('policy') };
+    for (const field of ['maxOrders', 'maxItems']) {
+      const value = String(form.get(field) ?? '').trim();
+      if (value) body[field] = Number(value);
+    }
+    onCreate(body);
+  };
+  return (
+    <section class="panel" aria-labelledby="create-heading">
+      <h3 id="create-heading">Create a wave</h3>
+      <form onSubmit={submit} class="stack">
+        <label for="max-orders">Max orders</label>
+        <input id="max-orders" name="maxOrders" type="number" min={1} placeholder="8" />
+        <label for="max-items">Max items</label>
+        <input id="max-items" name="maxItems" type="number" min={1} placeholder="40" />
+        <label for="policy">Routing policy</label>
+        <select id="policy" name="policy">
+          {/* optimal, the service's default, first */}
+          {[...POLICIES].reverse().map((policy) => (
+            <option key={policy} value={policy}>
+              {policy}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="primary">
+          Create wave
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function AdjustStock({ onAdjust }: { onAdjust(externalId: string, body: { stock: number } | { delta: number }): void }) {
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const amount = Number(form.get('amount'));
+    onAdjust(String(form.get('product')).trim(), form.get('mode') === 'delta' ? { delta: amount } : { stock: amount });
+  };
+  return (
+    <section class="panel" aria-labelledby="stock-heading">
+      <h3 id="stock-heading">Adjust stock</h3>
+      <form onSubmit={submit} class="stack">
+        <label for="stock-product">Product externalId</label>
+        <input id="stock-product" name="product" required autocomplete="off" />
+        <fieldset>
+          <legend>Change</legend>
+          <label class="radio">
+            <input type="radio" name="mode" value="stock" defaultChecked /> Set stock to
+          </label>
+          <label class="radio">
+            <input type="radio" name="mode" value="delta" /> Add (negative removes)
+          </label>
+        </fieldset>
+        <label for="stock-amount">Amount</label>
+        <input id="stock-amount" name="amount" type="number" required step={1} />
+        <button type="submit" class="primary">
+          Adjust stock
+        </button>
+      </form>
+    </section>
+  );
+}
