@@ -222,6 +222,8 @@ describe("the README's quick start, pasted into a shell", { timeout: 120_000 }, 
     expect(tenants.data.map((tenant) => tenant.slug).sort()).toEqual(['acme', 'globex']);
     const keys = (await (await fetch(`${service.url}/api/v1/admin/tenants/globex/api-keys`, { headers })).json()) as { data: { status: string }[] };
     expect(keys.data.map((key) => key.status).sort()).toEqual(['revoked', 'revoked']);
+    const users = (await (await fetch(`${service.url}/api/v1/admin/tenants/acme/users`, { headers })).json()) as { data: { username: string; role: string }[] };
+    expect(users.data.map(({ username, role }) => `${username}:${role}`).sort()).toEqual(['ana:picker', 'sam:supervisor']);
   });
 });
 
