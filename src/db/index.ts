@@ -2,6 +2,7 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
+import { createPGliteDataDir } from './pglite-create';
 import { pgliteDialect } from './pglite-dialect';
 import { nodePostgresDialect } from './postgres-dialect';
 
@@ -115,8 +116,19 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   };
 }
 
+/**
+ * The embedded engine's shared buffers. PGlite zeroes PostgreSQL's shared memory inside its WASM
+ * heap at start, so all of it is resident from the first second: the default 128 MB was the largest
+ * part of the service's memory. 16 MB holds a small warehouse's working set, and pages beyond it are
+ * read from the data directory through the operating system's file cache (docs/operations.md).
+ */
+const EMBEDDED_SETTINGS = ['-c', 'shared_buffers=16MB'];
+const embeddedStart = { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS], initDbStartParams: EMBEDDED_SETTINGS };
+
 async function openPGlite(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.dataDir) await createPGliteDataDir(options.dataDir, embeddedStart);
   const client = await PGlite.create(options.dataDir ?? 'memory://', {
+    ...embeddedStart,
     parsers: { [pgliteTypes.INT8]: parseNumber, [pgliteTypes.NUMERIC]: parseNumber },
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
