@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   floor: () => import('./suites/floor'),
   waves: () => import('./suites/waves'),
   retention: () => import('./suites/retention'),
+  memory: () => import('./suites/memory'),
 };
 
 const wanted = process.argv.slice(2);
