@@ -35,6 +35,11 @@ export interface Config {
    * default 30); unset (`off`): kept forever.
    */
   retentionDays?: number;
+  /**
+   * Shared buffers of the embedded database in MB (PICKPORT_EMBEDDED_BUFFERS_MB, default 16). All
+   * of it is resident from the start; ignored with DATABASE_URL.
+   */
+  embeddedBuffersMb?: number;
 }
 
 /**
@@ -56,6 +61,9 @@ export class ConfigError extends StartupError {
     super(message, 2);
   }
 }
+
+/** Default shared buffers of the embedded database, MB (docs/operations.md, "Memory"). */
+export const EMBEDDED_BUFFERS_MB = 16;
 
 type Env = Record<string, string | undefined>;
 
@@ -205,6 +213,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     webhookRetryDelaysMs: retryDelays(env),
     webhookAllowPrivate: boolean(env, 'PICKPORT_WEBHOOK_ALLOW_PRIVATE', false),
     retentionDays: retentionDays(env),
+    embeddedBuffersMb: integer(env, 'PICKPORT_EMBEDDED_BUFFERS_MB', EMBEDDED_BUFFERS_MB, 1, 1024),
   };
   const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);
 
