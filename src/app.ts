@@ -7,6 +7,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config';
 import type { DatabaseHandle, Db } from './db';
 import { catalogRoutes } from './catalog/routes';
+import { SESSION_COOKIE } from './console/auth';
+import { CONSOLE_API_PREFIX, consoleRoutes } from './console/routes';
 import { floorRoutes } from './floor/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
@@ -21,6 +23,7 @@ import { ErrorResponse } from './http/schemas';
 import { validatorCompiler } from './http/validation';
 import { orderRoutes } from './orders/routes';
 import { ApiKeyCache } from './tenancy/key-cache';
+import { staffRoutes } from './staff/routes';
 import { tenancyRoutes } from './tenancy/routes';
 import { warehouseRoutes } from './warehouse/routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -107,6 +110,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'pk_live_ followed by 40 characters' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment' },
+          consoleSession: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by POST /console/api/session' },
         },
       },
       tags: [
@@ -114,8 +118,9 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
         { name: 'products', description: 'Catalog sync: create, update and list products by externalId' },
         { name: 'orders', description: 'Order intake and lifecycle: create, update, list and cancel orders' },
         { name: 'webhooks', description: 'Signed event deliveries: register endpoints, test, inspect and replay deliveries' },
-        { name: 'operator', description: 'Tenants and API keys (admin token)' },
+        { name: 'operator', description: 'Tenants, API keys and warehouse users (admin token)' },
         { name: 'warehouse', description: 'Moves orders on the floor (admin token)' },
+        { name: 'console', description: "The console's API for warehouse staff (session cookie; state-changing requests need the service's own Origin)" },
       ],
     },
     refResolver,
@@ -143,6 +148,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     async (scope) => {
       installAdminAuth(scope);
       await scope.register(tenancyRoutes);
+      await scope.register(staffRoutes);
     },
     { prefix: ADMIN_PREFIX },
   );
@@ -154,6 +160,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     },
     { prefix: WAREHOUSE_PREFIX },
   );
+  await app.register(consoleRoutes(clock ?? Date.now), { prefix: CONSOLE_API_PREFIX });
   return app;
 }
 

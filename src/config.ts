@@ -9,6 +9,8 @@ export interface Config {
   metricsPort?: number | undefined;
   /** Unset: the embedded PostgreSQL (PGlite) under `dataDir`. */
   databaseUrl: string | undefined;
+  /** Connections of this process's PostgreSQL pool (PICKPORT_DATABASE_POOL_SIZE, default 20); unused by the embedded database. */
+  databasePoolSize?: number;
   redisUrl: string | undefined;
   /** Put before every Redis key (deployments or test runs sharing one Redis); default `pickport:`. */
   redisKeyPrefix?: string;
@@ -35,6 +37,11 @@ export interface Config {
    * default 30); unset (`off`): kept forever.
    */
   retentionDays?: number;
+  /**
+   * Marks the console's session cookie Secure (sent over HTTPS only): PICKPORT_COOKIE_SECURE,
+   * default true when NODE_ENV=production. Off only where the console is reached over plain HTTP.
+   */
+  cookieSecure: boolean;
   /**
    * Shared buffers of the embedded database in MB (PICKPORT_EMBEDDED_BUFFERS_MB, default 16). All
    * of it is resident from the start; ignored with DATABASE_URL.
@@ -201,6 +208,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     metricsPort,
     host: env.HOST || '0.0.0.0',
     databaseUrl,
+    databasePoolSize: integer(env, 'PICKPORT_DATABASE_POOL_SIZE', 20, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.PICKPORT_REDIS_KEY_PREFIX || 'pickport:',
     rateLimiting: boolean(env, 'PICKPORT_RATE_LIMITING', true),
@@ -213,6 +221,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     webhookRetryDelaysMs: retryDelays(env),
     webhookAllowPrivate: boolean(env, 'PICKPORT_WEBHOOK_ALLOW_PRIVATE', false),
     retentionDays: retentionDays(env),
+    cookieSecure: boolean(env, 'PICKPORT_COOKIE_SECURE', nodeEnv === 'production'),
     embeddedBuffersMb: integer(env, 'PICKPORT_EMBEDDED_BUFFERS_MB', EMBEDDED_BUFFERS_MB, 1, 1024),
   };
   const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);

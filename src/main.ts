@@ -5,6 +5,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig, StartupError, type LoadedConfig } from './config';
 import { Metrics } from './http/metrics';
 import { listenForMetrics, openConfiguredDatabase, closeOnSignals, startServer } from './server';
+import { addUserCommands } from './staff/cli';
 import { addOperatorCommands } from './tenancy/cli';
 import { startDeliveryWorker } from './webhooks/worker';
 import { SERVICE_VERSION } from './version';
@@ -75,6 +76,7 @@ export async function main(argv: string[]): Promise<void> {
     );
 
   addOperatorCommands(program);
+  addUserCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,45 +43,74 @@ async function waitForHealth(url: string, deadlineMs: number): Promise<void> {
   throw new Error(`the service did not answer at ${url}`);
 }
 
+interface RunningService {
+  url: string;
+  port: number;
+  /** The environment the service runs with (data directory, database, token). */
+  env: NodeJS.ProcessEnv;
+  /** What it printed so far. */
+  output(): string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
 /**
- * The README's quick start, as a new user runs it: `pickport serve` on a fresh data directory (the
- * embedded database, or a schema of DATABASE_URL), the CLI to make a tenant and a key, then curl.
+ * `pickport serve` as a new user starts it: on a fresh data directory, on the embedded database or
+ * on a schema of its own in DATABASE_URL (where the admin token must be given).
  */
-describe('pickport CLI and the quick start', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pickport-cli-'));
-  const schema = `cli_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+async function startService(dataDir: string): Promise<RunningService> {
   const env: NodeJS.ProcessEnv = { ...process.env, PICKPORT_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
   delete env.ADMIN_TOKEN;
-  let server: ChildProcess;
+  const schema = `cli_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  if (process.env.DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    env.DATABASE_URL = `${process.env.DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    env.ADMIN_TOKEN = ADMIN_TOKEN;
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   let output = '';
+  const server = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout?.on('data', (chunk) => (output += String(chunk)));
+  server.stderr?.on('data', (chunk) => (output += String(chunk)));
+  await waitForHealth(url, 45_000);
+  return {
+    url,
+    port,
+    env,
+    output: () => output,
+    process: server,
+    async stop() {
+      if (server.exitCode === null) server.kill('SIGKILL');
+      if (process.env.DATABASE_URL) {
+        const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await admin.end();
+      }
+    },
+  };
+}
+
+/**
+ * The quick start's steps through the CLI and the API, each answer checked: `pickport serve` on a
+ * fresh data directory, the CLI to make a tenant and a key, then the API.
+ */
+// Each CLI call starts Node and loads the sources: seconds apiece on a loaded machine.
+describe('pickport CLI and the quick start', { timeout: 120_000 }, () => {
+  let service: RunningService;
+  let env: NodeJS.ProcessEnv;
   let url = '';
 
   beforeAll(async () => {
-    if (process.env.DATABASE_URL) {
-      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      await admin.end();
-      env.DATABASE_URL = `${process.env.DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-      env.ADMIN_TOKEN = ADMIN_TOKEN;
-    }
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    server.stdout?.on('data', (chunk) => (output += String(chunk)));
-    server.stderr?.on('data', (chunk) => (output += String(chunk)));
-    await waitForHealth(url, 45_000);
+    service = await startService(mkdtempSync(join(tmpdir(), 'pickport-cli-')));
+    ({ env, url } = service);
   }, 60_000);
 
-  afterAll(async () => {
-    if (server.exitCode === null) server.kill('SIGKILL');
-    if (process.env.DATABASE_URL) {
-      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-    }
-  });
+  afterAll(() => service.stop());
 
   const cli = async (...args: string[]) => {
     const { stdout } = await run(process.execPath, [BIN, ...args, '--url', url, '--json'], { env });
@@ -90,9 +119,9 @@ describe('pickport CLI and the quick start', () => {
 
   it('prints the generated admin token once on the embedded default', () => {
     if (process.env.DATABASE_URL) {
-      expect(output).not.toContain('Generated an admin token');
+      expect(service.output()).not.toContain('Generated an admin token');
     } else {
-      expect(output).toMatch(/Generated an admin token[\s\S]*adm_/);
+      expect(service.output()).toMatch(/Generated an admin token[\s\S]*adm_/);
     }
   });
 
@@ -122,6 +151,13 @@ describe('pickport CLI and the quick start', () => {
     expect((await fetch(`${url}/api/v1/public/products`, { headers: { authorization: `Bearer ${rotated.data.key}` } })).status).toBe(401);
   });
 
+  it("creates, lists and disables the console's users from the CLI", async () => {
+    const created = await cli('users', 'create', 'acme', 'Mara', '--name', 'Mara Jensen', '--role', 'picker', '--pin', '482913');
+    expect(created.data).toMatchObject({ username: 'mara', name: 'Mara Jensen', role: 'picker', disabled: false });
+    expect((await cli('users', 'list', 'acme')).data.map((u: { username: string }) => u.username)).toEqual(['mara']);
+    expect((await cli('users', 'disable', created.data.id)).data).toMatchObject({ id: created.data.id, disabled: true });
+  });
+
   it('exits non-zero with the API error when a command fails', async () => {
     await expect(run(process.execPath, [BIN, 'tenants', 'create', '--slug', 'acme', '--name', 'Again', '--url', url], { env })).rejects.toMatchObject({
       code: 1,
@@ -130,8 +166,8 @@ describe('pickport CLI and the quick start', () => {
   });
 
   it('shuts down cleanly on SIGTERM', async () => {
-    const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
+    const exited = new Promise<number | null>((resolve) => service.process.once('exit', resolve));
+    service.process.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
 
@@ -140,6 +176,45 @@ describe('pickport CLI and the quick start', () => {
       code: 2,
       stderr: expect.stringContaining('PORT must be an integer'),
     });
+  });
+});
+
+/**
+ * The README's quick start pasted literally into a shell: every `sh` block of the section, run one
+ * after the other with bash in a folder whose `data/` is the service's data directory, so
+ * `cat data/admin-token` and `npx pickport` find what they would on a fresh clone.
+ */
+describe("the README's quick start, pasted into a shell", { timeout: 120_000 }, () => {
+  const folder = mkdtempSync(join(tmpdir(), 'pickport-readme-'));
+  let service: RunningService;
+
+  beforeAll(async () => {
+    service = await startService(join(folder, 'data'));
+    if (service.env.ADMIN_TOKEN) writeFileSync(join(folder, 'data', 'admin-token'), service.env.ADMIN_TOKEN);
+    mkdirSync(join(folder, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(BIN, join(folder, 'node_modules', '.bin', 'pickport'));
+  }, 60_000);
+
+  afterAll(() => service.stop());
+
+  it('runs every block without an error, and what it made is there', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const quickStart = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1));
+    const blocks = [...quickStart.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    // The README names the default port; the test's service listens elsewhere.
+    const script = ['set -euo pipefail', ...blocks].join('\n').replaceAll('localhost:3000', `127.0.0.1:${service.port}`);
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(service.port) };
+    const result = await run('bash', ['-c', script], { cwd: folder, env }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    expect('code' in result ? result : { code: 0 }, JSON.stringify(result)).toMatchObject({ code: 0 });
+    expect(result.stdout).toContain('"status":"IN_PICKING"');
+    expect(result.stdout).toMatch(/globex/);
+
+    const headers = { authorization: `Bearer ${service.env.ADMIN_TOKEN ?? readFileSync(join(folder, 'data', 'admin-token'), 'utf8').trim()}` };
+    const tenants = (await (await fetch(`${service.url}/api/v1/admin/tenants`, { headers })).json()) as { data: { slug: string }[] };
+    expect(tenants.data.map((tenant) => tenant.slug).sort()).toEqual(['acme', 'globex']);
+    const keys = (await (await fetch(`${service.url}/api/v1/admin/tenants/globex/api-keys`, { headers })).json()) as { data: { status: string }[] };
+    expect(keys.data.map((key) => key.status).sort()).toEqual(['revoked', 'revoked']);
   });
 });
 

@@ -17,6 +17,7 @@ describe('configuration from the environment', () => {
       nodeEnv: 'development',
       trustProxy: false,
       webhookAllowPrivate: false,
+      cookieSecure: false,
       embeddedBuffersMb: 16,
     });
     expect(first.generatedAdminToken).toBe(first.config.adminToken);
@@ -35,6 +36,7 @@ describe('configuration from the environment', () => {
       PORT: '8080',
       HOST: '127.0.0.1',
       DATABASE_URL: 'postgres://db/pickport',
+      PICKPORT_DATABASE_POOL_SIZE: '8',
       REDIS_URL: 'redis://cache:6379',
       ADMIN_TOKEN: 'a-long-enough-admin-token',
       PICKPORT_SECRET_KEY: 'ab'.repeat(32),
@@ -43,12 +45,14 @@ describe('configuration from the environment', () => {
       TRUST_PROXY: 'true',
       PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
       PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
+      PICKPORT_COOKIE_SECURE: 'false',
       PICKPORT_EMBEDDED_BUFFERS_MB: '64',
     });
     expect(config).toMatchObject({
       port: 8080,
       host: '127.0.0.1',
       databaseUrl: 'postgres://db/pickport',
+      databasePoolSize: 8,
       redisUrl: 'redis://cache:6379',
       adminToken: 'a-long-enough-admin-token',
       nodeEnv: 'production',
@@ -56,14 +60,24 @@ describe('configuration from the environment', () => {
       trustProxy: true,
       webhookRetryDelaysMs: [10, 20, 30],
       webhookAllowPrivate: true,
+      cookieSecure: false,
       embeddedBuffersMb: 64,
     });
     expect(config.secretKey.toString('hex')).toBe('ab'.repeat(32));
   });
 
+  it('marks the console cookie Secure in production unless PICKPORT_COOKIE_SECURE says otherwise, and where told', () => {
+    const production = { PICKPORT_DATA_DIR: freshDataDir(), NODE_ENV: 'production' };
+    expect(loadConfig(production).config.cookieSecure).toBe(true);
+    expect(loadConfig({ ...production, PICKPORT_COOKIE_SECURE: 'false' }).config.cookieSecure).toBe(false);
+    expect(loadConfig({ PICKPORT_DATA_DIR: freshDataDir(), PICKPORT_COOKIE_SECURE: 'true' }).config.cookieSecure).toBe(true);
+  });
+
   it.each([
+    [{ PICKPORT_COOKIE_SECURE: 'https' }, /PICKPORT_COOKIE_SECURE must be true or false/],
     [{ PORT: 'eighty' }, /PORT must be an integer/],
     [{ PORT: '70000' }, /PORT must be an integer from 0 to 65535/],
+    [{ PICKPORT_DATABASE_POOL_SIZE: '0' }, /PICKPORT_DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
     [{ PICKPORT_EMBEDDED_BUFFERS_MB: '0' }, /PICKPORT_EMBEDDED_BUFFERS_MB must be an integer from 1 to 1024/],
     [{ PICKPORT_EMBEDDED_BUFFERS_MB: '16MB' }, /PICKPORT_EMBEDDED_BUFFERS_MB must be an integer/],
     [{ DATABASE_URL: 'mysql://db' }, /DATABASE_URL must start with postgres:/],

@@ -5,19 +5,24 @@ import pino from 'pino';
 import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
 import { startDeliveryWorker } from '../../src/webhooks/worker';
-import { startBenchService, type Measurement } from '../harness';
+import { PickportProcesses } from '../../test/helpers/processes';
+import { startBenchService, type BenchService, type Measurement } from '../harness';
 
 const THROUGHPUT_EVENTS = 3_000;
 const LATENCY_EVENTS = 200;
 const LATENCY_INTERVAL_MS = 20;
 const CONCURRENCY = 32;
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
+const PROCESS_EVENTS = 3_000;
+const PROCESS_ROUNDS = 2;
+const SLOW_RECEIVER_MS = 50;
 
-/** A receiver that answers 200 at once and notes when each sku arrived. */
+/** A receiver that answers 200 (at once, or after `delayMs`) and notes when each sku arrived. */
 async function startReceiver() {
   const arrivals = new Map<string, number>();
   let count = 0;
   let onCount: (() => void) | undefined;
+  const receiver = { delayMs: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -26,11 +31,12 @@ async function startReceiver() {
       arrivals.set(body.data.sku, performance.now());
       count++;
       onCount?.();
-      res.writeHead(200).end();
+      if (receiver.delayMs > 0) setTimeout(() => res.writeHead(200).end(), receiver.delayMs);
+      else res.writeHead(200).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  return Object.assign(receiver, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     arrivals,
     /** Resolves once `n` requests have arrived in total. */
@@ -40,8 +46,10 @@ async function startReceiver() {
         onCount();
       }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  });
 }
+
+type BenchReceiver = Awaited<ReturnType<typeof startReceiver>>;
 
 const stockEvent = (sku: string): DomainEvent => ({
   event: 'product.stock_updated',
@@ -70,12 +78,70 @@ async function bareSend(url: string, skus: string[]): Promise<void> {
   agent.destroy();
 }
 
+/** Deliveries per second of `workers` worker processes draining a backlog committed at once. */
+async function drainWithProcesses(
+  processes: PickportProcesses,
+  workers: number,
+  service: BenchService,
+  tenantId: string,
+  receiver: BenchReceiver,
+  sent: number,
+): Promise<number> {
+  const started = Array.from({ length: workers }, () => processes.worker());
+  await Promise.all(started.map((p) => p.ready));
+  const skus = Array.from({ length: PROCESS_EVENTS }, (_, i) => `W${sent + i}`);
+  await service.database.db.transaction().execute((tx) => emit(tx, tenantId, skus.map(stockEvent)));
+  const start = performance.now();
+  await receiver.until(sent + PROCESS_EVENTS);
+  const rate = PROCESS_EVENTS / ((performance.now() - start) / 1000);
+  // SIGTERM: each worker records its attempts in flight before it exits, so the next round starts clean.
+  for (const p of started) p.child.kill('SIGTERM');
+  await Promise.all(started.map((p) => p.exited));
+  return rate;
+}
+
+/**
+ * Scale-out (issue 16, PostgreSQL only): `pickport worker` processes as an operator runs them, one
+ * against two, in alternation, each draining the same size of backlog committed in one
+ * transaction; against a receiver that answers at once (the machine's cores are the limit) and one
+ * that answers in 50 ms (the sends in flight per worker are).
+ */
+async function workerProcesses(service: BenchService, tenantId: string, receiver: BenchReceiver, sentBefore: number): Promise<Measurement[]> {
+  const processes = await PickportProcesses.forContext({ database: service.database, config: service.app.config }, { LOG_LEVEL: 'info' });
+  let sent = sentBefore;
+  const measurements: Measurement[] = [];
+  try {
+    for (const delayMs of [0, SLOW_RECEIVER_MS]) {
+      receiver.delayMs = delayMs;
+      let one = 0;
+      let two = 0;
+      for (let round = 0; round < PROCESS_ROUNDS; round++) {
+        one = Math.max(one, await drainWithProcesses(processes, 1, service, tenantId, receiver, sent));
+        sent += PROCESS_EVENTS;
+        two = Math.max(two, await drainWithProcesses(processes, 2, service, tenantId, receiver, sent));
+        sent += PROCESS_EVENTS;
+      }
+      measurements.push({
+        name: `delivery throughput, ${PROCESS_EVENTS} queued, two worker processes against one (receiver answers ${delayMs ? `in ${delayMs} ms` : 'at once'})`,
+        unit: 'deliveries/s',
+        service: two,
+        baseline: one,
+        higherIsBetter: true,
+      });
+    }
+  } finally {
+    receiver.delayMs = 0;
+    processes.killAll();
+  }
+  return measurements;
+}
+
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 
 /**
  * Webhook delivery: throughput of the worker draining a backlog to a local receiver, and the time
  * from an event's commit to its arrival (NOTIFY wakes the worker), each against a bare loop sending
- * the same signed POSTs to the same receiver.
+ * the same signed POSTs to the same receiver; on PostgreSQL also two worker processes against one.
  */
 export default async function webhooks(): Promise<Measurement[]> {
   const service = await startBenchService();
@@ -123,6 +189,8 @@ export default async function webhooks(): Promise<Measurement[]> {
       await new Promise((resolve) => setTimeout(resolve, LATENCY_INTERVAL_MS));
     }
     await worker.stop();
+    const scaleOut = service.database.kind === 'postgres' ? await workerProcesses(service, tenant.id, receiver, sent) : [];
+    if (scaleOut.length === 0) console.log('webhooks: one worker process against two needs DATABASE_URL (PGlite lives inside one process); not measured');
     return [
       {
         name: `delivery throughput, ${THROUGHPUT_EVENTS} queued, ${CONCURRENCY} in flight`,
@@ -134,6 +202,7 @@ export default async function webhooks(): Promise<Measurement[]> {
       },
       { name: 'event commit to delivery, p50', unit: 'ms', service: percentile(serviceLatencies, 50), baseline: percentile(bareLatencies, 50), higherIsBetter: false, target: '< 50 ms' },
       { name: 'event commit to delivery, p99', unit: 'ms', service: percentile(serviceLatencies, 99), baseline: percentile(bareLatencies, 99), higherIsBetter: false },
+      ...scaleOut,
     ];
   } finally {
     await receiver.close();

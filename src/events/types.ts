@@ -11,6 +11,9 @@ export interface EventPayloads {
     previousStatus: OrderStatus;
     status: OrderStatus;
     updatedAt: string;
+    /** Only when status is DISPATCHED. */
+    carrier?: string | null;
+    trackingNumber?: string | null;
   };
   'order.issue_detected': {
     externalId: string;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Tx } from '../db';
 import { inTransaction } from '../db/transaction';
-import { emit } from '../events/outbox';
+import { writeEmitting } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
@@ -23,7 +23,7 @@ import {
   WaveParams,
   WaveResponse,
 } from './schemas';
-import { completeWave, createWave, listWaves, loadWave, recordPick, releaseWave } from './waves';
+import { completeWave, createWave, listWaves, loadWave, recordPick, releaseWave, waveRequest } from './waves';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 
@@ -37,11 +37,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** Runs one wave write with its events and answers the wave as it then stands. */
   async function waveWrite(slug: string, requestId: string, work: (tx: Tx, tenantId: string) => Promise<{ waveId: string; events: DomainEvent[] }>) {
     const tenantId = await tenantIdOf(db, slug);
-    const { waveId } = await inTransaction(db, async (tx) => {
-      const done = await work(tx, tenantId);
-      await emit(tx, tenantId, done.events);
-      return done;
-    });
+    const { waveId } = await writeEmitting(db, tenantId, (tx) => work(tx, tenantId));
     return { success: true as const, data: await loadWave(db, tenantId, waveId), requestId };
   }
 
@@ -137,8 +133,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { orders, maxOrders = 8, maxItems = 40, policy = 'optimal' } = request.body;
-      const answer = await waveWrite(request.params.slug, request.id, (tx, tenantId) => createWave(tx, tenantId, { orders, maxOrders, maxItems, policy }));
+      const answer = await waveWrite(request.params.slug, request.id, (tx, tenantId) => createWave(tx, tenantId, waveRequest(request.body)));
       return reply.status(201).send(answer);
     },
   );

@@ -109,6 +109,7 @@ const WaveLine = Type.Object({
   name: Type.Union([Type.String(), Type.Null()]),
   quantity: Type.Number({ description: 'Ordered' }),
   pickedQuantity: Type.Union([Type.Number(), Type.Null()], { description: 'Recorded by POST /waves/{id}/picks; null until then' }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the line was picked short, as recorded' }),
 });
 export type WaveLine = Static<typeof WaveLine>;
 
@@ -124,6 +125,9 @@ export const Wave = Type.Object({
     { description: 'In walking order' },
   ),
   unplaced: Type.Array(WaveLine, { description: 'Lines whose product has no placed location: pick them after the route' }),
+  picker: Type.Union([Type.Object({ id: Type.String({ format: 'uuid' }), username: Type.String(), name: Type.String() }), Type.Null()], {
+    description: 'The console user picking the wave; null when it is not assigned to anyone',
+  }),
   createdAt: IsoDateTime,
 });
 export type Wave = Static<typeof Wave>;

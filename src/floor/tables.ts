@@ -31,6 +31,8 @@ export interface FloorTables {
     policy: string;
     distance: Numeric;
     s_shape_distance: Numeric;
+    /** The console user picking it; null for waves not assigned to anyone. */
+    picker_id: ColumnType<string | null, string | null | undefined, string | null>;
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
   };

@@ -18,6 +18,13 @@ export interface WaveRequest {
   maxOrders: number;
   maxItems: number;
   policy: Policy;
+  /** The console user the wave is assigned to. */
+  pickerId?: string | undefined;
+}
+
+/** A wave request with DESIGN.md §5's defaults: 8 orders, 40 units, the optimal route. */
+export function waveRequest(body: { orders?: string[] | undefined; maxOrders?: number | undefined; maxItems?: number | undefined; policy?: Policy | undefined }): WaveRequest {
+  return { orders: body.orders, maxOrders: body.maxOrders ?? 8, maxItems: body.maxItems ?? 40, policy: body.policy ?? 'optimal' };
 }
 
 /** How many of the most urgent PENDING orders a new wave chooses from. */
@@ -48,7 +55,14 @@ export async function createWave(tx: Tx, tenantId: string, request: WaveRequest)
   const walk = walkingOrder(layout, items, tote, request.policy);
   const wave = await tx
     .insertInto('waves')
-    .values({ tenant_id: tenantId, status: 'PICKING', policy: request.policy, distance: walk.distance, s_shape_distance: walk.sShapeDistance })
+    .values({
+      tenant_id: tenantId,
+      status: 'PICKING',
+      policy: request.policy,
+      distance: walk.distance,
+      s_shape_distance: walk.sShapeDistance,
+      picker_id: request.pickerId ?? null,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   await tx
@@ -66,6 +80,36 @@ export async function createWave(tx: Tx, tenantId: string, request: WaveRequest)
   for (const order of orders) events.push((await moveOrder(tx, order, 'IN_PICKING')).event);
   return { waveId: wave.id, events };
 }
+
+/** The picker's PICKING wave, if any (at most one: a unique index holds it). */
+export async function pickerWaveId(db: Executor, tenantId: string, pickerId: string): Promise<string | undefined> {
+  const wave = await db
+    .selectFrom('waves')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('picker_id', '=', pickerId)
+    .where('status', '=', 'PICKING')
+    .executeTakeFirst();
+  return wave?.id;
+}
+
+/**
+ * The picker's PICKING wave, or a new one made for them as `createWave` makes it (`created` tells
+ * which). Two starts by one picker at once run one after the other and get the same wave.
+ */
+export async function startPickerWave(
+  tx: Tx,
+  tenantId: string,
+  pickerId: string,
+  request: WaveRequest,
+): Promise<{ waveId: string; created: boolean; events: DomainEvent[] }> {
+  await sql`SELECT pg_advisory_xact_lock(${PICKER_LOCK_CLASS}, hashtext(${pickerId}::text))`.execute(tx);
+  const current = await pickerWaveId(tx, tenantId, pickerId);
+  if (current) return { waveId: current, created: false, events: [] };
+  return { ...(await createWave(tx, tenantId, { ...request, pickerId })), created: true };
+}
+/** Advisory lock class of a picker's wave start (the floor's is 13). */
+const PICKER_LOCK_CLASS = 14;
 
 /**
  * Chooses the orders of a wave from the most urgent PENDING orders without issues, and locks them.
@@ -198,8 +242,11 @@ export interface Pick {
   reason?: string | undefined;
 }
 
-/** Records (sets) the picked quantity of one line. */
-export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick: Pick): Promise<void> {
+/**
+ * Records (sets) the picked quantity of one line. With `shortNeedsReason` (the console), a line
+ * picked short must say why.
+ */
+export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick: Pick, options: { shortNeedsReason?: boolean } = {}): Promise<void> {
   await lockWave(tx, tenantId, waveId, 'share');
   const line = await tx
     .selectFrom('wave_lines as l')
@@ -213,6 +260,9 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
   if (!line) throw notFound(`Line of order ${pick.orderExternalId} for product ${pick.productExternalId} in wave ${waveId}`);
   if (line.status !== 'IN_PICKING') throw conflict(`Order ${pick.orderExternalId} is ${line.status}; it left the wave when it was moved outside it`);
   if (pick.quantity > Number(line.quantity)) throw validationError([{ field: 'quantity', message: `must be at most the ordered ${Number(line.quantity)}` }]);
+  if (options.shortNeedsReason && pick.quantity < Number(line.quantity) && !pick.reason) {
+    throw validationError([{ field: 'reason', message: `is required for a short pick (${pick.quantity} of ${Number(line.quantity)})` }]);
+  }
   await tx
     .updateTable('wave_lines')
     .set({ picked_quantity: pick.quantity, reason: pick.reason ?? null, picked_at: sql<Date>`now()` })
@@ -310,6 +360,7 @@ async function waveLines(db: Executor, tenantId: string, waveIds: string[]) {
       'l.product_external_id',
       'l.quantity',
       'l.picked_quantity',
+      'l.reason',
       'w.tote',
       'o.external_id as order_external_id',
       'o.status as order_status',
@@ -336,7 +387,14 @@ async function waveLines(db: Executor, tenantId: string, waveIds: string[]) {
 export async function loadWaves(db: Executor, tenantId: string, waveIds: string[]): Promise<Wave[]> {
   if (waveIds.length === 0) return [];
   const [waves, orders, lines] = await Promise.all([
-    db.selectFrom('waves').selectAll().where('tenant_id', '=', tenantId).where('id', '=', sql<string>`ANY (${waveIds}::uuid[])`).execute(),
+    db
+      .selectFrom('waves as v')
+      .leftJoin('staff_users as u', (join) => join.onRef('u.tenant_id', '=', 'v.tenant_id').onRef('u.id', '=', 'v.picker_id'))
+      .selectAll('v')
+      .select(['u.username as picker_username', 'u.name as picker_name'])
+      .where('v.tenant_id', '=', tenantId)
+      .where('v.id', '=', sql<string>`ANY (${waveIds}::uuid[])`)
+      .execute(),
     db
       .selectFrom('wave_orders as w')
       .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'w.tenant_id').onRef('o.id', '=', 'w.order_id'))
@@ -365,6 +423,7 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
         name: row.name,
         quantity: row.quantity,
         pickedQuantity: row.picked_quantity,
+        reason: row.reason,
       };
       if (row.stop === null) unplaced.push(line);
       else if (stops.at(-1)?.seq === row.stop) stops.at(-1)!.lines.push(line);
@@ -380,6 +439,7 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
         orders: orders.filter((o) => o.wave_id === id).map((o) => ({ externalId: o.external_id, orderNumber: o.order_number, tote: o.tote })),
         stops,
         unplaced,
+        picker: wave.picker_id ? { id: wave.picker_id, username: wave.picker_username!, name: wave.picker_name! } : null,
         createdAt: wave.created_at.toISOString(),
       },
     ];
@@ -390,6 +450,20 @@ export async function loadWave(db: Executor, tenantId: string, waveId: string): 
   const [wave] = await loadWaves(db, tenantId, [waveId]);
   if (!wave) throw notFound(`Wave ${waveId}`);
   return wave;
+}
+
+/** The tenant's most recent waves, newest first, optionally of one status (the console's list). */
+export async function recentWaves(db: Executor, tenantId: string, query: { limit: number; status?: WaveStatus | undefined }): Promise<Wave[]> {
+  const rows = await db
+    .selectFrom('waves')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(query.limit)
+    .execute();
+  return loadWaves(db, tenantId, rows.map((row) => row.id));
 }
 
 /** A keyset page of the tenant's waves, oldest first, optionally of one status. */

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   PICKS_MISSING: 409,
   IDEMPOTENCY_CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  /** Over a key's or an address's request limits, or too many failed console sign-ins. */
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,

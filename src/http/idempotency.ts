@@ -25,7 +25,11 @@ const PURGE_INTERVAL_MS = 60_000;
 const PURGE_BATCH = 1000;
 
 const HEADER = 'x-idempotency-key';
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/**
+ * Either case: a UUID is case-insensitive, and macOS `uuidgen` prints uppercase. Spelled without the
+ * `i` flag because the same source is the header's `pattern` in the route schema and the document.
+ */
+const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 /** Headers that describe this delivery of a response rather than the response itself. */
 const UNSTORED_HEADERS = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'x-request-id', 'retry-after']);
@@ -99,8 +103,9 @@ function storedHeaders(reply: FastifyReply): Record<string, string> {
   return headers;
 }
 
+/** With `Retry-After: 1`, which tells a client this conflict passes (a reused key's never does). */
 export const stillRunning = () =>
-  new ApiError('IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed');
+  new ApiError('IDEMPOTENCY_CONFLICT', 'A request with this X-Idempotency-Key is still being processed; retry once it has completed', undefined, 1);
 const usedForAnotherRequest = () =>
   new ApiError('IDEMPOTENCY_CONFLICT', 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation');
 

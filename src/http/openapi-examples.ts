@@ -169,6 +169,7 @@ const waveLine = (orderExternalId: string, tote: number, productExternalId: stri
   name,
   quantity,
   pickedQuantity: null as number | null,
+  reason: null as string | null,
 });
 const wave = (status: 'PICKING' | 'COMPLETED' | 'RELEASED', picked: boolean) => ({
   id: '6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817',
@@ -185,6 +186,7 @@ const wave = (status: 'PICKING' | 'COMPLETED' | 'RELEASED', picked: boolean) => 
     { seq: 2, locationCode: 'B-11-1', aisle: 2, position: 11, lines: [waveLine('ORD-1043', 2, 'P-1007', 'TEA-EARL-100', 'Earl Grey tea, 100 bags', 1)] },
   ].map((stop) => ({ ...stop, lines: stop.lines.map((line) => ({ ...line, pickedQuantity: picked ? line.quantity : null })) })),
   unplaced: [],
+  picker: null as { id: string; username: string; name: string } | null,
   createdAt: '2026-11-23T09:30:00Z',
 });
 
@@ -192,6 +194,19 @@ const picking = wave('PICKING', false);
 const firstLinePicked = {
   ...picking,
   stops: picking.stops.map((stop, index) => (index === 0 ? { ...stop, lines: stop.lines.map((line) => ({ ...line, pickedQuantity: line.quantity })) } : stop)),
+};
+
+const staffUser = { id: '8c7b6a59-4837-4261-9f50-1e2d3c4b5a69', username: 'mara', name: 'Mara Jensen', role: 'picker', disabled: false, createdAt: '2026-11-20T07:00:00Z' };
+const me = { user: { id: staffUser.id, username: 'mara', name: 'Mara Jensen', role: 'picker' }, warehouse: { slug: tenant.slug, name: tenant.name } };
+const picker = { id: staffUser.id, username: 'mara', name: 'Mara Jensen' };
+const pickerWave = (base: ReturnType<typeof wave>, stopsDone: number, distanceLeft: number) => ({
+  ...base,
+  picker,
+  progress: { stopsDone, stopsTotal: base.stops.length, distanceLeft },
+});
+const packOrder = (changes: Record<string, unknown>) => {
+  const view = order({ pickedAt: '2026-11-23T10:20:00Z', ...changes });
+  return { ...view, items: view.items.map((item, index) => ({ ...item, name: index === 0 ? 'Red ceramic mug, 12 oz' : 'Earl Grey tea, 100 bags' })) };
 };
 
 export const EXAMPLES: Record<string, OperationExamples> = {
@@ -311,4 +326,80 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   recordPick: { request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2 }, responses: { 200: ok(firstLinePicked) } },
   completeWave: { responses: { 200: ok(wave('COMPLETED', true)) } },
   releaseWave: { responses: { 200: ok(wave('RELEASED', false)) } },
+  createUser: { request: { username: 'mara', name: 'Mara Jensen', role: 'picker', pin: '482913' }, responses: { 201: ok(staffUser) } },
+  listUsers: { responses: { 200: ok([staffUser]) } },
+  disableUser: { responses: { 200: ok({ ...staffUser, disabled: true }) } },
+  signIn: { request: { warehouse: tenant.slug, username: 'mara', pin: '482913' }, responses: { 200: ok(me) } },
+  getSession: { responses: { 200: ok(me) } },
+  signOut: { responses: { 200: ok({ signedOut: true }) } },
+  getMyWave: { responses: { 200: ok(pickerWave(picking, 0, 118.4)) } },
+  startMyWave: { request: {}, responses: { 200: ok(pickerWave(firstLinePicked, 1, 96.4)), 201: ok(pickerWave(picking, 0, 118.4)) } },
+  recordMyPick: {
+    request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2 },
+    responses: { 200: ok(pickerWave(firstLinePicked, 1, 96.4)) },
+  },
+  completeMyWave: { request: {}, responses: { 200: ok(pickerWave(wave('COMPLETED', true), 2, 18.2)) } },
+  findPackOrder: { responses: { 200: ok(packOrder({ status: 'PICKED', updatedAt: '2026-11-23T10:20:00Z' })) } },
+  markPacked: { responses: { 200: ok(packOrder({ status: 'PACKED', updatedAt: '2026-11-23T10:35:00Z' })) } },
+  dispatchPacked: {
+    request: { carrier: 'DHL', trackingNumber: '00340434161094042557' },
+    responses: {
+      200: ok(
+        packOrder({ status: 'DISPATCHED', carrier: 'DHL', trackingNumber: '00340434161094042557', updatedAt: '2026-11-23T14:00:00Z', dispatchedAt: '2026-11-23T14:00:00Z' }),
+      ),
+    },
+  },
+  getBoard: {
+    responses: {
+      200: ok({
+        statusCounts: { PENDING_VALIDATION: 1, PENDING: 14, IN_PICKING: 2, PICKED: 5, PACKED: 3, DISPATCHED: 120, CANCELLED: 4 },
+        issues: [
+          {
+            externalId: 'ORD-1039',
+            orderNumber: 'WEB-2026-1039',
+            status: 'PENDING',
+            issues: [{ code: 'INSUFFICIENT_STOCK', message: 'Not enough stock of P-1007 (sku TEA-EARL-100)', productExternalId: 'P-1007' }],
+          },
+        ],
+        waves: [{ id: picking.id, picker, progress: { stopsDone: 1, stopsTotal: 2, distanceLeft: 96.4 }, orders: 2, createdAt: picking.createdAt }],
+        webhooks: {
+          failing: [{ id: webhook.id, url: webhook.url, consecutiveFailures: 3, lastError: 'HTTP_STATUS', lastAttemptAt: '2026-11-23T09:05:00Z' }],
+          deadLetters: 2,
+        },
+      }),
+    },
+  },
+  listRecentWaves: { responses: { 200: ok([pickerWave(picking, 0, 118.4)]) } },
+  createUnassignedWave: { request: { maxOrders: 6, maxItems: 30 }, responses: { 201: ok({ ...pickerWave(picking, 0, 118.4), picker: null }) } },
+  releaseStuckWave: { responses: { 200: ok(pickerWave(wave('RELEASED', false), 0, 118.4)) } },
+  correctStock: { request: { stock: 180 }, responses: { 200: ok({ externalId: product.externalId, sku: product.sku, name: product.name, stock: 180 }) } },
+  getFloorPlan: {
+    responses: {
+      200: ok({
+        layout,
+        locations: locations.locations,
+        waves: [
+          {
+            id: picking.id,
+            picker,
+            policy: picking.policy,
+            distance: picking.distance,
+            path: [
+              { x: 0, y: 0 },
+              { x: 0, y: 4.4 },
+              { x: 0, y: 0 },
+              { x: 3, y: 0 },
+              { x: 3, y: 14 },
+              { x: 3, y: 0 },
+              { x: 0, y: 0 },
+            ],
+            stops: [
+              { seq: 1, locationCode: 'A-03-2', aisle: 1, position: 3, x: 0, y: 4.4, done: true },
+              { seq: 2, locationCode: 'B-11-1', aisle: 2, position: 11, x: 3, y: 14, done: false },
+            ],
+          },
+        ],
+      }),
+    },
+  },
 };

@@ -23,6 +23,7 @@ interface ResponseObject {
 }
 interface OperationObject {
   operationId?: string;
+  tags?: string[];
   requestBody?: { content?: Record<string, MediaType> };
   security?: Record<string, string[]>[];
   parameters?: { in: string; name: string }[];
@@ -57,6 +58,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'The database is unreachable; retry after Retry-After seconds',
 };
 
+/** Where the console's answers mean something else than the API key's. */
+const CONSOLE_ERROR_DESCRIPTIONS: Record<number, string> = {
+  401: 'No session, or it ended (expired, signed out, user disabled); on sign-in: wrong warehouse, user or PIN',
+  403: "The user's role may not use this route, or a state-changing request lacks the service's own Origin",
+  429: 'Too many failed sign-ins for this user or from this address; retry after Retry-After seconds',
+};
+
 /** One realistic message per code, for the examples of the error answers. */
 const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'Invalid request: items[0].quantity must be >= 1',
@@ -89,10 +97,10 @@ function errorExample(code: ErrorCode): Json {
 /** The error codes an answer with `status` may carry, from the one table in errors.ts. */
 const codesOfStatus = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
 
-function finishResponse(status: string, response: ResponseObject, publicApi: boolean, replayable: boolean): void {
+function finishResponse(status: string, response: ResponseObject, publicApi: boolean, replayable: boolean, consoleApi: boolean): void {
   const code = Number(status);
   if (response.description === 'Default Response' || !response.description) {
-    response.description = SUCCESS_DESCRIPTIONS[status] ?? ERROR_DESCRIPTIONS[code] ?? 'Answer';
+    response.description = SUCCESS_DESCRIPTIONS[status] ?? (consoleApi ? CONSOLE_ERROR_DESCRIPTIONS[code] : undefined) ?? ERROR_DESCRIPTIONS[code] ?? 'Answer';
   }
   response.headers = {
     'X-Request-Id': HEADERS['X-Request-Id'],
@@ -125,8 +133,10 @@ export const finishDocument: NonNullable<FastifyDynamicSwaggerOptions['transform
       const security = operation.security ?? [];
       const publicApi = security.some((requirement) => 'apiKey' in requirement);
       const admin = security.some((requirement) => 'adminToken' in requirement);
+      const consoleSession = security.some((requirement) => 'consoleSession' in requirement);
       const replayable = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'x-idempotency-key');
-      if (admin) delete operation.responses['429'];
+      // Only the console's sign-in has a limit; it takes no session.
+      if (admin || consoleSession) delete operation.responses['429'];
       const examples = EXAMPLES[operation.operationId ?? ''];
       const requestMedia = operation.requestBody?.content?.['application/json'];
       if (requestMedia && examples?.request !== undefined) requestMedia.example = examples.request;
@@ -134,7 +144,8 @@ export const finishDocument: NonNullable<FastifyDynamicSwaggerOptions['transform
         const media = operation.responses[status]?.content?.['application/json'];
         if (media) media.example = example;
       }
-      for (const [status, response] of Object.entries(operation.responses)) finishResponse(status, response, publicApi, replayable);
+      const consoleApi = operation.tags?.includes('console') ?? false;
+      for (const [status, response] of Object.entries(operation.responses)) finishResponse(status, response, publicApi, replayable, consoleApi);
     }
   }
   return document;

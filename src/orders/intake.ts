@@ -1,21 +1,15 @@
 import { sql } from 'kysely';
 import type { Tx } from '../db';
+import { isUniqueViolation } from '../db/errors';
+import { prepared } from '../db/prepared';
 import type { DomainEvent } from '../events/types';
-import { conflict, validationError } from '../http/errors';
-import { assessItems, issueEvents } from './assessment';
+import { ApiError, conflict, validationError } from '../http/errors';
+import { WriteRaced } from '../http/write';
+import { assessItems, assessLines, catalogFor, issueEvents, type Assessment } from './assessment';
 import { canMove, statusChanged } from './lifecycle';
 import { prepareRecheck, runRecheck } from './revalidation';
 import type { OrderInput } from './schemas';
-import {
-  holdsProductKeys,
-  itemsOf,
-  lockOrder,
-  missingProductKeys,
-  noteProductKeys,
-  productKeysSql,
-  replaceItems,
-  type OrderRow,
-} from './store';
+import { holdsProductKeys, itemsOf, lockOrder, missingProductKeys, noteProductKeys, productKeysSql, replaceItems, type OrderRow } from './store';
 
 export interface UpsertOutcome {
   action: 'created' | 'updated';
@@ -25,10 +19,13 @@ export interface UpsertOutcome {
   events: DomainEvent[];
 }
 
+/** What intake made of one order of a request: its outcome, or why it was refused. */
+export type OrderResult = UpsertOutcome | ApiError;
+
 const json = (value: unknown) => JSON.stringify(value);
 
 /** One line per product: picking, short picks and stock holds are all per product. */
-function rejectRepeatedProducts(items: OrderInput['items']): void {
+function repeatedProducts(items: OrderInput['items']): ApiError | undefined {
   const firstIndex = new Map<string, number>();
   const problems = items.flatMap((item, index) => {
     const first = firstIndex.get(item.productExternalId);
@@ -38,141 +35,249 @@ function rejectRepeatedProducts(items: OrderInput['items']): void {
     }
     return [{ field: `items[${index}].productExternalId`, message: `repeats items[${first}]; send one line per product` }];
   });
-  if (problems.length > 0) throw validationError(problems);
+  return problems.length > 0 ? validationError(problems) : undefined;
 }
 
 const concurrentChange = (externalId: string) =>
   conflict(`Order ${externalId} was changed by a concurrent request; retry the request`);
 
+const numberTaken = (orderNumber: string, holder: string) => conflict(`orderNumber ${orderNumber} already belongs to order ${holder}`);
+
 interface Match {
   id: string;
   externalId: string;
+  orderNumber: string;
   /** The products of the order's items (as of the lookup's snapshot). */
   products: string[];
 }
 
+/** A new order decided in a batch, waiting to be written with the orders decided next to it. */
+interface Creation {
+  index: number;
+  input: OrderInput;
+  match: Match;
+}
+
 /**
- * Looks up the order by externalId and whoever holds the orderNumber, in one statement that also
- * takes the product keys (store.ts) of the order's new items and of its current ones, unless the
- * transaction took its keys already (a batch takes them for all its orders at once). The lookup
- * reads the snapshot from before the keys were granted; what it misses is caught later: a
- * concurrent create by the insert's ON CONFLICT, concurrently changed items by `updateOrder`.
+ * Order intake, for POST /orders (a batch of one) and POST /orders/batch alike (spec §2.2, §3.2,
+ * §4.6), inside the caller's transaction. Returns each order's result, by index: the outcome with
+ * the events to emit, or the ApiError that refused it (`invalid` holds the orders already refused
+ * by their schema). A refused order writes nothing, so the others commit without savepoints.
+ *
+ * Orders are decided in index order, exactly as if they came one after another, but by statements
+ * for the whole batch: one looks up every order named by externalId or orderNumber and takes the
+ * product keys of all of them (store.ts), one reads the catalog and the holds of all the products
+ * of a run of new orders, one inserts those orders with their items; then the caller emits the
+ * events in one more. Within a run, each order's stock check counts what the orders before it in
+ * the run hold. An update of an existing order (or of one the batch created: the same externalId
+ * twice is a create then an update) runs on its own (`updateOrder`), after the new orders before
+ * it are written, since it may free stock and serve waiting orders. A batch of new orders is
+ * therefore three statements, whatever its size; a single create is the same three.
  */
-async function lookup(tx: Tx, tenantId: string, input: OrderInput, takeKeys: boolean): Promise<Match[]> {
-  const wanted = input.items.map((item) => item.productExternalId);
+export async function upsertOrders(
+  tx: Tx,
+  tenantId: string,
+  orders: readonly unknown[],
+  invalid: ReadonlyMap<number, ApiError> = new Map(),
+): Promise<OrderResult[]> {
+  const results: OrderResult[] = [];
+  const valid = orders.flatMap((order, index) => (invalid.has(index) ? [] : [order as OrderInput]));
+  const known = new Map<string, Match>();
+  const numberHolders = new Map<string, string>();
+  for (const match of await lookup(tx, tenantId, valid)) {
+    known.set(match.externalId, match);
+    numberHolders.set(match.orderNumber, match.externalId);
+  }
+
+  let run: Creation[] = [];
+  const writeRun = async () => {
+    if (run.length === 0) return;
+    const created = await createOrders(tx, tenantId, run);
+    created.forEach((outcome, i) => (results[run[i]!.index] = outcome));
+    run = [];
+  };
+
+  for (const [index, order] of orders.entries()) {
+    const input = order as OrderInput;
+    const refusal = invalid.get(index) ?? repeatedProducts(input.items);
+    if (refusal) {
+      results[index] = refusal;
+      continue;
+    }
+    const existing = known.get(input.externalId);
+    if (existing) {
+      await writeRun();
+      try {
+        const outcome = await updateOrder(tx, tenantId, input, existing);
+        results[index] = outcome;
+        existing.products = input.items.map((item) => item.productExternalId);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
+        results[index] = error;
+      }
+      continue;
+    }
+    const holder = numberHolders.get(input.orderNumber);
+    if (holder !== undefined) {
+      results[index] = numberTaken(input.orderNumber, holder);
+      continue;
+    }
+    // The id is the insert's; an update later in the batch comes after the run is written.
+    const match = { id: '', externalId: input.externalId, orderNumber: input.orderNumber, products: input.items.map((item) => item.productExternalId) };
+    known.set(input.externalId, match);
+    numberHolders.set(input.orderNumber, input.externalId);
+    run.push({ index, input, match });
+  }
+  await writeRun();
+  return results;
+}
+
+/** POST /orders: `upsertOrders` for one order; throws the ApiError when the upsert is refused. */
+export async function upsertOrder(tx: Tx, tenantId: string, input: OrderInput): Promise<UpsertOutcome> {
+  const [result] = await upsertOrders(tx, tenantId, [input]);
+  if (result instanceof ApiError) throw result;
+  return result as UpsertOutcome;
+}
+
+/**
+ * Looks up, in one statement, the orders the inputs name by externalId and those holding their
+ * orderNumbers, and takes the product keys (store.ts) of the inputs' items and of the current
+ * items of the orders they update, sorted, unless the transaction holds keys already (it must not
+ * take a second batch). The lookup reads the snapshot from before the keys were granted; what it
+ * misses is caught later: a concurrent create by the insert's unique indexes (`createOrders`),
+ * concurrently changed items by `updateOrder`.
+ */
+async function lookup(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<Match[]> {
+  if (inputs.length === 0) return [];
+  const externalIds = inputs.map((input) => input.externalId);
+  const orderNumbers = inputs.map((input) => input.orderNumber);
+  const wanted = [...new Set(inputs.flatMap((input) => input.items.map((item) => item.productExternalId)))];
+  const takeKeys = !holdsProductKeys(tx);
   const keys = productKeysSql(
     tenantId,
-    sql<string[]>`ARRAY(SELECT unnest(${wanted}::text[]) UNION SELECT unnest(m.products) FROM matches m WHERE m.external_id = ${input.externalId})`,
+    sql<string[]>`ARRAY(SELECT unnest(${wanted}::text[]) UNION SELECT unnest(m.products) FROM matches m WHERE m.external_id = ANY (${externalIds}::text[]))`,
   );
-  const { rows } = await sql<{ matches: Match[] }>`
-    WITH matches AS (
-      SELECT o.id, o.external_id,
-        ARRAY(SELECT i.product_external_id FROM order_items i WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) AS products
-      FROM orders o
-      WHERE o.tenant_id = ${tenantId} AND (o.external_id = ${input.externalId} OR o.order_number = ${input.orderNumber})
-    )
-    SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'products', m.products)), '[]') FROM matches m) AS matches
-      ${takeKeys ? sql`, ${keys} AS keys` : sql``}`.execute(tx);
+  const { rows } = await prepared(
+    takeKeys ? 'orders_lookup_taking_keys' : 'orders_lookup',
+    sql<{ matches: Match[] }>`
+      WITH found AS (
+        -- One probe of a unique index per name (OFFSET 0 keeps each subquery from being merged into
+        -- a join, which the planner could answer with a scan of the tenant's orders).
+        SELECT o.* FROM unnest(${externalIds}::text[]) AS e CROSS JOIN LATERAL (
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND external_id = e OFFSET 0
+        ) AS o
+        UNION
+        SELECT o.* FROM unnest(${orderNumbers}::text[]) AS n CROSS JOIN LATERAL (
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND order_number = n OFFSET 0
+        ) AS o
+      ), matches AS (
+        SELECT o.id, o.external_id, o.order_number,
+          ARRAY(SELECT i.product_external_id FROM order_items i WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) AS products
+        FROM found o
+      )
+      SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'orderNumber', m.order_number, 'products', m.products)), '[]') FROM matches m) AS matches
+        ${takeKeys ? sql`, ${keys} AS keys` : sql``}`,
+  ).execute(tx);
   const matches = rows[0]?.matches ?? [];
   if (takeKeys) {
-    const current = matches.find((match) => match.externalId === input.externalId)?.products ?? [];
-    noteProductKeys(tx, tenantId, [...wanted, ...current]);
+    const named = new Set(externalIds);
+    noteProductKeys(tx, tenantId, [...wanted, ...matches.flatMap((match) => (named.has(match.externalId) ? match.products : []))]);
   }
   return matches;
 }
 
 /**
- * Takes, in one statement, the product keys every order of a batch needs (new items and current
- * ones), so that the orders of the batch do not take keys one after another.
+ * Writes a run of new orders: one statement reads the catalog and the holds of all their products,
+ * each order is checked in index order counting what the PENDING orders before it in the run hold
+ * (as if they had been written one after another), and one statement inserts the orders and their
+ * items. Records each order's id in its match, for an update of it later in the batch.
  */
-export async function lockKeysForOrders(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<void> {
-  const wanted = [...new Set(inputs.flatMap((input) => input.items.map((item) => item.productExternalId)))];
-  const externalIds = inputs.map((input) => input.externalId);
-  const current = sql<string[]>`ARRAY(
-    SELECT i.product_external_id FROM orders o
-    JOIN order_items i ON i.tenant_id = o.tenant_id AND i.order_id = o.id
-    WHERE o.tenant_id = ${tenantId} AND o.external_id = ANY(${externalIds}::text[]))`;
-  const { rows } = await sql<{ current: string[] }>`
-    WITH current AS (SELECT ${current} AS ids)
-    SELECT (SELECT ids FROM current) AS current,
-      ${productKeysSql(tenantId, sql<string[]>`ARRAY(SELECT unnest(${wanted}::text[]) UNION SELECT unnest(ids) FROM current)`)} AS keys`.execute(tx);
-  noteProductKeys(tx, tenantId, [...wanted, ...(rows[0]?.current ?? [])]);
+async function createOrders(tx: Tx, tenantId: string, run: Creation[]): Promise<UpsertOutcome[]> {
+  const catalog = await catalogFor(tx, tenantId, run.flatMap(({ input }) => input.items.map((item) => item.productExternalId)));
+  const heldBefore = new Map<string, number>();
+  const assessed = run.map(({ input }) => {
+    const assessment = assessLines(input.items, catalog, heldBefore);
+    // A PENDING order holds all its lines (DESIGN.md §3), also those short of stock.
+    if (assessment.resolved) {
+      for (const line of assessment.lines) heldBefore.set(line.productId!, (heldBefore.get(line.productId!) ?? 0) + line.quantity);
+    }
+    return assessment;
+  });
+  const rows = await insertOrders(tx, tenantId, run.map(({ input }, i) => ({ input, assessment: assessed[i]! })));
+  return run.map(({ input, match }, i) => {
+    const order = rows.get(input.externalId) as OrderRow;
+    match.id = order.id;
+    return { action: 'created', order, itemsCount: input.items.length, warnings: assessed[i]!.warnings, events: issueEvents(order, []) };
+  });
 }
 
 /**
- * POST /orders: creates the order or updates it by `externalId` (spec §2.2, §3.2), inside the
- * caller's transaction. Returns the events to emit; throws ApiError when the upsert is refused.
- * A create costs three statements: lookup + keys, catalog + holds, order + items.
+ * Inserts the given new orders and their items in one statement, returning the orders by
+ * externalId. A plain INSERT: an order another request created (or an orderNumber it took) after
+ * the lookup's snapshot fails the statement on a unique index, and the write runs again from the
+ * start (`WriteRaced`), deciding with that order in view.
  */
-export async function upsertOrder(tx: Tx, tenantId: string, input: OrderInput): Promise<UpsertOutcome> {
-  rejectRepeatedProducts(input.items);
-  const matches = await lookup(tx, tenantId, input, !holdsProductKeys(tx));
-  const existing = matches.find((match) => match.externalId === input.externalId);
-  if (existing) return updateOrder(tx, tenantId, input, existing);
-  const holder = matches[0];
-  if (holder) throw conflict(`orderNumber ${input.orderNumber} already belongs to order ${holder.externalId}`);
-  const created = await createOrder(tx, tenantId, input);
-  if (created) return created;
-
-  // A concurrent request created this externalId or took this orderNumber after the lookup's
-  // snapshot, and has committed (the insert waited for it): decide again against what it wrote.
-  const again = await lookup(tx, tenantId, input, false);
-  const other = again.find((match) => match.externalId === input.externalId);
-  if (other) return updateOrder(tx, tenantId, input, other);
-  const taker = again[0];
-  if (taker) throw conflict(`orderNumber ${input.orderNumber} already belongs to order ${taker.externalId}`);
-  throw concurrentChange(input.externalId);
+export async function insertOrders(tx: Tx, tenantId: string, orders: { input: OrderInput; assessment: Assessment }[]): Promise<Map<string, OrderRow>> {
+  const documents = orders.map(({ input, assessment }, ord) => ({
+    ord,
+    external_id: input.externalId,
+    order_number: input.orderNumber,
+    status: assessment.resolved ? 'PENDING' : 'PENDING_VALIDATION',
+    issues: assessment.issues,
+    has_issues: assessment.issues.length > 0,
+    priority: input.priority ?? null,
+    channel: input.channel ?? null,
+    order_date: input.orderDate ?? null,
+    due_date: input.dueDate ?? null,
+    shipping_method: input.shippingMethod ?? null,
+    shipping_address: input.shippingAddress ?? null,
+    notes: input.notes ?? null,
+    customer: input.customer ?? null,
+    metadata: input.metadata ?? null,
+  }));
+  const lines = orders.flatMap(({ input, assessment }) =>
+    assessment.lines.map((line, position) => ({
+      external_id: input.externalId,
+      position,
+      product_external_id: line.productExternalId,
+      product_sku: line.productSku,
+      quantity: line.quantity,
+      product_id: line.productId,
+    })),
+  );
+  const { rows } = await prepared(
+    'orders_insert_with_items',
+    sql<OrderRow>`
+      WITH o AS (
+        INSERT INTO orders (tenant_id, external_id, order_number, status, issues, has_issues, priority, channel, order_date,
+          due_date, shipping_method, shipping_address, notes, customer, metadata)
+        SELECT ${tenantId}::uuid, r.external_id, r.order_number, r.status, r.issues, r.has_issues, r.priority, r.channel, r.order_date,
+          r.due_date, r.shipping_method, r.shipping_address, r.notes, r.customer, r.metadata
+        FROM jsonb_to_recordset(${json(documents)}::jsonb) AS r(ord integer, external_id text, order_number text, status text,
+          issues jsonb, has_issues boolean, priority text, channel text, order_date timestamptz, due_date timestamptz,
+          shipping_method text, shipping_address text, notes text, customer jsonb, metadata jsonb)
+        ORDER BY r.ord
+        RETURNING *
+      ), i AS (
+        INSERT INTO order_items (tenant_id, order_id, position, product_external_id, product_sku, quantity, product_id)
+        SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity, l.product_id
+        FROM jsonb_to_recordset(${json(lines)}::jsonb)
+          AS l(external_id text, position integer, product_external_id text, product_sku text, quantity numeric, product_id uuid)
+        JOIN o ON o.external_id = l.external_id
+      )
+      SELECT * FROM o`,
+  )
+    .execute(tx)
+    .catch(raced);
+  return new Map(rows.map((row) => [row.external_id, row]));
 }
 
-/** The new order and its items in one statement; undefined when the externalId or orderNumber was taken meanwhile. */
-async function createOrder(tx: Tx, tenantId: string, input: OrderInput): Promise<UpsertOutcome | undefined> {
-  const assessment = await assessItems(tx, tenantId, input.items);
-  const lines = assessment.lines.map((line, position) => ({
-    position,
-    product_external_id: line.productExternalId,
-    product_sku: line.productSku,
-    quantity: line.quantity,
-    product_id: line.productId,
-  }));
-  const order = await tx
-    .with('o', (db) =>
-      db
-        .insertInto('orders')
-        .values({
-          tenant_id: tenantId,
-          external_id: input.externalId,
-          order_number: input.orderNumber,
-          status: assessment.resolved ? 'PENDING' : 'PENDING_VALIDATION',
-          issues: json(assessment.issues),
-          has_issues: assessment.issues.length > 0,
-          priority: input.priority ?? null,
-          channel: input.channel ?? null,
-          order_date: input.orderDate ?? null,
-          due_date: input.dueDate ?? null,
-          shipping_method: input.shippingMethod ?? null,
-          shipping_address: input.shippingAddress ?? null,
-          notes: input.notes ?? null,
-          customer: input.customer ? json(input.customer) : null,
-          metadata: input.metadata ? json(input.metadata) : null,
-        })
-        .onConflict((oc) => oc.doNothing())
-        .returningAll(),
-    )
-    .with('i', (db) =>
-      db
-        .insertInto('order_items')
-        .columns(['tenant_id', 'order_id', 'position', 'product_external_id', 'product_sku', 'quantity', 'product_id'])
-        .expression(
-          sql`SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity, l.product_id
-            FROM o CROSS JOIN jsonb_to_recordset(${json(lines)}::jsonb)
-              AS l(position integer, product_external_id text, product_sku text, quantity numeric, product_id uuid)`,
-        ),
-    )
-    .selectFrom('o')
-    .selectAll()
-    .executeTakeFirst();
-  if (!order) return undefined;
-  return { action: 'created', order, itemsCount: input.items.length, warnings: assessment.warnings, events: issueEvents(order, []) };
+/** A concurrent request created one of the orders, or took its orderNumber, after the lookup. */
+function raced(error: unknown): never {
+  if (isUniqueViolation(error, 'orders_tenant_id_external_id_key') || isUniqueViolation(error, 'orders_tenant_id_order_number_key')) {
+    throw new WriteRaced(error);
+  }
+  throw error;
 }
 
 /**

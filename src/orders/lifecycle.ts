@@ -32,6 +32,8 @@ export function statusChanged(order: OrderRow, previousStatus: OrderStatus): Dom
       previousStatus,
       status: order.status,
       updatedAt: order.updated_at.toISOString(),
+      // A dispatched order tells where it went (additive to the spec's payload).
+      ...(order.status === 'DISPATCHED' ? { carrier: order.carrier, trackingNumber: order.tracking_number } : {}),
     },
   };
 }

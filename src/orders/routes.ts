@@ -1,17 +1,15 @@
-import { sql } from 'kysely';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { settledBefore } from '../db/settled';
 import { emit } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { tenantOf } from '../http/auth';
-import { decodeCursor, encodeCursor } from '../http/cursor';
 import { batchItemError } from '../http/batch';
-import { ApiError, conflict, notFound, toApiError, validationError } from '../http/errors';
+import { ApiError, conflict, notFound } from '../http/errors';
 import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
 import { bodyCheck } from '../http/validation';
 import { respondWithWrite } from '../http/write';
 import { moveOrder } from './lifecycle';
-import { lockKeysForOrders, upsertOrder } from './intake';
+import { listOrders } from './queries';
+import { upsertOrder, upsertOrders } from './intake';
 import { prepareRecheck, runRecheck } from './revalidation';
 import {
   BatchInput,
@@ -24,7 +22,7 @@ import {
   OrderResponse,
   UpsertResponse,
 } from './schemas';
-import { findOrder, itemsOf, lockOrder, lockProductKeys, loadOrderView, orderSummary, orderView } from './store';
+import { findOrder, itemsOf, lockOrder, lockProductKeys, loadOrderView, orderSummary } from './store';
 
 export const MAX_BATCH_ORDERS = 50;
 const MAX_BATCH_BYTES = 10 * 1024 * 1024;
@@ -85,32 +83,31 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (orders.length > MAX_BATCH_ORDERS) {
         throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_ORDERS} orders; this one has ${orders.length}`);
       }
+      // Each order is checked against its schema on its own: one bad order does not fail the others.
+      const invalid = new Map(
+        orders.flatMap((candidate, index) => {
+          const problem = checkOrder(candidate);
+          return problem ? [[index, problem] as const] : [];
+        }),
+      );
       await respondWithWrite(request, reply, async (tx) => {
         const tenantId = tenantOf(request);
+        const results = await upsertOrders(tx, tenantId, orders, invalid);
         const counts = { successCount: 0, createdCount: 0, updatedCount: 0, errorCount: 0 };
         const errors: BatchItemError[] = [];
         const warnings: BatchItemWarning[] = [];
         const events: DomainEvent[] = [];
-        // The product keys of every valid order at once (store.ts), rather than order after order.
-        await lockKeysForOrders(tx, tenantId, orders.filter((candidate) => !checkOrder(candidate)) as OrderInput[]);
-        for (const [index, candidate] of orders.entries()) {
-          try {
-            const invalid = checkOrder(candidate);
-            if (invalid) throw invalid;
-            // upsertOrder refuses before it writes anything, so a refused order leaves no trace
-            // and the others commit (no savepoint needed).
-            const outcome = await upsertOrder(tx, tenantId, candidate as OrderInput);
-            counts.successCount++;
-            counts[outcome.action === 'created' ? 'createdCount' : 'updatedCount']++;
-            warnings.push(...outcome.warnings.map((warning) => ({ index, externalId: outcome.order.external_id, warning })));
-            events.push(...outcome.events);
-          } catch (error) {
-            const apiError = toApiError(error as Error);
-            if (apiError.statusCode >= 500) throw error;
+        results.forEach((result, index) => {
+          if (result instanceof ApiError) {
             counts.errorCount++;
-            errors.push(batchItemError(index, candidate, apiError));
+            errors.push(batchItemError(index, orders[index], result));
+            return;
           }
-        }
+          counts.successCount++;
+          counts[result.action === 'created' ? 'createdCount' : 'updatedCount']++;
+          warnings.push(...result.warnings.map((warning) => ({ index, externalId: result.order.external_id, warning })));
+          events.push(...result.events);
+        });
         await emit(tx, tenantId, events);
         return { statusCode: 200, body: { success: true as const, data: counts, errors, warnings, requestId: request.id } };
       });
@@ -145,43 +142,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const tenantId = tenantOf(request);
-      const { limit = 50, cursor, status, has_issues, created_since, updated_since } = request.query;
-      // updated_since lists in updatedAt order so that a sync can resume where it stopped.
-      const sortColumn = updated_since ? 'updated_at' : 'created_at';
-      let filtered = app.db.selectFrom('orders').where('tenant_id', '=', tenantId);
-      if (status) filtered = filtered.where('status', '=', status);
-      if (has_issues !== undefined) filtered = filtered.where('has_issues', '=', has_issues);
-      if (created_since) filtered = filtered.where('created_at', '>=', new Date(created_since));
-      if (updated_since) {
-        // Only up to where no write is still running (db/settled.ts): a sync resuming from the last
-        // updatedAt it saw then misses nothing that commits late.
-        const settled = await settledBefore(app.db);
-        filtered = filtered.where('updated_at', '>=', new Date(updated_since)).where(sql<boolean>`updated_at < ${settled}::timestamptz`);
-      }
-
-      let page = filtered.selectAll().select(sql<string>`${sql.ref(sortColumn)}::text`.as('sort_key'));
-      if (cursor) {
-        const [mode, key, id] = decodeCursor(cursor, ['string', 'string', 'string']) as string[];
-        if (mode !== sortColumn || !/^[0-9a-f-]{36}$/.test(id ?? '')) {
-          throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
-        }
-        page = page.where(sql<boolean>`(${sql.ref(sortColumn)}, id) > (${key}::timestamptz, ${id}::uuid)`);
-      }
-      const [rows, total] = await Promise.all([
-        page.orderBy(sortColumn).orderBy('id').limit(limit + 1).execute(),
-        filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      ]);
-      const hasMore = rows.length > limit;
-      const shown = rows.slice(0, limit);
-      const items = await itemsOf(app.db, tenantId, shown.map((row) => row.id));
-      const last = shown.at(-1);
-      return {
-        success: true as const,
-        data: shown.map((row) => orderView(row, items.get(row.id) ?? [])),
-        pagination: { limit, hasMore, nextCursor: hasMore && last ? encodeCursor([sortColumn, last.sort_key, last.id]) : null, total: Number(total.total) },
-        requestId: request.id,
-      };
+      const { orders, hasMore, nextCursor, total } = await listOrders(app.db, tenantOf(request), request.query);
+      const limit = request.query.limit ?? 50;
+      return { success: true as const, data: orders, pagination: { limit, hasMore, nextCursor, total }, requestId: request.id };
     },
   );
 

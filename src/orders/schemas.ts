@@ -113,6 +113,7 @@ export const ListQuery = Type.Object({
   created_since: Type.Optional(IsoDateTime),
   updated_since: Type.Optional(IsoDateTime),
 });
+export type ListQuery = Static<typeof ListQuery>;
 
 export const OrderPage = Page(Order);
 export const OrderResponse = Success(Order);

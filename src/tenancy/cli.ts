@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ADMIN_PREFIX } from '../app';
 import { ConfigError, StartupError } from '../config';
 
-interface ClientOptions {
+export interface ClientOptions {
   url?: string;
   token?: string;
   json?: boolean;
@@ -59,7 +59,7 @@ async function request(options: ClientOptions, method: string, path: string, bod
 }
 
 /** Calls the operator API and prints the answer: JSON with --json, otherwise a short summary. */
-async function call(options: ClientOptions, method: string, path: string, body?: unknown, summarize?: (data: never) => string) {
+export async function call(options: ClientOptions, method: string, path: string, body?: unknown, summarize?: (data: never) => string) {
   const payload = await request(options, method, path, body);
   if (options.json) {
     console.log(JSON.stringify(payload, null, 2));
@@ -83,14 +83,15 @@ interface KeyData {
 const describeKey = (k: KeyData) =>
   `${k.id}  ${k.key ?? `${k.prefix}…`}  ${k.permissions.join(',')}${k.status ? `  ${k.status}` : ''}`;
 
+/** The options every operator command takes: where the service is, the admin token, raw JSON. */
+export const withClientOptions = (command: Command) =>
+  command
+    .option('--url <url>', 'service address (default $PICKPORT_URL or http://127.0.0.1:$PORT)')
+    .option('--token <token>', 'admin token (default $ADMIN_TOKEN or the one in the data directory)')
+    .option('--json', 'print the raw JSON response');
+
 /** `tenants` and `keys`: thin clients of the operator API. */
 export function addOperatorCommands(program: Command): void {
-  const withClientOptions = (command: Command) =>
-    command
-      .option('--url <url>', 'service address (default $PICKPORT_URL or http://127.0.0.1:$PORT)')
-      .option('--token <token>', 'admin token (default $ADMIN_TOKEN or the one in the data directory)')
-      .option('--json', 'print the raw JSON response');
-
   const tenants = program.command('tenants').description('manage tenants');
   withClientOptions(tenants.command('create').requiredOption('--slug <slug>').requiredOption('--name <name>')).action(
     (options: ClientOptions & { slug: string; name: string }) =>

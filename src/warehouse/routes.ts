@@ -2,14 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db';
 import { inTransaction } from '../db/transaction';
-import { emit } from '../events/outbox';
-import { notFound, validationError } from '../http/errors';
+import { emit, writeEmitting } from '../events/outbox';
+import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
 import { moveOrder } from '../orders/lifecycle';
 import { OrderResponse } from '../orders/schemas';
 import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
 import { completePicking } from './picking';
-import { adjustStock } from './stock';
+import { dispatchOrder, packOrder } from './shipping';
+import { adjustStock, stockChange } from './stock';
 import {
   CompletePickingBody,
   DispatchBody,
@@ -47,20 +48,34 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return { success: true as const, data: await loadOrderView(db, tenantId, order), requestId };
   }
 
-  /** A plain move along the state machine, with its `order.status_changed`. */
-  const simpleMove = (to: 'IN_PICKING' | 'PACKED', operationId: string, summary: string) =>
-    ({
-      schema: { ...route, operationId, summary, params: OrderParams, response: responses({ 200: OrderResponse }, 404, 409) },
-      handler: async (request: { params: { slug: string; externalId: string }; id: string }) =>
-        orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
-          const moved = await moveOrder(tx, await lockOrder(tx, tenantId, request.params.externalId), to);
-          await emit(tx, tenantId, [moved.event]);
-          return moved.order;
-        }),
-    }) as const;
+  app.post(
+    '/orders/:externalId/start-picking',
+    {
+      schema: {
+        ...route,
+        operationId: 'startPicking', summary: 'PENDING → IN_PICKING: assign the order to picking',
+        params: OrderParams,
+        response: responses({ 200: OrderResponse }, 404, 409),
+      },
+    },
+    async (request) =>
+      orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
+        const moved = await moveOrder(tx, await lockOrder(tx, tenantId, request.params.externalId), 'IN_PICKING');
+        await emit(tx, tenantId, [moved.event]);
+        return moved.order;
+      }),
+  );
 
-  app.post('/orders/:externalId/start-picking', simpleMove('IN_PICKING', 'startPicking', 'PENDING → IN_PICKING: assign the order to picking'));
-  app.post('/orders/:externalId/pack', simpleMove('PACKED', 'packOrder', 'PICKED → PACKED'));
+  app.post(
+    '/orders/:externalId/pack',
+    { schema: { ...route, operationId: 'packOrder', summary: 'PICKED → PACKED', params: OrderParams, response: responses({ 200: OrderResponse }, 404, 409) } },
+    async (request) =>
+      orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
+        const { order, events } = await packOrder(tx, tenantId, request.params.externalId);
+        await emit(tx, tenantId, events);
+        return order;
+      }),
+  );
 
   app.post(
     '/orders/:externalId/complete-picking',
@@ -90,13 +105,9 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
-        const order = await lockOrder(tx, tenantId, request.params.externalId);
-        const moved = await moveOrder(tx, order, 'DISPATCHED', 'dispatched_at', {
-          carrier: request.body.carrier ?? null,
-          tracking_number: request.body.trackingNumber ?? null,
-        });
-        await emit(tx, tenantId, [moved.event]);
-        return moved.order;
+        const { order, events } = await dispatchOrder(tx, tenantId, request.params.externalId, request.body);
+        await emit(tx, tenantId, events);
+        return order;
       }),
   );
 
@@ -112,17 +123,10 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { stock, delta } = request.body;
-      if ((stock === undefined) === (delta === undefined)) {
-        throw validationError([{ field: 'body', message: 'must have exactly one of stock and delta' }]);
-      }
+      const change = stockChange(request.body);
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const data = await inTransaction(db, async (tx) => {
-        const { adjustment, events } = await adjustStock(tx, tenantId, request.params.externalId, stock !== undefined ? { stock } : { delta: delta as number });
-        await emit(tx, tenantId, events);
-        return adjustment;
-      });
-      return { success: true as const, data, requestId: request.id };
+      const { adjustment } = await writeEmitting(db, tenantId, (tx) => adjustStock(tx, tenantId, request.params.externalId, change));
+      return { success: true as const, data: adjustment, requestId: request.id };
     },
   );
 };

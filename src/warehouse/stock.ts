@@ -2,15 +2,23 @@ import { sql } from 'kysely';
 import { MAX_STOCK } from '../catalog/schemas';
 import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound, validationError } from '../http/errors';
 import { recheckWaitingOrders } from '../orders/revalidation';
 
 export interface StockAdjustment {
   productId: string;
   externalId: string;
   sku: string;
+  name: string;
   previousStock: number;
   stock: number;
+}
+
+/** The change a request body asks for: exactly one of `stock` and `delta` (400 otherwise). */
+export function stockChange(body: { stock?: number | undefined; delta?: number | undefined }): { stock: number } | { delta: number } {
+  if (body.stock !== undefined && body.delta === undefined) return { stock: body.stock };
+  if (body.delta !== undefined && body.stock === undefined) return { delta: body.delta };
+  throw validationError([{ field: 'body', message: 'must have exactly one of stock and delta' }]);
 }
 
 /**
@@ -26,7 +34,7 @@ export async function adjustStock(
 ): Promise<{ adjustment: StockAdjustment; events: DomainEvent[] }> {
   const product = await tx
     .selectFrom('products')
-    .select(['id', 'external_id', 'sku', 'stock'])
+    .select(['id', 'external_id', 'sku', 'name', 'stock'])
     .where('tenant_id', '=', tenantId)
     .where('external_id', '=', externalId)
     .forUpdate()
@@ -54,7 +62,7 @@ export async function adjustStock(
   // More stock may satisfy orders waiting on it.
   if (newStock > previousStock) events.push(...(await recheckWaitingOrders(tx, tenantId, [product.external_id])));
   return {
-    adjustment: { productId: product.id, externalId: product.external_id, sku: product.sku, previousStock, stock: newStock },
+    adjustment: { productId: product.id, externalId: product.external_id, sku: product.sku, name: product.name, previousStock, stock: newStock },
     events,
   };
 }

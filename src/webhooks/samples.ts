@@ -8,6 +8,8 @@ export const SAMPLE_PAYLOADS: { [E in EventName]: EventPayloads[E] } = {
     previousStatus: 'PACKED',
     status: 'DISPATCHED',
     updatedAt: '2026-04-23T12:00:00.000Z',
+    carrier: 'DHL',
+    trackingNumber: '00340434161094042557',
   },
   'order.issue_detected': {
     externalId: 'test-order-1',

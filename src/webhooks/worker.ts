@@ -86,6 +86,8 @@ async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
 
 /** Past the request timeout, the time a worker gets to record an attempt before the row is due again. */
 const LEASE_MARGIN_MS = 5_000;
+/** After its listening connection is lost (a restarted pooler, a failover), the worker listens again this much later. */
+const RELISTEN_DELAY_MS = 1_000;
 /** Jitter adds up to this share of a retry delay, and never more than five minutes. */
 const JITTER_SHARE = 0.1;
 const JITTER_MAX_MS = 5 * 60_000;
@@ -112,6 +114,7 @@ export class DeliveryWorker {
   #running = false;
   #loop: Promise<void> | undefined;
   #unlisten: (() => Promise<void>) | undefined;
+  #relistenTimer: NodeJS.Timeout | undefined;
   #wakeRequested = false;
   #wakeUp: (() => void) | undefined;
   /** The last claim took every free slot, so more may be due than were taken. */
@@ -137,7 +140,7 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     if (this.#running) return;
     this.#running = true;
-    this.#unlisten = await this.#database.listen(DELIVERIES_CHANNEL, () => this.#wake());
+    await this.#listen();
     this.#loop = this.#run();
     this.#retention.start();
   }
@@ -146,11 +149,36 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     if (!this.#running) return;
     this.#running = false;
+    clearTimeout(this.#relistenTimer);
     this.#wake();
     await Promise.all([this.#loop, this.#retention.stop()]);
     await Promise.allSettled([...this.#inFlight]);
     await this.#recording;
     await this.#unlisten?.();
+  }
+
+  /**
+   * NOTIFY wakes the worker at an event's commit. Without it the worker still finds every due
+   * delivery by looking at the queue every poll interval, so a lost listening connection costs
+   * latency, not deliveries; it is listened again until that succeeds.
+   */
+  async #listen(): Promise<void> {
+    const unlisten = await this.#database.listen(DELIVERIES_CHANNEL, () => this.#wake(), () => this.#listenLater('lost the connection listening for new deliveries'));
+    if (this.#running) this.#unlisten = unlisten;
+    else await unlisten();
+  }
+
+  #listenLater(why: string, err?: unknown): void {
+    this.#unlisten = undefined;
+    if (!this.#running) return;
+    this.#log.warn({ err }, `${why}; looking at the queue every ${this.#pollIntervalMs} ms until it listens again`);
+    this.#relistenTimer = setTimeout(() => {
+      this.#listen().then(
+        // Events committed meanwhile were not announced.
+        () => this.#wake(),
+        (error: unknown) => this.#listenLater('cannot listen for new deliveries', error),
+      );
+    }, RELISTEN_DELAY_MS);
   }
 
   #wake(): void {

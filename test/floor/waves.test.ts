@@ -104,6 +104,7 @@ describe('floor: waves', () => {
       name: 'Product SHOE',
       quantity: 2,
       pickedQuantity: null,
+      reason: null,
     });
     // No location code, a code without a place, an unknown code: all still picked, after the route.
     expect(wave.unplaced.map((line) => [line.orderExternalId, line.productExternalId])).toEqual([

@@ -12,6 +12,7 @@ import { openDatabase, quoteIdentifier, type DatabaseHandle } from '../../src/db
 import { pgliteDialect } from '../../src/db/pglite-dialect';
 import type { Database } from '../../src/db/schema';
 import { migrate } from '../../src/db/migrate';
+import type { Clock } from '../../src/http/rate-limit';
 import { PERMISSIONS, type Permission } from '../../src/tenancy/permissions';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -36,6 +37,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookRetryDelaysMs: [50, 100, 150, 200, 250],
     // The receivers of the webhook tests listen on loopback.
     webhookAllowPrivate: true,
+    cookieSecure: false,
     ...overrides,
   };
 }
@@ -161,11 +163,14 @@ export async function openTestDatabase(): Promise<{ database: DatabaseHandle; dr
   };
 }
 
-/** A running app on a fresh database, with helpers to make tenants and keys. */
-export async function createTestContext(overrides: Partial<Config> = {}): Promise<TestContext> {
+/**
+ * A running app on a fresh database, with helpers to make tenants and keys. `clock` replaces the
+ * time rate limits and idempotency expiry read (in memory and on Redis).
+ */
+export async function createTestContext(overrides: Partial<Config> = {}, { clock }: { clock?: Clock } = {}): Promise<TestContext> {
   const { database, drop } = await openTestDatabase();
   const config = testConfig(overrides);
-  const app = await buildApp({ config, database, logger: false });
+  const app = await buildApp({ config, database, logger: false, ...(clock ? { clock } : {}) });
   await app.ready();
 
   const admin = (method: InjectOptions['method'], url: string, body?: unknown) =>

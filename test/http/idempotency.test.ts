@@ -89,6 +89,40 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
     expect(await probeExecutions(ctx, tenant.id)).toBe(0);
   });
 
+  it('takes an uppercase UUID v4 (as macOS uuidgen prints it) on the real routes, as the same key as its lowercase form', async () => {
+    const { api } = await ctx.tenant();
+    const key = randomUUID();
+    const product = { externalId: 'UP-1', sku: 'UP-1', name: 'Mug' };
+    const first = await api.post('/products', product, { 'x-idempotency-key': key.toUpperCase() });
+    expect(first.status).toBe(201);
+    const again = await api.post('/products', product, { 'x-idempotency-key': key });
+    expect(again.headers['x-idempotency-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('says the same thing about every malformed key, on every write route', async () => {
+    const { api } = await ctx.tenant();
+    const order = { externalId: 'O-1', orderNumber: '1', items: [{ productExternalId: 'P', productSku: 'P', quantity: 1 }] };
+    const writes: [string, unknown][] = [
+      ['/products', { externalId: 'B-1', sku: 'B-1', name: 'Mug' }],
+      ['/products/batch', { products: [{ externalId: 'B-1', sku: 'B-1', name: 'Mug' }] }],
+      ['/orders', order],
+      ['/orders/batch', { orders: [order] }],
+    ];
+    const malformed = ['', 'abc', '6ba7b810-9dad-11d1-80b4-00c04fd430c8' /* v1 */, `${randomUUID()}x`, randomUUID().replace(/-/g, '')];
+    for (const [path, body] of writes) {
+      for (const bad of malformed) {
+        const response = await api.post(path, body, { 'x-idempotency-key': bad });
+        expect(response.status, `${path} ${bad}`).toBe(400);
+        expect(response.body.error, `${path} ${bad}`).toMatchObject({
+          code: 'VALIDATION_ERROR',
+          details: [{ field: 'X-Idempotency-Key', message: 'must be a UUID v4' }],
+        });
+      }
+    }
+    expect((await api.get('/products?active_only=false')).body.data).toEqual([]);
+  });
+
   it('runs a request once when two arrive together with one key: the other gets 409 saying it is still running', async () => {
     const { tenant, api } = await caller();
     const key = randomUUID();
@@ -100,6 +134,8 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
       expect(second.status).toBe(409);
       expect(second.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
       expect(second.body.error.message).toMatch(/still being processed/);
+      // This conflict passes, unlike a key reused for another request: the header says when to retry.
+      expect(second.headers['retry-after']).toBe('1');
       gate.open();
       expect((await first).status).toBe(201);
     } finally {

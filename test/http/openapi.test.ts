@@ -79,10 +79,15 @@ describe('OpenAPI document and reference pages', () => {
     expect(operations().filter(([, operation]) => !operation.summary).map(([name]) => name)).toEqual([]);
   });
 
-  it('declares the API key on every public operation but health, and the admin token on the operator and warehouse ones', () => {
+  it('declares the API key on every public operation but health, the admin token on the operator and warehouse ones, the session cookie on the console but sign-in', () => {
     const schemesOf = (operation: Operation) => (operation.security ?? [{ missing: [] }]).flatMap((requirement) => Object.keys(requirement));
+    const expectedOf = (name: string) => {
+      if (name.includes('/public/health') || name === 'POST /console/api/session') return [];
+      if (name.includes('/api/v1/public/')) return ['apiKey'];
+      return name.includes('/console/api/') ? ['consoleSession'] : ['adminToken'];
+    };
     for (const [name, operation] of operations()) {
-      const expected = name.includes('/public/health') ? [] : name.includes('/api/v1/public/') ? ['apiKey'] : ['adminToken'];
+      const expected = expectedOf(name);
       expect({ name, schemes: schemesOf(operation) }).toEqual({ name, schemes: expected });
     }
   });

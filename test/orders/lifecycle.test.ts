@@ -123,6 +123,28 @@ describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.
       expect(listed.map((o: { externalId: string }) => o.externalId)).toEqual(['U-1', 'U-2']);
     });
 
+    it('counts total on the first page and carries it in the cursor: later pages keep the listing\'s total', async () => {
+      const other = await ctx.tenant(UNLIMITED);
+      await seedProducts(other, [{ externalId: 'P1', sku: 'SKU-P1', stock: 1000 }]);
+      for (let i = 0; i < 3; i++) await other.api.post('/orders', order(`T-${i}`, [item('P1')]));
+      const first = await other.api.get('/orders', { limit: '2' });
+      expect(first.body.pagination).toMatchObject({ total: 3, hasMore: true });
+      await other.api.post('/orders', order('T-3', [item('P1')]));
+      // The order created meanwhile shows on the next page, but the total is the listing's own.
+      const second = await other.api.get('/orders', { limit: '2', cursor: first.body.pagination.nextCursor });
+      expect(second.body.data.map((o: { externalId: string }) => o.externalId)).toEqual(['T-2', 'T-3']);
+      expect(second.body.pagination.total).toBe(3);
+      expect((await other.api.get('/orders', { limit: '2' })).body.pagination.total).toBe(4);
+      // A cursor fits only listings of its order: this one lists by createdAt, not updatedAt.
+      const wrongKind = await other.api.get('/orders', { updated_since: '2000-01-01T00:00:00Z', cursor: first.body.pagination.nextCursor });
+      expect(wrongKind.status).toBe(400);
+      // A cursor without a total (as issued before totals were carried) is refused on `cursor`.
+      const [mode, key, id] = JSON.parse(Buffer.from(first.body.pagination.nextCursor, 'base64url').toString());
+      const old = await other.api.get('/orders', { cursor: Buffer.from(JSON.stringify([mode, key, id])).toString('base64url') });
+      expect(old.status).toBe(400);
+      expect(old.body.error.details[0].field).toBe('cursor');
+    });
+
     it.each([
       ['limit', { limit: '101' }],
       ['cursor', { cursor: 'garbage' }],

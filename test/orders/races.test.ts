@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertProduct } from '../../src/catalog/upsert';
 import { ApiError } from '../../src/http/errors';
-import { upsertOrder } from '../../src/orders/intake';
+import { upsertOrder, upsertOrders, type OrderResult } from '../../src/orders/intake';
 import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order, seedProducts, warehouse } from './helpers';
 import { holdTransaction, waitsForLock } from '../helpers/wait';
@@ -246,6 +246,46 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
       await intake.trx.commit().execute();
     } finally {
       await Promise.allSettled([intake.trx.rollback().execute(), catalog.trx.rollback().execute()]);
+    }
+  });
+
+  const accepted = (results: OrderResult[]) =>
+    results.map((result) => {
+      if (result instanceof ApiError) throw result;
+      return result.order.has_issues ? 'short' : 'clean';
+    });
+
+  it('a restock, then a batch for the product: the batch waits for it and counts the new stock in index order', async () => {
+    await seedProducts(tenant, [{ externalId: 'UP', sku: 'SKU-UP', stock: 0 }]);
+    const catalog = await holdTransaction(ctx.database.db);
+    const intake = await holdTransaction(ctx.database.db);
+    try {
+      await upsertProduct(catalog.trx, tenant.id, product('UP', 'SKU-UP', 2));
+      const pending = upsertOrders(intake.trx, tenant.id, ['UP-1', 'UP-2', 'UP-3'].map((id) => order(id, [item('UP')])));
+      await waitsForLock(ctx.database.db, intake.pid);
+      await catalog.trx.commit().execute();
+      expect(accepted(await pending)).toEqual(['clean', 'clean', 'short']);
+      await intake.trx.commit().execute();
+    } finally {
+      await Promise.allSettled([catalog.trx.rollback().execute(), intake.trx.rollback().execute()]);
+    }
+  });
+
+  it('a batch with orders short of a product, then its restock: the restock waits and serves them', async () => {
+    await seedProducts(tenant, [{ externalId: 'WAIT', sku: 'SKU-WAIT', stock: 1 }]);
+    const intake = await holdTransaction(ctx.database.db);
+    const catalog = await holdTransaction(ctx.database.db);
+    try {
+      const results = await upsertOrders(intake.trx, tenant.id, ['W-1', 'W-2', 'W-3'].map((id) => order(id, [item('WAIT')])));
+      expect(accepted(results)).toEqual(['clean', 'short', 'short']);
+      const restock = upsertProduct(catalog.trx, tenant.id, product('WAIT', 'SKU-WAIT', 3));
+      await waitsForLock(ctx.database.db, catalog.pid);
+      await intake.trx.commit().execute();
+      await restock;
+      await catalog.trx.commit().execute();
+      for (const id of ['W-1', 'W-2', 'W-3']) expect((await tenant.api.get(`/orders/${id}`)).body.data.hasIssues).toBe(false);
+    } finally {
+      await Promise.allSettled([catalog.trx.rollback().execute(), intake.trx.rollback().execute()]);
     }
   });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX, PUBLIC_PREFIX, WAREHOUSE_PREFIX } from '../../src/app';
+import { CONSOLE_API_PREFIX } from '../../src/console/routes';
 import { PERMISSIONS, type Permission } from '../../src/tenancy/permissions';
 import { createTestContext, type TestResponse, type TestTenant, UNLIMITED } from '../helpers/context';
 
@@ -9,7 +10,9 @@ import { createTestContext, type TestResponse, type TestTenant, UNLIMITED } from
  * Every operation of the OpenAPI document, generated: the public API refuses a request without a
  * key (401), a key without the operation's permission (403) and another tenant's resource (404);
  * the operator and warehouse APIs refuse a request without the admin token or with a wrong one
- * (401). Operations added later are swept as soon as they are in the document.
+ * (401); the console's API refuses a request without a live session (401) and a state-changing
+ * one without the service's own Origin (403). Operations added later are swept as soon as they
+ * are in the document.
  */
 
 /** The permission of each public operation, as the spec's endpoint table gives it; `null`: no key needed. */
@@ -72,16 +75,20 @@ const publicOperations = operations.filter((op) => op.path.startsWith(`${PUBLIC_
 const keyedOperations = publicOperations.filter((op) => PERMISSION_OF[op.name] !== null);
 const WAREHOUSE_BASE = WAREHOUSE_PREFIX.replace(/:(\w+)/g, '{$1}');
 const adminOperations = operations.filter((op) => op.path.startsWith(`${ADMIN_PREFIX}/`) || op.path.startsWith(`${WAREHOUSE_BASE}/`));
+const consoleOperations = operations.filter((op) => op.path.startsWith(`${CONSOLE_API_PREFIX}/`));
+const SIGN_IN = `POST ${CONSOLE_API_PREFIX}/session`;
+/** The service's own origin as app.inject's requests give it (Host: localhost:80). */
+const OWN_ORIGIN = 'http://localhost';
 
 /** Each request without a valid key from its own address: the per-address limit on such requests must not answer first. */
 let addresses = 0;
 const nextAddress = () => `198.18.${Math.floor(++addresses / 250)}.${(addresses % 250) + 1}`;
 
-async function send(op: Operation, path: string, authorization: string | undefined, body?: unknown): Promise<TestResponse> {
+async function send(op: Operation, path: string, authorization: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
   const options: InjectOptions = {
     method: op.method as InjectOptions['method'],
     url: path,
-    headers: authorization ? { authorization } : {},
+    headers: { ...(authorization ? { authorization } : {}), ...headers },
     remoteAddress: nextAddress(),
     ...(body !== undefined ? { payload: body as InjectOptions['payload'] } : {}),
   };
@@ -103,11 +110,13 @@ function expectRefusal(response: TestResponse, status: number, code: string): vo
 }
 
 describe('the OpenAPI document', () => {
-  it('lists the public, operator and warehouse APIs, and no operation outside them', () => {
+  it('lists the public, operator, warehouse and console APIs, and no operation outside them', () => {
     expect(publicOperations.length).toBeGreaterThanOrEqual(18);
     expect(adminOperations.some((op) => op.path.startsWith(ADMIN_PREFIX))).toBe(true);
     expect(adminOperations.some((op) => op.path.startsWith(WAREHOUSE_BASE))).toBe(true);
-    expect(operations.filter((op) => !publicOperations.includes(op) && !adminOperations.includes(op)).map((op) => op.name)).toEqual([]);
+    expect(consoleOperations.length).toBeGreaterThanOrEqual(16);
+    const known = [...publicOperations, ...adminOperations, ...consoleOperations];
+    expect(operations.filter((op) => !known.includes(op)).map((op) => op.name)).toEqual([]);
   });
 
   it('has every public operation in the permission table (add a new one there with its permission)', () => {
@@ -144,15 +153,49 @@ describe.each(adminOperations.map((op) => [op.name, op] as const))('operator and
   });
 });
 
+describe.each(consoleOperations.filter((op) => op.name !== SIGN_IN).map((op) => [op.name, op] as const))('console API: %s', (_, op) => {
+  it('answers 401 UNAUTHORIZED without a session cookie and with an unknown one', async () => {
+    const origin = { origin: OWN_ORIGIN };
+    expectRefusal(await send(op, placeholderPath(op), undefined, undefined, origin), 401, 'UNAUTHORIZED');
+    expectRefusal(await send(op, placeholderPath(op), undefined, undefined, { ...origin, cookie: `pickport_session=${'x'.repeat(43)}` }), 401, 'UNAUTHORIZED');
+  });
+});
+
+const stateChanging = consoleOperations.filter((op) => !['GET', 'HEAD'].includes(op.method));
+describe.each(stateChanging.map((op) => [op.name, op] as const))('console API, state-changing: %s', (_, op) => {
+  it("answers 403 FORBIDDEN to a supervisor's session without the service's own Origin", async () => {
+    const cookie = `pickport_session=${supervisorCookie}`;
+    expectRefusal(await send(op, placeholderPath(op), undefined, undefined, { cookie }), 403, 'FORBIDDEN');
+    expectRefusal(await send(op, placeholderPath(op), undefined, undefined, { cookie, origin: 'https://evil.example' }), 403, 'FORBIDDEN');
+  });
+});
+
+describe('the console session after the sweep', () => {
+  it('still works: no refused sign-out ended it', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: `${CONSOLE_API_PREFIX}/session`, headers: { cookie: `pickport_session=${supervisorCookie}` } });
+    expect(response.statusCode).toBe(200);
+  });
+});
+
 /** The tenant making the requests (every permission) and the tenant owning the resources. */
 let caller: TestTenant;
 let owner: TestTenant;
 const keysWithout = new Map<Permission, string>();
+let supervisorCookie: string;
 const resources: Record<string, Record<string, string>> = {};
 
 beforeAll(async () => {
   caller = await ctx.tenant(UNLIMITED);
   owner = await ctx.tenant(UNLIMITED);
+  const pin = '482913';
+  expect((await ctx.admin('POST', `${ADMIN_PREFIX}/tenants/${caller.slug}/users`, { username: 'sweeper', name: 'Sweeper', role: 'supervisor', pin })).status).toBe(201);
+  const signedIn = await ctx.app.inject({
+    method: 'POST',
+    url: `${CONSOLE_API_PREFIX}/session`,
+    headers: { origin: OWN_ORIGIN },
+    payload: { warehouse: caller.slug, username: 'sweeper', pin },
+  });
+  supervisorCookie = /pickport_session=([^;]+)/.exec(String(signedIn.headers['set-cookie']))![1]!;
   for (const permission of PERMISSIONS) {
     const { key } = await ctx.issueKey(caller.slug, { ...UNLIMITED, permissions: PERMISSIONS.filter((p) => p !== permission) });
     keysWithout.set(permission, key);

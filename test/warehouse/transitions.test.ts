@@ -33,7 +33,9 @@ describe('warehouse API (DESIGN.md §2, spec §3.2)', () => {
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       expect(response.body.data.status).toBe(status);
       const last = (await statusEvents('W-1')).at(-1);
-      expect(last).toEqual({ externalId: 'W-1', orderNumber: 'N-W-1', previousStatus, status, updatedAt: response.body.data.updatedAt });
+      // A dispatched order's event says where it went (additive to the spec's payload).
+      const shipment = status === 'DISPATCHED' ? { carrier: 'UPS', trackingNumber: '1Z999' } : {};
+      expect(last).toEqual({ externalId: 'W-1', orderNumber: 'N-W-1', previousStatus, status, updatedAt: response.body.data.updatedAt, ...shipment });
     }
     const { data } = (await tenant.api.get('/orders/W-1')).body;
     expect(data).toMatchObject({ status: 'DISPATCHED', carrier: 'UPS', trackingNumber: '1Z999', pickedAt: expect.any(String), dispatchedAt: expect.any(String) });

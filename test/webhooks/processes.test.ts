@@ -1,12 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emit } from '../../src/events/outbox';
+import { sql } from 'kysely';
+import { DELIVERIES_CHANNEL, emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
-import { ADMIN_TOKEN, createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { pidOwningPort, PickportProcesses } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';
 import { Receiver } from './receiver';
 
@@ -17,61 +15,24 @@ const stockEvent = (n: number): DomainEvent => ({
   data: { productId: randomUUID(), sku: `SKU-${n}`, previousStock: n, newStock: n + 1, reason: 'INVENTORY_SYNC' },
 });
 
-interface WorkerProcess {
-  child: ChildProcess;
-  ready: Promise<void>;
-  exited: Promise<number | null>;
-}
-
 // `pickport worker` is a separate process, which the embedded database (in this process's memory) cannot serve.
 describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (DESIGN.md §1; needs DATABASE_URL: PGlite lives inside one process)', () => {
   let ctx: TestContext;
   let receiver: Receiver;
-  let workerUrl: string;
-  const children: ChildProcess[] = [];
+  let processes: PickportProcesses;
 
   beforeAll(async () => {
     ctx = await createTestContext();
     receiver = await new Receiver().start();
-    // The worker processes confine themselves to this file's schema, like the test database does.
-    const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(ctx.database.db);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.searchParams.set('options', `-c search_path=${rows[0]!.schema}`);
-    workerUrl = url.toString();
+    processes = await PickportProcesses.forContext(ctx, { PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '100,200,300,400,500' });
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    processes.killAll();
     await receiver.close();
     await ctx.close();
   });
 
-  function startWorker(timeoutMs: number): WorkerProcess {
-    const child = spawn(process.execPath, ['bin/pickport.js', 'worker'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: workerUrl,
-        ADMIN_TOKEN,
-        PICKPORT_SECRET_KEY: ctx.config.secretKey.toString('hex'),
-        PICKPORT_DATA_DIR: join(tmpdir(), `pickport-worker-${randomUUID()}`),
-        PICKPORT_WEBHOOK_TIMEOUT_MS: String(timeoutMs),
-        PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '100,200,300,400,500',
-        PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('webhook delivery worker started')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it started`)));
-    });
-    ready.catch(() => {});
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    return { child, ready, exited };
-  }
+  const startWorker = (timeoutMs: number) => processes.worker({ PICKPORT_WEBHOOK_TIMEOUT_MS: String(timeoutMs) });
 
   async function subscribe(): Promise<{ tenant: TestTenant; path: string }> {
     const tenant = await ctx.tenant(UNLIMITED);
@@ -146,4 +107,32 @@ describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (DESIGN
     for (const worker of workers) worker.child.kill('SIGTERM');
     expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
   }, 120_000);
+
+  it('listens again when its listening connection is lost (a restarted pooler, a failover), and delivers what came meanwhile', async () => {
+    const { tenant, path } = await subscribe();
+    receiver.answer = () => ({ status: 200 });
+    const worker = startWorker(5_000);
+    await worker.ready;
+    /** The backend of the worker's LISTEN connection: the session whose client port the worker process holds. */
+    const listener = async () => {
+      const { rows } = await sql<{ pid: number; port: number }>`
+        SELECT pid, client_port AS port FROM pg_stat_activity
+        WHERE datname = current_database() AND query = ${`LISTEN "${DELIVERIES_CHANNEL}"`}`.execute(ctx.database.db);
+      for (const row of rows) if ((await pidOwningPort([worker.child.pid!], row.port)) !== undefined) return row.pid;
+      return undefined;
+    };
+    const first = await waitFor('the worker listening', listener);
+    await sql`SELECT pg_terminate_backend(${first})`.execute(ctx.database.db);
+    await ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, [stockEvent(1)]));
+
+    const second = await waitFor('the worker listening again', async () => {
+      const pid = await listener();
+      return pid !== undefined && pid !== first ? pid : undefined;
+    });
+    expect(second).not.toBe(first);
+    await waitFor('the event delivered', () => receiver.requests.some((r) => r.path === path), 30_000);
+
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+  }, 60_000);
 });

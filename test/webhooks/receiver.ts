@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
@@ -11,6 +11,8 @@ export interface ReceivedRequest {
   raw: Buffer;
   body: { event: string; timestamp: string; data: Record<string, unknown>; test?: boolean };
   at: number;
+  /** The sender's port: names the process that sent it (`pidOwningPort` in test/helpers/processes.ts). */
+  remotePort: number;
 }
 
 /** What the receiver answers to its n-th request (0-based); `hang` never answers. */
@@ -19,17 +21,22 @@ export type Answer = { status?: number; headers?: Record<string, string>; body?:
 /** A webhook endpoint on loopback that records every request it gets. */
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
+  /** Event ids that arrived while a request of the same event was still unanswered: two senders at once. */
+  readonly overlapping: string[] = [];
+  /** Per event id, its requests not answered (or dropped) yet. */
+  readonly #open = new Map<string, number>();
   answer: (request: ReceivedRequest, n: number) => Answer = () => ({ status: 200 });
   private server: Server;
   url = '';
 
   constructor() {
     this.server = createServer((req, res) => {
+      this.#track(String(req.headers['x-service-event-id'] ?? ''), res);
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
-        const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body: JSON.parse(raw.toString('utf8')), at: performance.now() };
+        const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body: JSON.parse(raw.toString('utf8')), at: performance.now(), remotePort: req.socket.remotePort ?? 0 };
         const n = this.requests.length;
         this.requests.push(received);
         const answer = this.answer(received, n);
@@ -39,6 +46,14 @@ export class Receiver {
         else respond();
       });
     });
+  }
+
+  /** Counts the request as open from its arrival until its answer is sent or its connection drops. */
+  #track(eventId: string, res: ServerResponse): void {
+    const open = (this.#open.get(eventId) ?? 0) + 1;
+    this.#open.set(eventId, open);
+    if (open > 1) this.overlapping.push(eventId);
+    res.once('close', () => this.#open.set(eventId, this.#open.get(eventId)! - 1));
   }
 
   async start(): Promise<this> {

@@ -64,8 +64,12 @@ export class WalkBuilder {
   private readonly visits: Place[] = [];
   private readonly visited = new Set<string>();
 
-  constructor(private readonly floor: Floor) {
-    this.path = [{ aisle: floor.depotAisle, y: 0 }];
+  /** From the depot, or from `start` (a picker part-way through a route). */
+  constructor(
+    private readonly floor: Floor,
+    start: Point = { aisle: floor.depotAisle, y: 0 },
+  ) {
+    this.path = [start];
   }
 
   get here(): Point {

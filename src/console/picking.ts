@@ -1,0 +1,99 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Executor } from '../db';
+import { completeWave, pickerWaveId, recordPick, startPickerWave, waveRequest } from '../floor/waves';
+import { notFound } from '../http/errors';
+import { responses } from '../http/schemas';
+import { bodyIsOptional } from '../warehouse/routes';
+import { consoleRoute, PICKING } from './auth';
+import { loadPickerWave, waveWrite } from './picker-waves';
+import { ConsolePickBody, EmptyBody, MaybePickerWaveResponse, PickerWaveResponse } from './schemas';
+
+/** The caller's PICKING wave; 404 when they have none. */
+async function ownWaveId(db: Executor, request: FastifyRequest): Promise<string> {
+  const waveId = await pickerWaveId(db, request.staff.tenantId, request.staff.user.id);
+  if (!waveId) throw notFound('Your PICKING wave (start picking first)');
+  return waveId;
+}
+
+const config = { roles: PICKING };
+
+/** The picker's screen: one wave at a time, assigned to the caller (pickers and supervisors). */
+export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.db;
+
+  app.get(
+    '/picking/wave',
+    { config, schema: { ...consoleRoute, operationId: 'getMyWave', summary: "The caller's PICKING wave, or null", response: responses({ 200: MaybePickerWaveResponse }) } },
+    async (request) => {
+      const waveId = await pickerWaveId(db, request.staff.tenantId, request.staff.user.id);
+      return { success: true as const, data: waveId ? await loadPickerWave(db, request.staff.tenantId, waveId) : null, requestId: request.id };
+    },
+  );
+
+  app.post(
+    '/picking/wave',
+    {
+      config,
+      preValidation: bodyIsOptional,
+      schema: {
+        ...consoleRoute,
+        operationId: 'startMyWave', summary: 'Start picking: a new wave the service chooses, or the one the caller already has',
+        description:
+          '201 with a new wave, chosen as POST /waves chooses one without `orders` (DESIGN.md §5 defaults); 200 with the wave the caller is already picking. ' +
+          '409 NOTHING_TO_PICK when no order is free.',
+        body: EmptyBody,
+        response: responses({ 200: PickerWaveResponse, 201: PickerWaveResponse }, 409),
+      },
+    },
+    async (request, reply) => {
+      let created = false;
+      const answer = await waveWrite(db, request, async (tx, tenantId) => {
+        const started = await startPickerWave(tx, tenantId, request.staff.user.id, waveRequest({}));
+        created = started.created;
+        return started;
+      });
+      return reply.status(created ? 201 : 200).send(answer);
+    },
+  );
+
+  app.post(
+    '/picking/wave/picks',
+    {
+      config,
+      schema: {
+        ...consoleRoute,
+        operationId: 'recordMyPick', summary: "Record the picked quantity of a line of the caller's wave (sets it; a replay changes nothing)",
+        description: 'A short pick (less than ordered) needs a `reason`. 404 when the caller has no PICKING wave.',
+        body: ConsolePickBody,
+        response: responses({ 200: PickerWaveResponse }, 404, 409),
+      },
+    },
+    async (request) =>
+      waveWrite(db, request, async (tx, tenantId) => {
+        const waveId = await ownWaveId(tx, request);
+        await recordPick(tx, tenantId, waveId, request.body, { shortNeedsReason: true });
+        return { waveId, events: [] };
+      }),
+  );
+
+  app.post(
+    '/picking/wave/complete',
+    {
+      config,
+      preValidation: bodyIsOptional,
+      schema: {
+        ...consoleRoute,
+        operationId: 'completeMyWave', summary: "Finish the caller's wave: its orders go to PICKED with the recorded quantities",
+        description: '409 PICKS_MISSING, listing the lines, while a line has no pick recorded.',
+        body: EmptyBody,
+        response: responses({ 200: PickerWaveResponse }, 404, 409),
+      },
+    },
+    async (request) =>
+      waveWrite(db, request, async (tx, tenantId) => {
+        const waveId = await ownWaveId(tx, request);
+        return { waveId, events: await completeWave(tx, tenantId, waveId) };
+      }),
+  );
+};

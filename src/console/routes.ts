@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Clock } from '../http/rate-limit';
+import { responses } from '../http/schemas';
+import { endSession, signIn } from '../staff/sessions';
+import { clearSessionCookie, consoleRoute, installConsoleAuth, setSessionCookie } from './auth';
+import { packingRoutes } from './packing';
+import { pickingRoutes } from './picking';
+import { MeResponse, SignedOutResponse, SignInBody } from './schemas';
+import { supervisorRoutes } from './supervisor';
+
+export const CONSOLE_API_PREFIX = '/console/api';
+
+/**
+ * The console's API (docs/console.md): sessions, and the picking, packing and supervising screens.
+ * Each route checks its input, calls the same domain functions as the warehouse API and shapes the
+ * answer; the Origin, the session and the role are checked by auth.ts before it runs.
+ */
+export const consoleRoutes =
+  (clock: Clock): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = app.db;
+    await installConsoleAuth(app, clock);
+    const secure = app.config.cookieSecure;
+
+    app.post(
+      '/session',
+      {
+        config: { signIn: true },
+        schema: {
+          ...consoleRoute,
+          security: [],
+          operationId: 'signIn', summary: 'Sign in with warehouse, username and PIN; sets the session cookie',
+          description: 'Wrong warehouse, user or PIN and a disabled user all answer the same 401. Too many failures answer 429 with Retry-After.',
+          body: SignInBody,
+          response: responses({ 200: MeResponse }),
+        },
+      },
+      async (request, reply) => {
+        const { token, session } = await signIn(db, { ...request.body, address: request.ip }, clock());
+        setSessionCookie(reply, token, secure);
+        return { success: true as const, data: { user: session.user, warehouse: session.warehouse }, requestId: request.id };
+      },
+    );
+
+    app.get(
+      '/session',
+      { schema: { ...consoleRoute, operationId: 'getSession', summary: 'Who is signed in', response: responses({ 200: MeResponse }) } },
+      async (request) => ({ success: true as const, data: { user: request.staff.user, warehouse: request.staff.warehouse }, requestId: request.id }),
+    );
+
+    app.delete(
+      '/session',
+      { schema: { ...consoleRoute, operationId: 'signOut', summary: 'Sign out: the session ends and the cookie is cleared', response: responses({ 200: SignedOutResponse }) } },
+      async (request, reply) => {
+        await endSession(db, request.staff.tokenHash);
+        clearSessionCookie(reply, secure);
+        return { success: true as const, data: { signedOut: true as const }, requestId: request.id };
+      },
+    );
+
+    await app.register(pickingRoutes);
+    await app.register(packingRoutes);
+    await app.register(supervisorRoutes);
+  };

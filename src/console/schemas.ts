@@ -1,0 +1,146 @@
+import { Type } from '@sinclair/typebox';
+import { LayoutBody, PolicySchema, Wave, WAVE_STATUSES } from '../floor/schemas';
+import { IsoDateTime, Success } from '../http/schemas';
+import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
+import { RoleSchema } from '../staff/schemas';
+
+const ExternalId = Type.String({ minLength: 1, maxLength: 100 });
+
+export const SignInBody = Type.Object(
+  {
+    warehouse: Type.String({ minLength: 1, maxLength: 63, description: "The tenant's slug" }),
+    username: Type.String({ minLength: 1, maxLength: 64 }),
+    pin: Type.String({ minLength: 1, maxLength: 64 }),
+  },
+  { examples: [{ warehouse: 'acme-outdoor', username: 'mara', pin: '482913' }] },
+);
+
+export const Me = Type.Object({
+  user: Type.Object({ id: Type.String({ format: 'uuid' }), username: Type.String(), name: Type.String(), role: RoleSchema }),
+  warehouse: Type.Object({ slug: Type.String(), name: Type.String() }),
+});
+export const MeResponse = Success(Me);
+export const SignedOutResponse = Success(Type.Object({ signedOut: Type.Literal(true) }));
+
+export const Progress = Type.Object({
+  stopsDone: Type.Integer({ description: 'Stops whose every line has a pick recorded' }),
+  stopsTotal: Type.Integer(),
+  distanceLeft: Type.Number({ description: "From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit" }),
+});
+
+/** The warehouse API's wave with the walk left. */
+export const PickerWave = Type.Object({ ...Wave.properties, progress: Progress });
+export const PickerWaveResponse = Success(PickerWave);
+export const MaybePickerWaveResponse = Success(Type.Union([PickerWave, Type.Null()], { description: "The caller's PICKING wave; null when none" }));
+export const PickerWaveList = Success(Type.Array(PickerWave));
+
+export const ConsolePickBody = Type.Object(
+  {
+    orderExternalId: ExternalId,
+    productExternalId: ExternalId,
+    quantity: Type.Integer({ minimum: 0, maximum: MAX_ITEM_QUANTITY, description: 'What was picked (sets it); less than ordered is a short pick' }),
+    reason: Type.Optional(
+      Type.Union([Type.Literal('not_found'), Type.Literal('damaged'), Type.Literal('other')], { description: 'Required for a short pick' }),
+    ),
+  },
+  { examples: [{ orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 1, reason: 'damaged' }] },
+);
+
+export const EmptyBody = Type.Object({}, { description: 'Nothing to send; the service chooses the orders' });
+
+/** The public order view (GET /api/v1/public/orders/{externalId}) with each item's product name. */
+export const PackOrder = Type.Object({
+  ...Order.properties,
+  items: Type.Array(
+    Type.Object({
+      productExternalId: Type.String(),
+      productSku: Type.String(),
+      quantity: Type.Number(),
+      name: Type.Union([Type.String(), Type.Null()], { description: "The product's name; null when it is unknown" }),
+    }),
+  ),
+});
+export const PackOrderResponse = Success(PackOrder);
+export const OrderRefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 255, description: 'An orderNumber or an externalId (orderNumber tried first)' }) });
+export const OrderParams = Type.Object({ externalId: ExternalId });
+export const ConsoleDispatchBody = Type.Object(
+  {
+    carrier: Type.String({ minLength: 1, maxLength: 100 }),
+    trackingNumber: Type.String({ minLength: 1, maxLength: 100 }),
+  },
+  { examples: [{ carrier: 'DHL', trackingNumber: '00340434161094042557' }] },
+);
+
+export const WaveIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const WaveStatusQuery = Type.Object({ status: Type.Optional(Type.Union(WAVE_STATUSES.map((status) => Type.Literal(status)))) });
+
+export const ProductParams = Type.Object({ externalId: ExternalId });
+export const ConsoleStockResponse = Success(
+  Type.Object({ externalId: Type.String(), sku: Type.String(), name: Type.String(), stock: Type.Number() }),
+);
+
+const WaveSummary = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  picker: Wave.properties.picker,
+  progress: Progress,
+  orders: Type.Integer({ description: 'Orders in the wave' }),
+  createdAt: IsoDateTime,
+});
+
+export const BoardResponse = Success(
+  Type.Object({
+    statusCounts: Type.Object(Object.fromEntries(ORDER_STATUSES.map((status) => [status, Type.Integer()]))),
+    issues: Type.Array(
+      Type.Object({
+        externalId: Type.String(),
+        orderNumber: Type.String(),
+        status: OrderStatusSchema,
+        issues: Type.Array(Type.Object({ code: Type.String(), message: Type.String(), productExternalId: Type.Optional(Type.String()) })),
+      }),
+      { description: 'Orders with open issues, oldest first, at most 50' },
+    ),
+    waves: Type.Array(WaveSummary, { description: 'PICKING waves, oldest first' }),
+    webhooks: Type.Object({
+      failing: Type.Array(
+        Type.Object({
+          id: Type.String({ format: 'uuid' }),
+          url: Type.String(),
+          consecutiveFailures: Type.Optional(Type.Integer({ description: 'Failed attempts since its last delivered one' })),
+          lastError: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+          lastAttemptAt: Type.Optional(Type.Union([IsoDateTime, Type.Null()])),
+        }),
+        { description: 'Active webhooks whose last attempt failed' },
+      ),
+      deadLetters: Type.Integer({ description: 'Dead letters waiting for a replay' }),
+    }),
+  }),
+);
+
+const Point = Type.Object({ x: Type.Number(), y: Type.Number() });
+export const FloorResponse = Success(
+  Type.Object({
+    layout: Type.Union([LayoutBody, Type.Null()], { description: 'Null until the warehouse describes its layout' }),
+    locations: Type.Array(Type.Object({ code: Type.String(), aisle: Type.Integer(), position: Type.Integer(), level: Type.Union([Type.Integer(), Type.Null()]) })),
+    waves: Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        picker: Wave.properties.picker,
+        policy: PolicySchema,
+        distance: Type.Number(),
+        path: Type.Array(Point, { description: 'Corners of the walk from the depot through the stops and back, along aisles and cross aisles' }),
+        stops: Type.Array(
+          Type.Object({
+            seq: Type.Integer(),
+            locationCode: Type.String(),
+            aisle: Type.Integer(),
+            position: Type.Integer(),
+            x: Type.Number(),
+            y: Type.Number(),
+            done: Type.Boolean(),
+          }),
+        ),
+      }),
+      { description: 'PICKING waves' },
+    ),
+  }),
+);

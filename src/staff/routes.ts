@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { responses, Success } from '../http/schemas';
+import { tenantIdOf } from '../warehouse/routes';
+import { CreateUserBody, User, UserParams } from './schemas';
+import { createUser, disableUser, listUsers } from './users';
+
+const route = { tags: ['operator'], security: [{ adminToken: [] }] };
+const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) });
+
+/** Operator API: the console's warehouse users of a tenant (DESIGN.md §5). */
+export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.db;
+
+  app.post(
+    '/tenants/:slug/users',
+    {
+      schema: {
+        ...route,
+        operationId: 'createUser', summary: 'Create a warehouse user of the console; 409 when the username is taken in the tenant',
+        params: SlugParams,
+        body: CreateUserBody,
+        response: responses({ 201: Success(User) }, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      const data = await createUser(db, await tenantIdOf(db, request.params.slug), request.body);
+      return reply.status(201).send({ success: true, data, requestId: request.id });
+    },
+  );
+
+  app.get(
+    '/tenants/:slug/users',
+    {
+      schema: { ...route, operationId: 'listUsers', summary: "A tenant's warehouse users (never their PIN)", params: SlugParams, response: responses({ 200: Success(Type.Array(User)) }, 404) },
+    },
+    async (request) => ({ success: true as const, data: await listUsers(db, await tenantIdOf(db, request.params.slug)), requestId: request.id }),
+  );
+
+  app.post(
+    '/users/:id/disable',
+    {
+      schema: {
+        ...route,
+        operationId: 'disableUser', summary: 'Disable a warehouse user: its sessions end and it can no longer sign in',
+        params: UserParams,
+        response: responses({ 200: Success(User) }, 404),
+      },
+    },
+    async (request) => ({ success: true as const, data: await disableUser(db, request.params.id), requestId: request.id }),
+  );
+};

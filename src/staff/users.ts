@@ -1,0 +1,65 @@
+import type { Selectable } from 'kysely';
+import type { Db, Executor } from '../db';
+import { conflict, notFound } from '../http/errors';
+import { hashPin } from './pins';
+import type { StaffRole, StaffTables } from './tables';
+
+export type UserRow = Selectable<StaffTables['staff_users']>;
+
+export interface UserView {
+  id: string;
+  username: string;
+  name: string;
+  role: StaffRole;
+  disabled: boolean;
+  createdAt: string;
+}
+
+export const userView = (row: UserRow): UserView => ({
+  id: row.id,
+  username: row.username,
+  name: row.name,
+  role: row.role,
+  disabled: row.disabled_at !== null,
+  createdAt: row.created_at.toISOString(),
+});
+
+/** Usernames are case-insensitive: stored and looked up lower-case. */
+export const normalUsername = (username: string) => username.toLowerCase();
+
+export async function createUser(
+  db: Db,
+  tenantId: string,
+  input: { username: string; name: string; role: StaffRole; pin: string },
+): Promise<UserView> {
+  const username = normalUsername(input.username);
+  const pinHash = await hashPin(input.pin);
+  const row = await db
+    .insertInto('staff_users')
+    .values({ tenant_id: tenantId, username, name: input.name, role: input.role, pin_hash: pinHash })
+    .onConflict((oc) => oc.columns(['tenant_id', 'username']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw conflict(`Username ${username} is taken in this warehouse`);
+  return userView(row);
+}
+
+export async function listUsers(db: Executor, tenantId: string): Promise<UserView[]> {
+  const rows = await db.selectFrom('staff_users').selectAll().where('tenant_id', '=', tenantId).orderBy('username').execute();
+  return rows.map(userView);
+}
+
+/** Disables the user and ends every session of it in the same transaction: its next request answers 401. */
+export async function disableUser(db: Db, userId: string): Promise<UserView> {
+  return db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable('staff_users')
+      .set((eb) => ({ disabled_at: eb.fn.coalesce('disabled_at', eb.fn<Date>('now')) }))
+      .where('id', '=', userId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw notFound(`User ${userId}`);
+    await tx.deleteFrom('staff_sessions').where('user_id', '=', userId).execute();
+    return userView(row);
+  });
+}
