@@ -35,30 +35,33 @@ export async function startBenchService(overrides: Partial<Config> = {}): Promis
   const { database, drop } = await openTestDatabase();
   const app = await buildApp({ config: testConfig(overrides), database, logger: false });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
   return {
     url,
     app,
     database,
-    async tenant() {
-      const slug = `bench-${randomUUID().slice(0, 8)}`;
-      const tenant = await fetch(`${url}/api/v1/admin/tenants`, {
-        method: 'POST',
-        headers: adminHeaders,
-        body: JSON.stringify({ slug, name: slug }),
-      }).then((r) => r.json() as Promise<{ data: { id: string } }>);
-      const key = await fetch(`${url}/api/v1/admin/tenants/${slug}/api-keys`, {
-        method: 'POST',
-        headers: adminHeaders,
-        body: JSON.stringify({ permissions: [...PERMISSIONS], rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 }),
-      }).then((r) => r.json() as Promise<{ data: { key: string } }>);
-      return { id: tenant.data.id, slug, key: key.data.key };
-    },
+    tenant: () => benchTenant(url),
     async close() {
       await app.close();
       await drop();
     },
   };
+}
+
+/** A tenant on the service at `url`, with a key holding every permission and limits high enough not to interfere. */
+export async function benchTenant(url: string): Promise<{ id: string; slug: string; key: string }> {
+  const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const slug = `bench-${randomUUID().slice(0, 8)}`;
+  const tenant = await fetch(`${url}/api/v1/admin/tenants`, {
+    method: 'POST',
+    headers: adminHeaders,
+    body: JSON.stringify({ slug, name: slug }),
+  }).then((r) => r.json() as Promise<{ data: { id: string } }>);
+  const key = await fetch(`${url}/api/v1/admin/tenants/${slug}/api-keys`, {
+    method: 'POST',
+    headers: adminHeaders,
+    body: JSON.stringify({ permissions: [...PERMISSIONS], rateLimitPerMinute: 1_000_000, dailyLimit: 1_000_000_000 }),
+  }).then((r) => r.json() as Promise<{ data: { key: string } }>);
+  return { id: tenant.data.id, slug, key: key.data.key };
 }
 
 export interface LoadOptions {

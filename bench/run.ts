@@ -16,6 +16,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   waves: () => import('./suites/waves'),
   retention: () => import('./suites/retention'),
   sequential: () => import('./suites/sequential'),
+  memory: () => import('./suites/memory'),
 };
 
 const wanted = process.argv.slice(2);

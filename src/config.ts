@@ -42,6 +42,11 @@ export interface Config {
    * default true when NODE_ENV=production. Off only where the console is reached over plain HTTP.
    */
   cookieSecure: boolean;
+  /**
+   * Shared buffers of the embedded database in MB (PICKPORT_EMBEDDED_BUFFERS_MB, default 16). All
+   * of it is resident from the start; ignored with DATABASE_URL.
+   */
+  embeddedBuffersMb?: number;
 }
 
 /**
@@ -63,6 +68,9 @@ export class ConfigError extends StartupError {
     super(message, 2);
   }
 }
+
+/** Default shared buffers of the embedded database, MB (docs/operations.md, "Memory"). */
+export const EMBEDDED_BUFFERS_MB = 16;
 
 type Env = Record<string, string | undefined>;
 
@@ -214,6 +222,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     webhookAllowPrivate: boolean(env, 'PICKPORT_WEBHOOK_ALLOW_PRIVATE', false),
     retentionDays: retentionDays(env),
     cookieSecure: boolean(env, 'PICKPORT_COOKIE_SECURE', nodeEnv === 'production'),
+    embeddedBuffersMb: integer(env, 'PICKPORT_EMBEDDED_BUFFERS_MB', EMBEDDED_BUFFERS_MB, 1, 1024),
   };
   const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);
 

@@ -67,7 +67,12 @@ export async function openConfiguredDatabase(config: Config): Promise<DatabaseHa
   if (config.databaseUrl) await checkDatabaseAnswers(config.databaseUrl);
   let database: DatabaseHandle;
   try {
-    database = await openDatabase({ url: config.databaseUrl, dataDir: join(config.dataDir, 'pglite'), poolSize: config.databasePoolSize });
+    database = await openDatabase({
+      url: config.databaseUrl,
+      dataDir: join(config.dataDir, 'pglite'),
+      poolSize: config.databasePoolSize,
+      sharedBuffersMb: config.embeddedBuffersMb,
+    });
   } catch (error) {
     throw new StartupError(`Cannot open ${where}: ${firstLine(error)}`);
   }

@@ -8,17 +8,10 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from './helpers/context';
+import { freePort } from './helpers/ports';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '..', 'bin', 'pickport.js');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Runs the command to its end; never rejects, so a test can look at the exit code and both outputs. */
 function pickport(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {

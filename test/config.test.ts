@@ -18,6 +18,7 @@ describe('configuration from the environment', () => {
       trustProxy: false,
       webhookAllowPrivate: false,
       cookieSecure: false,
+      embeddedBuffersMb: 16,
     });
     expect(first.generatedAdminToken).toBe(first.config.adminToken);
     expect(readFileSync(join(dir, 'admin-token'), 'utf8').trim()).toBe(first.config.adminToken);
@@ -45,6 +46,7 @@ describe('configuration from the environment', () => {
       PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
       PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
       PICKPORT_COOKIE_SECURE: 'false',
+      PICKPORT_EMBEDDED_BUFFERS_MB: '64',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -59,6 +61,7 @@ describe('configuration from the environment', () => {
       webhookRetryDelaysMs: [10, 20, 30],
       webhookAllowPrivate: true,
       cookieSecure: false,
+      embeddedBuffersMb: 64,
     });
     expect(config.secretKey.toString('hex')).toBe('ab'.repeat(32));
   });
@@ -75,6 +78,8 @@ describe('configuration from the environment', () => {
     [{ PORT: 'eighty' }, /PORT must be an integer/],
     [{ PORT: '70000' }, /PORT must be an integer from 0 to 65535/],
     [{ PICKPORT_DATABASE_POOL_SIZE: '0' }, /PICKPORT_DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
+    [{ PICKPORT_EMBEDDED_BUFFERS_MB: '0' }, /PICKPORT_EMBEDDED_BUFFERS_MB must be an integer from 1 to 1024/],
+    [{ PICKPORT_EMBEDDED_BUFFERS_MB: '16MB' }, /PICKPORT_EMBEDDED_BUFFERS_MB must be an integer/],
     [{ DATABASE_URL: 'mysql://db' }, /DATABASE_URL must start with postgres:/],
     [{ REDIS_URL: 'not a url' }, /REDIS_URL is not a valid URL/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],

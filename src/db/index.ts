@@ -1,7 +1,9 @@
-import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { PGlite, types as pgliteTypes, type PGliteOptions } from '@electric-sql/pglite';
 import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { EMBEDDED_BUFFERS_MB } from '../config';
 import type { Database } from './schema';
+import { createPGliteDataDir } from './pglite-create';
 import { pgliteDialect } from './pglite-dialect';
 import { nodePostgresDialect } from './postgres-dialect';
 
@@ -33,6 +35,8 @@ export interface DatabaseOptions {
   /** Confines every connection to one schema, so parallel test runs never collide. */
   schema?: string | undefined;
   poolSize?: number;
+  /** Shared buffers of the embedded database, MB; default EMBEDDED_BUFFERS_MB. */
+  sharedBuffersMb?: number | undefined;
 }
 
 // bigint counts and numeric amounts come back as JS numbers on both engines.
@@ -115,8 +119,23 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   };
 }
 
+/**
+ * Start parameters of the embedded engine. PGlite zeroes PostgreSQL's shared memory inside its WASM
+ * heap at start, so all of shared_buffers is resident from the first second: the default 128 MB was
+ * the largest part of the service's memory. 16 MB holds a small warehouse's working set, and pages
+ * beyond it are read from the data directory through the operating system's file cache
+ * (docs/operations.md, "Memory").
+ */
+function embeddedStart(sharedBuffersMb = EMBEDDED_BUFFERS_MB): Pick<PGliteOptions, 'startParams' | 'initDbStartParams'> {
+  const settings = ['-c', `shared_buffers=${sharedBuffersMb}MB`];
+  return { startParams: [...PGlite.defaultStartParams, ...settings], initDbStartParams: settings };
+}
+
 async function openPGlite(options: DatabaseOptions): Promise<DatabaseHandle> {
+  const start = embeddedStart(options.sharedBuffersMb);
+  if (options.dataDir) await createPGliteDataDir(options.dataDir, start);
   const client = await PGlite.create(options.dataDir ?? 'memory://', {
+    ...start,
     parsers: { [pgliteTypes.INT8]: parseNumber, [pgliteTypes.NUMERIC]: parseNumber },
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -14,6 +13,7 @@ import { startMetricsListener } from '../../src/http/metrics';
 import { startServer } from '../../src/server';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
 import { ADMIN_TOKEN, createTestContext, testConfig, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { freePort } from '../helpers/ports';
 import { waitFor } from '../helpers/wait';
 import { floorOf, seedPlacedProducts } from '../floor/helpers';
 import { item, order } from '../orders/helpers';
@@ -230,15 +230,6 @@ describe('metrics: PICKPORT_METRICS_PORT', () => {
     }
     await expect(fetch(`${server.metricsAddress}/metrics`)).rejects.toThrow();
   });
-
-  /** A port free right now on loopback, for a child process that must be told its port. */
-  async function freePort(): Promise<number> {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise((resolve) => probe.close(resolve));
-    return port;
-  }
 
   // `pickport worker` is a separate process, which the embedded database (in this process's memory) cannot serve.
   it.skipIf(!usingPostgres)('makes the worker process serve its delivery metrics', async () => {

@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { PGliteOptions } from '@electric-sql/pglite';
+
+const run = promisify(execFile);
+
+// Runs in a child `node -e`: argv[1] is the engine's module, argv[2] the directory, argv[3] the options.
+const CREATE_SCRIPT = `
+const { PGlite } = require(process.argv[1]);
+PGlite.create(process.argv[2], JSON.parse(process.argv[3]))
+  .then((db) => db.close())
+  .then(() => process.exit(0), (error) => { console.error(error?.message ?? String(error)); process.exit(1); });
+`;
+
+/**
+ * Creates the embedded database in `dataDir` if it holds none yet, in a short-lived child process.
+ * PGlite's initdb runs a second engine instance beside the first and keeps a full copy of its
+ * 128 MB heap; that memory stays referenced after the database is open (over 400 MB the service
+ * would carry for the rest of its life, docs/operations.md). In a child it is returned to the
+ * system when the child exits, and the service then opens the directory like on any later start.
+ */
+export async function createPGliteDataDir(dataDir: string, options: Pick<PGliteOptions, 'startParams' | 'initDbStartParams'>): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  const engine = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  try {
+    await run(process.execPath, ['-e', CREATE_SCRIPT, engine, dataDir, JSON.stringify(options)]);
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(stderr ? `creating the database failed: ${stderr.split('\n')[0]}` : String(error));
+  }
+}
