@@ -17,7 +17,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        operationId: 'createUser', summary: 'Create a warehouse user of the console; 409 when the username is taken in the tenant',
+        operationId: 'createUser', summary: 'Create a warehouse user of the console; 409 when an active user of the tenant has the username',
         params: SlugParams,
         body: CreateUserBody,
         response: responses({ 201: Success(User) }, 404, 409),

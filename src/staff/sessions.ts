@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../db';
 import { ApiError } from '../http/errors';
 import { checkSignInLimits, clearSignInFailures, limitKeys, recordSignInFailure } from './limits';
@@ -48,6 +49,10 @@ export async function signIn(
     .select(['u.id', 'u.tenant_id', 'u.username', 'u.name', 'u.role', 'u.pin_hash', 'u.disabled_at', 't.slug', 't.name as tenant_name'])
     .where('t.slug', '=', warehouse)
     .where('u.username', '=', username)
+    // The active user of that name, else a disabled one (refused below, after the same PIN check).
+    .orderBy(sql`u.disabled_at IS NULL`, 'desc')
+    .orderBy('u.disabled_at', 'desc')
+    .limit(1)
     .executeTakeFirst();
   const pinMatches = await verifyPin(input.pin, user?.pin_hash ?? (await unknownUserHash()));
   if (!user || !pinMatches || user.disabled_at !== null) {

@@ -37,7 +37,7 @@ export async function createUser(
   const row = await db
     .insertInto('staff_users')
     .values({ tenant_id: tenantId, username, name: input.name, role: input.role, pin_hash: pinHash })
-    .onConflict((oc) => oc.columns(['tenant_id', 'username']).doNothing())
+    .onConflict((oc) => oc.columns(['tenant_id', 'username']).where('disabled_at', 'is', null).doNothing())
     .returningAll()
     .executeTakeFirst();
   if (!row) throw conflict(`Username ${username} is taken in this warehouse`);

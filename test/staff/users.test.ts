@@ -30,6 +30,27 @@ describe('warehouse users (operator API)', () => {
     expect((await ctx.admin('GET', users(a.slug))).body.data).toHaveLength(1);
   });
 
+  it('frees a disabled user\'s username: the user made again under it signs in with the new PIN and role, the old PIN no longer', async () => {
+    const tenant = await ctx.tenant();
+    const first = await ctx.admin('POST', users(tenant.slug), { username: 'lee', name: 'Lee', role: 'picker', pin: '123456' });
+    expect((await ctx.admin('POST', `/api/v1/admin/users/${first.body.data.id}/disable`)).status).toBe(200);
+    const again = await ctx.admin('POST', users(tenant.slug), { username: 'LEE', name: 'Lee', role: 'supervisor', pin: '654321' });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    expect((await ctx.admin('POST', users(tenant.slug), { username: 'lee', name: 'Lee', role: 'picker', pin: '111111' })).status).toBe(409);
+    const listed = (await ctx.admin('GET', users(tenant.slug))).body.data as { id: string; disabled: boolean }[];
+    expect(listed.map(({ id, disabled }) => ({ id, disabled })).sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+      { id: first.body.data.id, disabled: true },
+      { id: again.body.data.id, disabled: false },
+    ]);
+
+    const signIn = (pin: string) =>
+      ctx.app.inject({ method: 'POST', url: '/console/api/session', headers: { origin: 'http://localhost' }, payload: { warehouse: tenant.slug, username: 'lee', pin } });
+    const signedIn = await signIn('654321');
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    expect(signedIn.json().data.user).toMatchObject({ id: again.body.data.id, role: 'supervisor' });
+    expect((await signIn('123456')).statusCode).toBe(401);
+  });
+
   it.each([
     [{ pin: '12345' }, 'pin'],
     [{ pin: '12345a' }, 'pin'],

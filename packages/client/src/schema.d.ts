@@ -356,7 +356,7 @@ export interface paths {
         /** A tenant's warehouse users (never their PIN) */
         get: operations["listUsers"];
         put?: never;
-        /** Create a warehouse user of the console; 409 when the username is taken in the tenant */
+        /** Create a warehouse user of the console; 409 when an active user of the tenant has the username */
         post: operations["createUser"];
         delete?: never;
         options?: never;

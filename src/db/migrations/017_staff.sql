@@ -13,9 +13,11 @@ CREATE TABLE staff_users (
   disabled_at timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (id),
-  UNIQUE (tenant_id, id),
-  UNIQUE (tenant_id, username)
+  UNIQUE (tenant_id, id)
 );
+-- One active user per username: a disabled user's name is free again, so a PIN or role change is
+-- "disable, create again" under the same name, and the disabled row stays for the record.
+CREATE UNIQUE INDEX staff_users_active_username ON staff_users (tenant_id, username) WHERE disabled_at IS NULL;
 
 -- A session is the SHA-256 of the random token in the cookie; the token itself is never stored.
 -- It ends at idle_expires_at (moved on while in use) or expires_at, whichever comes first.
