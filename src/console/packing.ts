@@ -1,38 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { Db, Executor, Tx } from '../db';
+import type { Db, Tx } from '../db';
 import { writeEmitting } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
-import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
-import { loadOrderView, type OrderRow } from '../orders/store';
-import { dispatchOrder, packOrder } from '../warehouse/shipping';
+import type { OrderRow } from '../orders/store';
+import { dispatchOrder, orderByRef, packOrder, packOrderView } from '../warehouse/shipping';
 import { consoleRoute, PACKING } from './auth';
 import { ConsoleDispatchBody, OrderParams, OrderRefParams, PackOrderResponse } from './schemas';
-
-/** The public order view, each item with its product's name for the packer to check. */
-async function packOrderView(db: Executor, tenantId: string, order: OrderRow) {
-  const view = await loadOrderView(db, tenantId, order);
-  const ids = view.items.map((item) => item.productExternalId);
-  const products = ids.length
-    ? await db.selectFrom('products').select(['external_id', 'name']).where('tenant_id', '=', tenantId).where('external_id', 'in', ids).execute()
-    : [];
-  const names = new Map(products.map((product) => [product.external_id, product.name]));
-  return { ...view, items: view.items.map((item) => ({ ...item, name: names.get(item.productExternalId) ?? null })) };
-}
-
-/** An order by its orderNumber, else by its externalId; 404 when neither. */
-async function orderByRef(db: Executor, tenantId: string, ref: string): Promise<OrderRow> {
-  const rows = await db
-    .selectFrom('orders')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where((eb) => eb.or([eb('order_number', '=', ref), eb('external_id', '=', ref)]))
-    .execute();
-  const order = rows.find((row) => row.order_number === ref) ?? rows[0];
-  if (!order) throw notFound(`Order ${ref}`);
-  return order;
-}
 
 /** Runs one order write of the caller's tenant with its events and answers the order as the packer sees it. */
 async function orderWrite(db: Db, request: FastifyRequest, work: (tx: Tx, tenantId: string) => Promise<{ order: OrderRow; events: DomainEvent[] }>) {

@@ -121,8 +121,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 
 /**
  * Start parameters of the embedded engine. PGlite zeroes PostgreSQL's shared memory inside its WASM
- * heap at start, so all of shared_buffers is resident from the first second: the default 128 MB was
- * the largest part of the service's memory. 16 MB holds a small warehouse's working set, and pages
+ * heap at start, so all of shared_buffers is resident from the first second: PostgreSQL's default was
+ * the largest part of the service's memory. EMBEDDED_BUFFERS_MB holds a small warehouse's working set, and pages
  * beyond it are read from the data directory through the operating system's file cache
  * (docs/operations.md, "Memory").
  */

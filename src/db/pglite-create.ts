@@ -18,8 +18,8 @@ PGlite.create(process.argv[2], JSON.parse(process.argv[3]))
 /**
  * Creates the embedded database in `dataDir` if it holds none yet, in a short-lived child process.
  * PGlite's initdb runs a second engine instance beside the first and keeps a full copy of its
- * 128 MB heap; that memory stays referenced after the database is open (over 400 MB the service
- * would carry for the rest of its life, docs/operations.md). In a child it is returned to the
+ * heap; that memory stays referenced after the database is open (the service would carry it for
+ * the rest of its life: docs/operations.md, "Memory of the embedded default"). In a child it is returned to the
  * system when the child exits, and the service then opens the directory like on any later start.
  */
 export async function createPGliteDataDir(dataDir: string, options: Pick<PGliteOptions, 'startParams' | 'initDbStartParams'>): Promise<void> {

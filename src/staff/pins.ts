@@ -3,8 +3,8 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 /**
  * PINs are stored as scrypt hashes (RFC 7914) with their parameters, `scrypt$N$r$p$salt$hash`
  * (base64url), so the parameters can be raised later without invalidating stored PINs.
- * N = 2^15, r = 8, p = 1 is libsodium's "interactive" level: 32 MiB and about 50–100 ms per
- * hash. A 6-digit PIN has only a million values, so no KDF makes a stolen hash safe for long; the
+ * N = 2^15, r = 8, p = 1 is libsodium's "interactive" level (32 MiB of memory per hash; its time
+ * is in docs/console.md). A 6-digit PIN has only a million values, so no KDF makes a stolen hash safe for long; the
  * sign-in limits (limits.ts) and the database's secrecy are what protect it, and the KDF makes
  * each guess offline cost that much.
  */

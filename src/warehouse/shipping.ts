@@ -1,7 +1,8 @@
-import type { Tx } from '../db';
+import type { Executor, Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import { moveOrder } from '../orders/lifecycle';
-import { lockOrder, type OrderRow } from '../orders/store';
+import { notFound } from '../http/errors';
+import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
 
 /** PICKED → PACKED (409 from any other status). */
 export async function packOrder(tx: Tx, tenantId: string, externalId: string): Promise<{ order: OrderRow; events: DomainEvent[] }> {
@@ -21,4 +22,28 @@ export async function dispatchOrder(
     tracking_number: shipment.trackingNumber ?? null,
   });
   return { order: moved.order, events: [moved.event] };
+}
+
+/** The public order view, each item with its product's name for the packer to check. */
+export async function packOrderView(db: Executor, tenantId: string, order: OrderRow) {
+  const view = await loadOrderView(db, tenantId, order);
+  const ids = view.items.map((item) => item.productExternalId);
+  const products = ids.length
+    ? await db.selectFrom('products').select(['external_id', 'name']).where('tenant_id', '=', tenantId).where('external_id', 'in', ids).execute()
+    : [];
+  const names = new Map(products.map((product) => [product.external_id, product.name]));
+  return { ...view, items: view.items.map((item) => ({ ...item, name: names.get(item.productExternalId) ?? null })) };
+}
+
+/** An order by its orderNumber, else by its externalId; 404 when neither. */
+export async function orderByRef(db: Executor, tenantId: string, ref: string): Promise<OrderRow> {
+  const rows = await db
+    .selectFrom('orders')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where((eb) => eb.or([eb('order_number', '=', ref), eb('external_id', '=', ref)]))
+    .execute();
+  const order = rows.find((row) => row.order_number === ref) ?? rows[0];
+  if (!order) throw notFound(`Order ${ref}`);
+  return order;
 }
