@@ -4,8 +4,8 @@ import { inTransaction } from '../db/transaction';
 import { writeEmitting } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { notFound } from '../http/errors';
-import { responses } from '../http/schemas';
-import { bodyIsOptional, tenantIdOf } from '../warehouse/routes';
+import { bodyIsOptional, responses } from '../http/schemas';
+import { tenantIdOf } from '../tenancy/tenants';
 import { findLayout, saveLayout } from './layouts';
 import { listLocations, replaceLocations, routeThrough } from './locations';
 import {

@@ -1,6 +1,11 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from './errors';
 
+/** A preValidation hook for POSTs that may be sent without a body (complete-picking, dispatch, waves): it reads as `{}`. */
+export async function bodyIsOptional(request: { body: unknown }): Promise<void> {
+  request.body ??= {};
+}
+
 export const RequestId = Type.String({ format: 'uuid', description: 'Identifies this request in the service logs' });
 
 export const ErrorResponse = Type.Object(

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { responses, Success } from '../http/schemas';
-import { tenantIdOf } from '../warehouse/routes';
+import { tenantIdOf } from '../tenancy/tenants';
 import { CreateUserBody, User, UserParams } from './schemas';
 import { createUser, disableUser, listUsers } from './users';
 

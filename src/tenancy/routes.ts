@@ -5,6 +5,7 @@ import { IsoDateTime, Success, responses } from '../http/schemas';
 import { generateApiKey, hashApiKey, shownPrefix } from './api-keys';
 import { invalidAllowListEntries } from './ip-allow-list';
 import { PermissionSchema } from './permissions';
+import { tenantIdOf } from './tenants';
 import type { TenancyTables } from './tables';
 
 const Tenant = Type.Object({
@@ -97,12 +98,6 @@ const tenantView = (row: Selectable<TenancyTables['tenants']>) => ({
 export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
 
-  async function tenantIdOf(slug: string): Promise<string> {
-    const tenant = await db.selectFrom('tenants').select('id').where('slug', '=', slug).executeTakeFirst();
-    if (!tenant) throw notFound(`Tenant ${slug}`);
-    return tenant.id;
-  }
-
   app.post(
     '/tenants',
     { schema: { ...adminRoute, operationId: 'createTenant', summary: 'Create a tenant', body: CreateTenantBody, response: responses({ 201: Success(Tenant) }, 409) } },
@@ -146,7 +141,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (badIps.length > 0) {
         throw validationError(badIps.map((i) => ({ field: `allowedIps[${i}]`, message: 'must be an IP address or CIDR range' })));
       }
-      const tenantId = await tenantIdOf(request.params.slug);
+      const tenantId = await tenantIdOf(db, request.params.slug);
       const key = generateApiKey();
       const row = await db
         .insertInto('api_keys')
@@ -178,7 +173,7 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const tenantId = await tenantIdOf(request.params.slug);
+      const tenantId = await tenantIdOf(db, request.params.slug);
       const rows = await db
         .selectFrom('api_keys')
         .select(KEY_COLUMNS)

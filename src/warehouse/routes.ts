@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { Db, Tx } from '../db';
+import type { Tx } from '../db';
 import { inTransaction } from '../db/transaction';
 import { emit, writeEmitting } from '../events/outbox';
-import { notFound } from '../http/errors';
-import { responses } from '../http/schemas';
+import { bodyIsOptional, responses } from '../http/schemas';
 import { moveOrder } from '../orders/lifecycle';
 import { OrderResponse } from '../orders/schemas';
+import { tenantIdOf } from '../tenancy/tenants';
 import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
 import { completePicking } from './picking';
 import { dispatchOrder, packOrder } from './shipping';
@@ -21,17 +20,6 @@ import {
 } from './schemas';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
-
-/** complete-picking, dispatch and POST /waves may be sent without a body: it reads as `{}`. */
-export async function bodyIsOptional(request: FastifyRequest): Promise<void> {
-  request.body ??= {};
-}
-
-export async function tenantIdOf(db: Db, slug: string): Promise<string> {
-  const tenant = await db.selectFrom('tenants').select('id').where('slug', '=', slug).executeTakeFirst();
-  if (!tenant) throw notFound(`Tenant ${slug}`);
-  return tenant.id;
-}
 
 /**
  * The warehouse API (DESIGN.md §2): moves orders on the floor and corrects stock, per tenant, with
