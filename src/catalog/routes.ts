@@ -19,7 +19,7 @@ import {
   ProductResponse,
   UpsertResponse,
 } from './schemas';
-import { upsertProduct } from './upsert';
+import { upsertProduct, upsertProductAlone, type UpsertResult } from './upsert';
 
 const tags = ['products'];
 const security = [{ apiKey: [] }];
@@ -58,20 +58,27 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await respondWithWrite(request, reply, async (tx) => {
-        const input = request.body;
-        const result = await upsertProduct(tx, tenantOf(request), input);
-        return {
-          statusCode: result.created ? 201 : 200,
-          body: {
-            success: true as const,
-            action: result.created ? ('created' as const) : ('updated' as const),
-            data: { id: result.id, externalId: input.externalId, sku: input.sku },
-            warnings: result.warnings,
-            requestId: request.id,
-          },
-        };
+      const input = request.body;
+      const tenantId = tenantOf(request);
+      const answer = (result: UpsertResult) => ({
+        statusCode: result.created ? 201 : 200,
+        body: {
+          success: true as const,
+          action: result.created ? ('created' as const) : ('updated' as const),
+          data: { id: result.id, externalId: input.externalId, sku: input.sku },
+          warnings: result.warnings,
+          requestId: request.id,
+        },
       });
+      await respondWithWrite(
+        request,
+        reply,
+        async (tx) => answer(await upsertProduct(tx, tenantId, input)),
+        async (db) => {
+          const result = await upsertProductAlone(db, tenantId, input);
+          return result && answer(result);
+        },
+      );
     },
   );
 

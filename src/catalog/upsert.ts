@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Tx } from '../db';
+import type { Executor, Tx } from '../db';
 import { prepared } from '../db/prepared';
 import { isUniqueViolation } from '../db/errors';
 import { ApiError, conflict } from '../http/errors';
@@ -31,6 +31,8 @@ interface UpsertRow {
    * it, whether orders wait for the product.
    */
   orders_waiting: boolean | null;
+  /** Alone: the statement left the row as it was, since writing it needs a transaction. */
+  needs_transaction: boolean;
 }
 
 /** `holder` is the other product's externalId, when known. */
@@ -55,9 +57,20 @@ const COLUMN_BIT = new Map(PRODUCT_FIELDS.map(({ column }, i) => [column, 1 << i
  * the server then parses and plans the statement once per connection instead of at every request
  * (planning cost as much as running it: docs/benchmarks.md, session 6).
  */
-function statementName(columns: SentColumn[], checksLocation: boolean, orderKey: boolean): string {
+function statementName(columns: SentColumn[], checksLocation: boolean, { orderKey, alone }: UpsertMode): string {
   const sent = columns.reduce((mask, { column }) => mask | COLUMN_BIT.get(column)!, 0);
-  return `product_upsert_${sent.toString(36)}${checksLocation ? '_location' : ''}${orderKey ? '_key' : ''}`;
+  return `product_upsert_${sent.toString(36)}${checksLocation ? '_location' : ''}${orderKey ? '_key' : ''}${alone ? '_alone' : ''}`;
+}
+
+export interface UpsertMode {
+  /** Take the product's key and look for orders waiting for it when the write can resolve something for them. */
+  orderKey?: boolean;
+  /**
+   * The statement runs on its own, autocommitted (`upsertProductAlone`): it writes only what needs
+   * nothing after it. It leaves a row whose sku or stock would change as it is (`needs_transaction`),
+   * and aborts itself when it created a product that orders wait for.
+   */
+  alone?: boolean;
 }
 
 /**
@@ -66,16 +79,24 @@ function statementName(columns: SentColumn[], checksLocation: boolean, orderKey:
  * `updatedAt`), check the location code, and (with `orderKey`) take the product's key and look for
  * orders waiting for it when the write can resolve something for them.
  */
-export function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[], orderKey = false): RawBuilder<UpsertRow> {
+export function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[], mode: UpsertMode = {}): RawBuilder<UpsertRow> {
+  const { orderKey = false, alone = false } = mode;
   const names = sql.join(columns.map((c) => sql.ref(c.column)));
   const updated = columns.filter((c) => c.column !== 'external_id');
   const set = sql.join(updated.map((c) => sql`${sql.ref(c.column)} = excluded.${sql.ref(c.column)}`));
   const current = sql.join(updated.map((c) => sql`p.${sql.ref(c.column)}`));
   const incoming = sql.join(updated.map((c) => sql`excluded.${sql.ref(c.column)}`));
+  // Alone, a write that moves the sku or the stock has consequences (checks, events) after the statement.
+  const sentStock = columns.some((c) => c.column === 'stock');
+  const keepsSkuAndStock = (row: string) =>
+    sentStock
+      ? sql`${sql.ref(`${row}.sku`)} = ${input.sku} AND ${sql.ref(`${row}.stock`)} = ${input.stock}::numeric`
+      : sql`${sql.ref(`${row}.sku`)} = ${input.sku}`;
   const location = input.locationCode
     ? sql`EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = ${tenantId} AND code = ${input.locationCode})`
     : sql`true`;
-  return prepared(statementName(columns, Boolean(input.locationCode), orderKey), sql<UpsertRow>`
+  const waiting = productKeyAndWaitingOrdersWhen(tenantId, input.externalId, sql`written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock)`);
+  return prepared(statementName(columns, Boolean(input.locationCode), mode), sql<UpsertRow>`
     WITH old AS (
       SELECT id, sku, stock FROM products
       WHERE tenant_id = ${tenantId} AND external_id = ${input.externalId}
@@ -89,14 +110,15 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
       SELECT ${tenantId}::uuid, ${sql.join(columns.map(value))}
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET ${set}, updated_at = now()
-      WHERE p.id = (SELECT id FROM old) AND (${current}) IS DISTINCT FROM (${incoming})
+      WHERE p.id = (SELECT id FROM old) AND (${current}) IS DISTINCT FROM (${incoming})${alone ? sql` AND ${keepsSkuAndStock('p')}` : sql``}
       RETURNING p.id, p.sku, p.stock
     )
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       ${location} AS location_known,
-      ${orderKey ? productKeyAndWaitingOrdersWhen(tenantId, input.externalId, sql`written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock)`) : sql`NULL::boolean`} AS orders_waiting
+      ${orderKey ? (alone ? sql`write_needs_transaction_when(${waiting})` : waiting) : sql`NULL::boolean`} AS orders_waiting,
+      ${alone ? sql`old.id IS NOT NULL AND written.id IS NULL AND NOT (${keepsSkuAndStock('old')})` : sql`false`} AS needs_transaction
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true`);
@@ -109,7 +131,7 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
  */
 export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInput): Promise<UpsertResult> {
   // Writes that can resolve or free something for orders also take the product's key, after the row.
-  const statement = upsertStatement(tenantId, input, sentColumns(input), true);
+  const statement = upsertStatement(tenantId, input, sentColumns(input), { orderKey: true });
   let row = await runUpsert(tx, statement, input.sku);
   if (row.id === null && row.old_id === null && row.sku_owner === null) {
     // The externalId was inserted by a concurrent request after this statement's snapshot; the
@@ -135,13 +157,32 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
     throw conflict(skuLockedByOrders(row.old_sku as string));
   }
   await afterProductWrites(tx, tenantId, [written], row.orders_waiting === true);
-  const warnings = row.location_known || !input.locationCode ? [] : [unknownLocationWarning(input.locationCode)];
-  return { created: written.created, id, warnings };
+  return { created: written.created, id, warnings: warnings(row, input) };
 }
 
-async function runUpsert(tx: Tx, statement: RawBuilder<UpsertRow>, sku: string): Promise<UpsertRow> {
+/**
+ * POST /products as one autocommitted statement, which is all most of them need: a new product
+ * that no order waits for, or an update that moves neither the sku nor the stock. It saves the
+ * transaction's BEGIN and COMMIT, a round trip and a third of the work for one request at a time
+ * (docs/benchmarks.md). Anything else is left to `upsertProduct` in a transaction: undefined when
+ * the statement wrote nothing for that reason; a new product that orders wait for makes the
+ * statement abort itself (isWriteNeedingTransaction), undoing the insert.
+ */
+export async function upsertProductAlone(db: Executor, tenantId: string, input: ProductInput): Promise<UpsertResult | undefined> {
+  const row = await runUpsert(db, upsertStatement(tenantId, input, sentColumns(input), { orderKey: true, alone: true }), input.sku);
+  if (row.sku_owner !== null) throw duplicateSku(input.sku, row.sku_owner);
+  const id = row.id ?? row.old_id;
+  // Also when the externalId was inserted concurrently after the statement's snapshot (see upsertProduct).
+  if (row.needs_transaction || id === null) return undefined;
+  return { created: row.old_id === null, id, warnings: warnings(row, input) };
+}
+
+const warnings = (row: UpsertRow, input: ProductInput) =>
+  row.location_known || !input.locationCode ? [] : [unknownLocationWarning(input.locationCode)];
+
+async function runUpsert(db: Executor, statement: RawBuilder<UpsertRow>, sku: string): Promise<UpsertRow> {
   try {
-    const { rows } = await statement.execute(tx);
+    const { rows } = await statement.execute(db);
     return rows[0] as UpsertRow;
   } catch (error) {
     // Another request bound the sku between this statement's snapshot and its insert.

@@ -6,3 +6,6 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
 
 /** Whether a statement gave up waiting for a lock (lock_timeout). */
 export const isLockTimeout = (error: unknown) => (error as { code?: string }).code === '55P03';
+
+/** Whether a write tried as one statement aborted itself because it needs a transaction (migration 021). */
+export const isWriteNeedingTransaction = (error: unknown) => (error as { code?: string }).code === 'PPTX1';

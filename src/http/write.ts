@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Tx } from '../db';
-import { isLockTimeout, isUniqueViolation } from '../db/errors';
+import type { Db, Tx } from '../db';
+import { isLockTimeout, isUniqueViolation, isWriteNeedingTransaction } from '../db/errors';
 import { inTransaction } from '../db/transaction';
 import { ApiError, conflict } from './errors';
 import { applyRateLimitVerdict } from './rate-limit';
@@ -34,14 +34,24 @@ const RUNS_WHEN_RACED = 3;
  * costs no round trip more than another, and nothing is looked up beforehand: a retry runs its
  * work, whose answer then fails on the primary key of the stored one; the work rolls back and the
  * stored answer is sent. A write that fails looks for a stored answer before answering its error.
+ *
+ * `alone`, when given, tries the write first as one autocommitted statement, without BEGIN and
+ * COMMIT: it resolves to the outcome, or to undefined having written nothing (its statement may
+ * also abort itself: isWriteNeedingTransaction), and then `work` runs in a transaction. Not with an
+ * X-Idempotency-Key, whose answer must commit with the write.
  */
 export async function respondWithWrite<B>(
   request: FastifyRequest,
   reply: FastifyReply,
   work: (tx: Tx) => Promise<WriteOutcome<B>>,
+  alone?: (db: Db) => Promise<WriteOutcome<B> | undefined>,
 ): Promise<FastifyReply> {
   const { db, config } = request.server;
   const idempotent = request.idempotency;
+  if (alone && !idempotent) {
+    const outcome = await runAlone(request, reply, alone);
+    if (outcome) return reply.send(serialized(reply, outcome));
+  }
   let expiredKeyFreed = false;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -49,13 +59,11 @@ export async function respondWithWrite<B>(
         const outcome = await work(tx);
         // A request judged ahead of its rate-limit verdict commits only if the verdict lets it (rate-limit.ts).
         await applyRateLimitVerdict(request, reply);
-        reply.status(outcome.statusCode).type('application/json; charset=utf-8');
-        // The route's JSON serializer (schema-driven, or JSON.stringify) always yields a string.
-        const serialized = reply.serialize(outcome.body) as string;
+        const payload = serialized(reply, outcome);
         if (idempotent) {
-          riders.beforeCommit = answerInsert(db, idempotent, reply, serialized, config.secretKey);
+          riders.beforeCommit = answerInsert(db, idempotent, reply, payload, config.secretKey);
         }
-        return serialized;
+        return payload;
       });
       if (idempotent) idempotent.settled = true;
       return reply.send(payload);
@@ -82,5 +90,22 @@ export async function respondWithWrite<B>(
       }
       throw error;
     }
+  }
+}
+
+/** Sets the outcome's status and serializes its body with the route's serializer (schema-driven, or JSON.stringify: a string). */
+function serialized(reply: FastifyReply, outcome: WriteOutcome): string {
+  reply.status(outcome.statusCode).type('application/json; charset=utf-8');
+  return reply.serialize(outcome.body) as string;
+}
+
+async function runAlone<B>(request: FastifyRequest, reply: FastifyReply, alone: (db: Db) => Promise<WriteOutcome<B> | undefined>) {
+  // The statement commits as it runs: nothing of a request may commit before its verdict lets it.
+  await applyRateLimitVerdict(request, reply);
+  try {
+    return await alone(request.server.db);
+  } catch (error) {
+    if (isWriteNeedingTransaction(error)) return undefined;
+    throw error;
   }
 }
