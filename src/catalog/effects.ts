@@ -20,7 +20,8 @@ export interface WrittenProduct {
  * `product.stock_updated` for existing products whose stock changed, and a re-check of waiting
  * orders for products that were created, got another sku or more stock (DESIGN.md §3).
  * `ordersWaiting` is what the statement that took those products' keys found: when no order waits
- * for them, there is nothing to re-check.
+ * for them, there is nothing to re-check. A single upsert done alone records its event in its own
+ * statement (`stockUpdatedEventSql` in upsert.ts), the same event.
  */
 export async function afterProductWrites(tx: Tx, tenantId: string, written: WrittenProduct[], ordersWaiting: boolean): Promise<void> {
   const events: DomainEvent[] = [];

@@ -4,6 +4,7 @@ import { prepared } from '../db/prepared';
 import { isUniqueViolation } from '../db/errors';
 import { ApiError, conflict } from '../http/errors';
 import { productKeyAndWaitingOrdersWhen, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
+import { recordEvents } from '../events/outbox';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, sentColumns, unknownLocationWarning, type SentColumn } from './fields';
 import type { ProductInput } from './schemas';
@@ -66,12 +67,22 @@ export interface UpsertMode {
   /** Take the product's key and look for orders waiting for it when the write can resolve something for them. */
   orderKey?: boolean;
   /**
-   * The statement runs on its own, autocommitted (`upsertProductAlone`): it writes only what needs
-   * nothing after it. It leaves a row whose sku or stock would change as it is (`needs_transaction`),
-   * and aborts itself when it created a product that orders wait for.
+   * The statement runs on its own, autocommitted (`upsertProductAlone`): it records the stock
+   * change's event itself, leaves a row whose sku would change as it is (`needs_transaction`), and
+   * aborts itself when orders wait for the product it created or restocked.
    */
   alone?: boolean;
 }
+
+/**
+ * `product.stock_updated` of a stock sync (as `afterProductWrites` builds it) for the statement
+ * below, when it updated the stock of an existing product: its `written` and locked `old` rows.
+ */
+const stockUpdatedEventSql = sql`(
+  SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
+    'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
+  FROM written JOIN old ON true
+  WHERE written.stock <> old.stock)`;
 
 /**
  * POST /products in one statement: lock and read the current row, find another holder of the
@@ -86,12 +97,6 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
   const set = sql.join(updated.map((c) => sql`${sql.ref(c.column)} = excluded.${sql.ref(c.column)}`));
   const current = sql.join(updated.map((c) => sql`p.${sql.ref(c.column)}`));
   const incoming = sql.join(updated.map((c) => sql`excluded.${sql.ref(c.column)}`));
-  // Alone, a write that moves the sku or the stock has consequences (checks, events) after the statement.
-  const sentStock = columns.some((c) => c.column === 'stock');
-  const keepsSkuAndStock = (row: string) =>
-    sentStock
-      ? sql`${sql.ref(`${row}.sku`)} = ${input.sku} AND ${sql.ref(`${row}.stock`)} = ${input.stock}::numeric`
-      : sql`${sql.ref(`${row}.sku`)} = ${input.sku}`;
   const location = input.locationCode
     ? sql`EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = ${tenantId} AND code = ${input.locationCode})`
     : sql`true`;
@@ -110,15 +115,15 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
       SELECT ${tenantId}::uuid, ${sql.join(columns.map(value))}
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET ${set}, updated_at = now()
-      WHERE p.id = (SELECT id FROM old) AND (${current}) IS DISTINCT FROM (${incoming})${alone ? sql` AND ${keepsSkuAndStock('p')}` : sql``}
+      WHERE p.id = (SELECT id FROM old) AND (${current}) IS DISTINCT FROM (${incoming})${alone ? sql` AND p.sku = excluded.sku` : sql``}
       RETURNING p.id, p.sku, p.stock
-    )
+    )${alone ? sql`, ${recordEvents(tenantId, stockUpdatedEventSql)}` : sql``}
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       ${location} AS location_known,
       ${orderKey ? (alone ? sql`write_needs_transaction_when(${waiting})` : waiting) : sql`NULL::boolean`} AS orders_waiting,
-      ${alone ? sql`old.id IS NOT NULL AND written.id IS NULL AND NOT (${keepsSkuAndStock('old')})` : sql`false`} AS needs_transaction
+      ${alone ? sql`old.id IS NOT NULL AND written.id IS NULL AND old.sku <> ${input.sku}` : sql`false`} AS needs_transaction
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true`);
@@ -161,12 +166,12 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
 }
 
 /**
- * POST /products as one autocommitted statement, which is all most of them need: a new product
- * that no order waits for, or an update that moves neither the sku nor the stock. It saves the
+ * POST /products as one autocommitted statement, which is all most of them need: a new product,
+ * or an update that does not move the sku, when no order waits for the product. It saves the
  * transaction's BEGIN and COMMIT, a round trip and a third of the work for one request at a time
  * (docs/benchmarks.md). Anything else is left to `upsertProduct` in a transaction: undefined when
- * the statement wrote nothing for that reason; a new product that orders wait for makes the
- * statement abort itself (isWriteNeedingTransaction), undoing the insert.
+ * the statement wrote nothing for that reason (an sku change); a new or restocked product that
+ * orders wait for makes the statement abort itself (isWriteNeedingTransaction), undoing the write.
  */
 export async function upsertProductAlone(db: Executor, tenantId: string, input: ProductInput): Promise<UpsertResult | undefined> {
   const row = await runUpsert(db, upsertStatement(tenantId, input, sentColumns(input), { orderKey: true, alone: true }), input.sku);

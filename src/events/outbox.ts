@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db, Tx } from '../db';
 import { inTransaction } from '../db/transaction';
 import type { DomainEvent } from './types';
@@ -18,26 +18,31 @@ export const DELIVERIES_CHANNEL = 'pickport_webhook_deliveries';
 /**
  * Records events in the outbox inside the caller's transaction, so they commit (or vanish) with
  * the write that caused them, and fans each one out to a delivery row per active webhook of the
- * tenant subscribed to it. One statement however many events there are; when it created any
- * delivery it also NOTIFYs the workers, which PostgreSQL delivers at commit.
+ * tenant subscribed to it. One statement however many events there are.
  */
 export async function emit(tx: Tx, tenantId: string, events: DomainEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await sql`
-    WITH new_events AS (
+  await sql`WITH ${recordEvents(tenantId, sql`${JSON.stringify(events)}::jsonb`)} SELECT 1`.execute(tx);
+}
+
+/**
+ * `emit` as common table expressions, for a statement that records the events of its own write
+ * (named recorded_events and recorded_deliveries). `events` is SQL yielding a jsonb array of
+ * {event, data}, or NULL for none. A delivery NOTIFYs the workers, which PostgreSQL does at commit,
+ * once per transaction.
+ */
+export function recordEvents(tenantId: string, events: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`recorded_events AS (
       INSERT INTO events (tenant_id, event, data)
       SELECT ${tenantId}, e.item->>'event', e.item->'data'
-      FROM jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS e(item, ord)
+      FROM jsonb_array_elements(${events}) WITH ORDINALITY AS e(item, ord)
       ORDER BY e.ord
       RETURNING id, event
-    ),
-    new_deliveries AS (
+    ), recorded_deliveries AS (
       INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, next_attempt_at)
       SELECT w.tenant_id, w.id, ne.id, ne.event, now()
-      FROM new_events ne
+      FROM recorded_events ne
       JOIN webhooks w ON w.tenant_id = ${tenantId} AND w.is_active AND ne.event = ANY (w.events)
-      RETURNING 1
-    )
-    SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM (SELECT count(*) AS n FROM new_deliveries) AS created WHERE created.n > 0
-  `.execute(tx);
+      RETURNING pg_notify(${DELIVERIES_CHANNEL}, '')
+    )`;
 }
