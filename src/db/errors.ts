@@ -4,6 +4,10 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
   return e.code === '23505' && e.constraint === constraint;
 }
 
+/** deadlock_detected and serialization_failure: PostgreSQL rolled the work back, and running it again is safe. */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+export const isRetryableAbort = (error: unknown) => RETRYABLE_SQLSTATES.has((error as { code?: string }).code ?? '');
+
 /** Whether a statement gave up waiting for a lock (lock_timeout). */
 export const isLockTimeout = (error: unknown) => (error as { code?: string }).code === '55P03';
 

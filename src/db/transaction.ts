@@ -1,8 +1,7 @@
 import type { Db, Tx } from './index';
+import { isRetryableAbort } from './errors';
 import { withRiders, type TransactionRiders } from './riders';
 
-/** deadlock_detected and serialization_failure: PostgreSQL rolled the transaction back, and running it again is safe. */
-const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const ATTEMPTS = 3;
 
 /**
@@ -19,8 +18,7 @@ export async function inTransaction<T>(db: Db, work: (tx: Tx, riders: Transactio
     try {
       return await withRiders(riders, () => db.transaction().execute((tx) => work(tx, riders)));
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (attempt >= ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATES.has(code)) throw error;
+      if (attempt >= ATTEMPTS || !isRetryableAbort(error)) throw error;
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db';
-import { isLockTimeout, isUniqueViolation, isWriteNeedingTransaction } from '../db/errors';
+import { isLockTimeout, isRetryableAbort, isUniqueViolation, isWriteNeedingTransaction } from '../db/errors';
 import { inTransaction } from '../db/transaction';
 import { ApiError, conflict } from './errors';
 import { applyRateLimitVerdict } from './rate-limit';
@@ -37,7 +37,8 @@ const RUNS_WHEN_RACED = 3;
  *
  * `alone`, when given, tries the write first as one autocommitted statement, without BEGIN and
  * COMMIT: it resolves to the outcome, or to undefined having written nothing (its statement may
- * also abort itself: isWriteNeedingTransaction), and then `work` runs in a transaction. Not with an
+ * also abort itself: isWriteNeedingTransaction), and then `work` runs in a transaction, as it does
+ * when PostgreSQL aborted the statement as a deadlock victim. Not with an
  * X-Idempotency-Key, whose answer must commit with the write.
  */
 export async function respondWithWrite<B>(
@@ -105,7 +106,8 @@ async function runAlone<B>(request: FastifyRequest, reply: FastifyReply, alone: 
   try {
     return await alone(request.server.db);
   } catch (error) {
-    if (isWriteNeedingTransaction(error)) return undefined;
+    // A deadlock victim too: the transaction runs it again if it is chosen again.
+    if (isWriteNeedingTransaction(error) || isRetryableAbort(error)) return undefined;
     throw error;
   }
 }
