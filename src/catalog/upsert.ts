@@ -168,7 +168,7 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
 /**
  * POST /products as one autocommitted statement, which is all most of them need: a new product,
  * or an update that does not move the sku, when no order waits for the product. It saves the
- * transaction's BEGIN and COMMIT, a round trip and a third of the work for one request at a time
+ * transaction's BEGIN and COMMIT: a round trip, and two statements of the server's and the service's work
  * (docs/benchmarks.md). Anything else is left to `upsertProduct` in a transaction: undefined when
  * the statement wrote nothing for that reason (an sku change); a new or restocked product that
  * orders wait for makes the statement abort itself (isWriteNeedingTransaction), undoing the write.
