@@ -1,11 +1,11 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
-import { isUniqueViolation } from '../db/errors';
+import { isUniqueViolation, WriteRaced } from '../db/errors';
 import { prepared } from '../db/prepared';
 import { batchItemError } from '../http/batch';
 import type { FieldProblem } from '../http/errors';
-import { WriteRaced } from '../http/write';
 import { lockProductsForOrders, productKeysAndWaitingOrdersSql, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
+import type { DomainEvent } from '../events/types';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, columnDocument, unknownLocationWarning } from './fields';
 import type { BatchResponse, ProductInput } from './schemas';
@@ -18,6 +18,8 @@ export interface BatchOutcome {
   data: BatchResponse['data'];
   errors: ItemError[];
   warnings: ItemWarning[];
+  /** For the write's outbox. */
+  events: DomainEvent[];
 }
 
 interface Candidate {
@@ -141,7 +143,7 @@ export async function upsertBatch(
     written.push(writtenProduct(candidate.input, after, before));
     succeeded.push(candidate);
   }
-  await afterProductWrites(tx, tenantId, written, ordersWaiting);
+  const events = await afterProductWrites(tx, tenantId, written, ordersWaiting);
 
   errors.sort((a, b) => a.index - b.index);
   return {
@@ -153,6 +155,7 @@ export async function upsertBatch(
     },
     errors,
     warnings: await locationWarnings(tx, tenantId, succeeded),
+    events,
   };
 }
 

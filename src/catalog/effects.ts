@@ -1,7 +1,6 @@
 import type { Tx } from '../db';
-import { emit } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
-import { revalidateOrdersForProducts } from '../orders/catalog-hooks';
+import { recheckWaitingOrders } from '../orders/revalidation';
 
 /** What one accepted upsert did, as the write's consequences need it. */
 export interface WrittenProduct {
@@ -16,14 +15,14 @@ export interface WrittenProduct {
 }
 
 /**
- * The consequences of a request's writes, inside its transaction and once per request:
+ * The consequences of a request's writes, inside its transaction and once per request, as the events to record:
  * `product.stock_updated` for existing products whose stock changed, and a re-check of waiting
  * orders for products that were created, got another sku or more stock (DESIGN.md §3).
  * `ordersWaiting` is what the statement that took those products' keys found: when no order waits
  * for them, there is nothing to re-check. A single upsert done alone records its event in its own
  * statement (`stockUpdatedEventSql` in upsert.ts), the same event.
  */
-export async function afterProductWrites(tx: Tx, tenantId: string, written: WrittenProduct[], ordersWaiting: boolean): Promise<void> {
+export async function afterProductWrites(tx: Tx, tenantId: string, written: WrittenProduct[], ordersWaiting: boolean): Promise<DomainEvent[]> {
   const events: DomainEvent[] = [];
   const revalidate: string[] = [];
   for (const product of written) {
@@ -38,6 +37,6 @@ export async function afterProductWrites(tx: Tx, tenantId: string, written: Writ
       revalidate.push(product.externalId);
     }
   }
-  await emit(tx, tenantId, events);
-  if (ordersWaiting && revalidate.length > 0) await revalidateOrdersForProducts(tx, tenantId, revalidate);
+  if (ordersWaiting && revalidate.length > 0) events.push(...(await recheckWaitingOrders(tx, tenantId, revalidate)));
+  return events;
 }

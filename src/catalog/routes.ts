@@ -59,7 +59,6 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const input = request.body;
-      const tenantId = tenantOf(request);
       const answer = (result: UpsertResult) => ({
         statusCode: result.created ? 201 : 200,
         body: {
@@ -70,15 +69,13 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
           requestId: request.id,
         },
       });
-      await respondWithWrite(
-        request,
-        reply,
-        async (tx) => answer(await upsertProduct(tx, tenantId, input)),
-        async (db) => {
-          const result = await upsertProductAlone(db, tenantId, input);
-          return result && answer(result);
-        },
-      );
+      const tenantId = tenantOf(request);
+      await respondWithWrite(request, reply, {
+        tenantId,
+        work: (tx) => upsertProduct(tx, tenantId, input),
+        alone: (db) => upsertProductAlone(db, tenantId, input),
+        answer,
+      });
     },
   );
 
@@ -109,9 +106,11 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const invalid = problemsByItem(request);
       const products = request.body.products as unknown[];
-      await respondWithWrite(request, reply, async (tx) => {
-        const outcome = await upsertBatch(tx, tenantOf(request), products, invalid);
-        return { statusCode: 200, body: { success: true as const, ...outcome, requestId: request.id } };
+      const tenantId = tenantOf(request);
+      await respondWithWrite(request, reply, {
+        tenantId,
+        work: (tx) => upsertBatch(tx, tenantId, products, invalid),
+        answer: ({ data, errors, warnings }) => ({ body: { success: true as const, data, errors, warnings, requestId: request.id } }),
       });
     },
   );

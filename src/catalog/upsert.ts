@@ -2,9 +2,10 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { prepared } from '../db/prepared';
 import { isUniqueViolation } from '../db/errors';
-import { ApiError, conflict } from '../http/errors';
+import { ApiError, concurrentUpdate, conflict } from '../http/errors';
 import { productKeyAndWaitingOrdersWhen, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
 import { recordEvents } from '../events/outbox';
+import type { DomainEvent } from '../events/types';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, sentColumns, unknownLocationWarning, type SentColumn } from './fields';
 import type { ProductInput } from './schemas';
@@ -13,6 +14,8 @@ export interface UpsertResult {
   created: boolean;
   id: string;
   warnings: string[];
+  /** For the write's outbox; none when done alone, whose statement records its own. */
+  events?: DomainEvent[];
 }
 
 interface UpsertRow {
@@ -146,7 +149,7 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
   if (row.sku_owner !== null) throw duplicateSku(input.sku, row.sku_owner);
   if (row.orders_waiting !== null) productKeysTaken(tx, tenantId, [input.externalId]);
   const id = row.id ?? row.old_id;
-  if (id === null) throw conflict('The product changed concurrently; retry the request');
+  if (id === null) throw concurrentUpdate('The product changed concurrently; retry the request');
 
   const written: WrittenProduct = {
     id,
@@ -161,8 +164,8 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
   if (written.skuChanged && (await productsInOpenOrders(tx, tenantId, [id])).size > 0) {
     throw conflict(skuLockedByOrders(row.old_sku as string));
   }
-  await afterProductWrites(tx, tenantId, [written], row.orders_waiting === true);
-  return { created: written.created, id, warnings: warnings(row, input) };
+  const events = await afterProductWrites(tx, tenantId, [written], row.orders_waiting === true);
+  return { created: written.created, id, warnings: warnings(row, input), events };
 }
 
 /**

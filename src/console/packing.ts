@@ -1,19 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { Db, Tx } from '../db';
-import { writeEmitting } from '../events/outbox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import { responses } from '../http/schemas';
+import { respondWithWrite } from '../http/write';
 import type { OrderRow } from '../orders/store';
 import { dispatchOrder, orderByRef, packOrder, packOrderView } from '../warehouse/shipping';
 import { consoleRoute, PACKING } from './auth';
 import { ConsoleDispatchBody, OrderParams, OrderRefParams, PackOrderResponse } from './schemas';
 
-/** Runs one order write of the caller's tenant with its events and answers the order as the packer sees it. */
-async function orderWrite(db: Db, request: FastifyRequest, work: (tx: Tx, tenantId: string) => Promise<{ order: OrderRow; events: DomainEvent[] }>) {
+/** Runs one order transition of the caller's tenant and answers the order as the packer sees it. */
+async function orderWrite(request: FastifyRequest, reply: FastifyReply, work: (tx: Tx, tenantId: string) => Promise<{ order: OrderRow; events: DomainEvent[] }>) {
   const { tenantId } = request.staff;
-  const { order } = await writeEmitting(db, tenantId, (tx) => work(tx, tenantId));
-  return { success: true as const, data: await packOrderView(db, tenantId, order), requestId: request.id };
+  return respondWithWrite(request, reply, {
+    tenantId,
+    work: (tx) => work(tx, tenantId),
+    answer: async ({ order }, tx) => ({ body: { success: true as const, data: await packOrderView(tx, tenantId, order), requestId: request.id } }),
+  });
 }
 
 const config = { roles: PACKING };
@@ -45,7 +48,7 @@ export const packingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config,
       schema: { ...consoleRoute, operationId: 'markPacked', summary: 'PICKED → PACKED', params: OrderParams, response: responses({ 200: PackOrderResponse }, 404, 409) },
     },
-    async (request) => orderWrite(db, request, (tx, tenantId) => packOrder(tx, tenantId, request.params.externalId)),
+    async (request, reply) => orderWrite(request, reply, (tx, tenantId) => packOrder(tx, tenantId, request.params.externalId)),
   );
 
   app.post(
@@ -61,6 +64,6 @@ export const packingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: PackOrderResponse }, 404, 409),
       },
     },
-    async (request) => orderWrite(db, request, (tx, tenantId) => dispatchOrder(tx, tenantId, request.params.externalId, request.body)),
+    async (request, reply) => orderWrite(request, reply, (tx, tenantId) => dispatchOrder(tx, tenantId, request.params.externalId, request.body)),
   );
 };

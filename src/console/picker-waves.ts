@@ -1,6 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import type { Db, Executor, Tx } from '../db';
-import { writeEmitting } from '../events/outbox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Executor, Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import type { Layout } from '../floor/layout';
 import { findLayout } from '../floor/layouts';
@@ -8,6 +7,7 @@ import { waveProgress, type Progress } from '../floor/progress';
 import type { Wave } from '../floor/schemas';
 import { loadWaves } from '../floor/waves';
 import { notFound } from '../http/errors';
+import { respondWithWrite } from '../http/write';
 
 export type PickerWave = Wave & { progress: Progress };
 
@@ -36,9 +36,22 @@ export async function loadPickerWave(db: Executor, tenantId: string, waveId: str
   return wave;
 }
 
-/** Runs one wave write of the caller's tenant with its events, and answers the wave as the console shows it. */
-export async function waveWrite(db: Db, request: FastifyRequest, work: (tx: Tx, tenantId: string) => Promise<{ waveId: string; events: DomainEvent[] }>) {
+/** What a wave write of the console did: the wave it changed, its events, and whether it made the wave. */
+export interface WaveWork {
+  waveId: string;
+  events: DomainEvent[];
+  created?: boolean;
+}
+
+/** Runs one wave write of the caller's tenant, and answers the wave as the console shows it (201 when it made it). */
+export async function waveWrite(request: FastifyRequest, reply: FastifyReply, work: (tx: Tx, tenantId: string) => Promise<WaveWork>) {
   const { tenantId } = request.staff;
-  const { waveId } = await writeEmitting(db, tenantId, (tx) => work(tx, tenantId));
-  return { success: true as const, data: await loadPickerWave(db, tenantId, waveId), requestId: request.id };
+  return respondWithWrite(request, reply, {
+    tenantId,
+    work: (tx) => work(tx, tenantId),
+    answer: async ({ waveId, created }, tx) => ({
+      statusCode: created ? 201 : 200,
+      body: { success: true as const, data: await loadPickerWave(tx, tenantId, waveId), requestId: request.id },
+    }),
+  });
 }

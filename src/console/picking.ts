@@ -45,15 +45,7 @@ export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: PickerWaveResponse, 201: PickerWaveResponse }, 409),
       },
     },
-    async (request, reply) => {
-      let created = false;
-      const answer = await waveWrite(db, request, async (tx, tenantId) => {
-        const started = await startPickerWave(tx, tenantId, request.staff.user.id, waveRequest({}));
-        created = started.created;
-        return started;
-      });
-      return reply.status(created ? 201 : 200).send(answer);
-    },
+    async (request, reply) => waveWrite(request, reply, (tx, tenantId) => startPickerWave(tx, tenantId, request.staff.user.id, waveRequest({}))),
   );
 
   app.post(
@@ -68,8 +60,8 @@ export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: PickerWaveResponse }, 404, 409),
       },
     },
-    async (request) =>
-      waveWrite(db, request, async (tx, tenantId) => {
+    async (request, reply) =>
+      waveWrite(request, reply, async (tx, tenantId) => {
         const waveId = await ownWaveId(tx, request);
         await recordPick(tx, tenantId, waveId, request.body, { shortNeedsReason: true });
         return { waveId, events: [] };
@@ -89,8 +81,8 @@ export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: PickerWaveResponse }, 404, 409),
       },
     },
-    async (request) =>
-      waveWrite(db, request, async (tx, tenantId) => {
+    async (request, reply) =>
+      waveWrite(request, reply, async (tx, tenantId) => {
         const waveId = await ownWaveId(tx, request);
         return { waveId, events: await completeWave(tx, tenantId, waveId) };
       }),

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { writeEmitting } from '../events/outbox';
 import { createWave, recentWaves, releaseWave, waveRequest } from '../floor/waves';
 import { findLayout } from '../floor/layouts';
 import { CreateWaveBody } from '../floor/schemas';
@@ -9,6 +8,7 @@ import { adjustStock, stockChange } from '../warehouse/stock';
 import { consoleRoute, SUPERVISING } from './auth';
 import { loadBoard, loadFloor } from './board';
 import { waveWrite, withProgress } from './picker-waves';
+import { respondWithWrite } from '../http/write';
 import {
   BoardResponse,
   ConsoleStockResponse,
@@ -67,7 +67,7 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 201: PickerWaveResponse }, 404, 409),
       },
     },
-    async (request, reply) => reply.status(201).send(await waveWrite(db, request, (tx, tenantId) => createWave(tx, tenantId, waveRequest(request.body)))),
+    async (request, reply) => waveWrite(request, reply, async (tx, tenantId) => ({ ...(await createWave(tx, tenantId, waveRequest(request.body))), created: true })),
   );
 
   app.post(
@@ -81,7 +81,7 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: PickerWaveResponse }, 404, 409),
       },
     },
-    async (request) => waveWrite(db, request, async (tx, tenantId) => ({ waveId: request.params.id, events: await releaseWave(tx, tenantId, request.params.id) })),
+    async (request, reply) => waveWrite(request, reply, async (tx, tenantId) => ({ waveId: request.params.id, events: await releaseWave(tx, tenantId, request.params.id) })),
   );
 
   app.post(
@@ -96,12 +96,14 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: ConsoleStockResponse }, 404, 409),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const change = stockChange(request.body);
       const { tenantId } = request.staff;
-      const { adjustment } = await writeEmitting(db, tenantId, (tx) => adjustStock(tx, tenantId, request.params.externalId, change));
-      const { externalId, sku, name, stock } = adjustment;
-      return { success: true as const, data: { externalId, sku, name, stock }, requestId: request.id };
+      return respondWithWrite(request, reply, {
+        tenantId,
+        work: (tx) => adjustStock(tx, tenantId, request.params.externalId, change),
+        answer: ({ adjustment: { externalId, sku, name, stock } }) => ({ body: { success: true as const, data: { externalId, sku, name, stock }, requestId: request.id } }),
+      });
     },
   );
 

@@ -13,3 +13,14 @@ export const isLockTimeout = (error: unknown) => (error as { code?: string }).co
 
 /** Whether a write tried as one statement aborted itself because it needs a transaction (migration 021). */
 export const isWriteNeedingTransaction = (error: unknown) => (error as { code?: string }).code === 'PPTX1';
+
+/**
+ * Thrown by a write's work when a row it had read as absent was written meanwhile by a concurrent
+ * transaction (its statement failed on a unique index): the transaction rolls back and the work
+ * runs again from the start (runWrite), now reading that row.
+ */
+export class WriteRaced extends Error {
+  constructor(cause: unknown) {
+    super('a row the write read as absent was written by a concurrent transaction', { cause });
+  }
+}

@@ -1,16 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Tx } from '../db';
-import { inTransaction } from '../db/transaction';
 import type { DomainEvent } from './types';
-
-/** Runs `work` in one transaction (inTransaction) and records the events it returns in the same one; resolves to its result. */
-export async function writeEmitting<T extends { events: DomainEvent[] }>(db: Db, tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return inTransaction(db, async (tx) => {
-    const done = await work(tx);
-    await emit(tx, tenantId, done.events);
-    return done;
-  });
-}
 
 /** The NOTIFY channel that wakes delivery workers when deliveries become due. */
 export const DELIVERIES_CHANNEL = 'pickport_webhook_deliveries';

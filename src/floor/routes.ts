@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
-import { inTransaction } from '../db/transaction';
-import { writeEmitting } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
+import { respondWithWrite } from '../http/write';
 import { tenantIdOf } from '../tenancy/tenants';
 import { findLayout, saveLayout } from './layouts';
 import { listLocations, replaceLocations, routeThrough } from './locations';
@@ -34,11 +34,22 @@ const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
 
-  /** Runs one wave write with its events and answers the wave as it then stands. */
-  async function waveWrite(slug: string, requestId: string, work: (tx: Tx, tenantId: string) => Promise<{ waveId: string; events: DomainEvent[] }>) {
+  /** Runs one wave write of the tenant named in the path, and answers the wave as it then stands (201 when it made it). */
+  async function waveWrite(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    slug: string,
+    work: (tx: Tx, tenantId: string) => Promise<{ waveId: string; events: DomainEvent[]; created?: boolean }>,
+  ) {
     const tenantId = await tenantIdOf(db, slug);
-    const { waveId } = await writeEmitting(db, tenantId, (tx) => work(tx, tenantId));
-    return { success: true as const, data: await loadWave(db, tenantId, waveId), requestId };
+    return respondWithWrite(request, reply, {
+      tenantId,
+      work: (tx) => work(tx, tenantId),
+      answer: async ({ waveId, created }, tx) => ({
+        statusCode: created ? 201 : 200,
+        body: { success: true as const, data: await loadWave(tx, tenantId, waveId), requestId: request.id },
+      }),
+    });
   }
 
   app.put(
@@ -53,10 +64,12 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: LayoutResponse }, 404, 409),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const data = await inTransaction(db, (tx) => saveLayout(tx, tenantId, request.body));
-      return { success: true as const, data, requestId: request.id };
+      return respondWithWrite(request, reply, {
+        work: async (tx) => ({ layout: await saveLayout(tx, tenantId, request.body) }),
+        answer: ({ layout }) => ({ body: { success: true as const, data: layout, requestId: request.id } }),
+      });
     },
   );
 
@@ -84,11 +97,13 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: LocationsResponse }, 404, 409),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
       const { codes = [], locations = [] } = request.body;
-      const data = await inTransaction(db, (tx) => replaceLocations(tx, tenantId, codes, locations));
-      return { success: true as const, data, requestId: request.id };
+      return respondWithWrite(request, reply, {
+        work: async (tx) => ({ locations: await replaceLocations(tx, tenantId, codes, locations) }),
+        answer: ({ locations }) => ({ body: { success: true as const, data: locations, requestId: request.id } }),
+      });
     },
   );
 
@@ -132,10 +147,8 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 201: WaveResponse }, 404, 409),
       },
     },
-    async (request, reply) => {
-      const answer = await waveWrite(request.params.slug, request.id, (tx, tenantId) => createWave(tx, tenantId, waveRequest(request.body)));
-      return reply.status(201).send(answer);
-    },
+    async (request, reply) =>
+      waveWrite(request, reply, request.params.slug, async (tx, tenantId) => ({ ...(await createWave(tx, tenantId, waveRequest(request.body))), created: true })),
   );
 
   app.get(
@@ -172,8 +185,8 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: WaveResponse }, 404, 409),
       },
     },
-    async (request) =>
-      waveWrite(request.params.slug, request.id, async (tx, tenantId) => {
+    async (request, reply) =>
+      waveWrite(request, reply, request.params.slug, async (tx, tenantId) => {
         await recordPick(tx, tenantId, request.params.id, request.body);
         return { waveId: request.params.id, events: [] };
       }),
@@ -190,8 +203,8 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: WaveResponse }, 404, 409),
       },
     },
-    async (request) =>
-      waveWrite(request.params.slug, request.id, async (tx, tenantId) => ({
+    async (request, reply) =>
+      waveWrite(request, reply, request.params.slug, async (tx, tenantId) => ({
         waveId: request.params.id,
         events: await completeWave(tx, tenantId, request.params.id),
       })),
@@ -207,8 +220,8 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: WaveResponse }, 404, 409),
       },
     },
-    async (request) =>
-      waveWrite(request.params.slug, request.id, async (tx, tenantId) => ({
+    async (request, reply) =>
+      waveWrite(request, reply, request.params.slug, async (tx, tenantId) => ({
         waveId: request.params.id,
         events: await releaseWave(tx, tenantId, request.params.id),
       })),

@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   NOTHING_TO_PICK: 409,
   PICKS_MISSING: 409,
   IDEMPOTENCY_CONFLICT: 409,
+  /** A concurrent request changed the rows this write needed; sending it again is safe (Retry-After). */
+  CONCURRENT_UPDATE: 409,
   PAYLOAD_TOO_LARGE: 413,
   /** Over a key's or an address's request limits, or too many failed console sign-ins. */
   RATE_LIMIT_EXCEEDED: 429,
@@ -50,6 +52,10 @@ export const validationError = (details: FieldProblem[]) =>
   new ApiError('VALIDATION_ERROR', describeProblems(details), details);
 export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not found`);
 export const conflict = (message: string) => new ApiError('CONFLICT', message);
+/** Seconds a client is told to wait before sending a write that lost a race again. */
+export const CONCURRENT_UPDATE_RETRY_AFTER_SECONDS = 1;
+/** A write that lost a race with a concurrent request: nothing was written, and the same request may be sent again. */
+export const concurrentUpdate = (message: string) => new ApiError('CONCURRENT_UPDATE', message, undefined, CONCURRENT_UPDATE_RETRY_AFTER_SECONDS);
 
 function describeProblems(details: FieldProblem[]): string {
   const [first] = details;

@@ -74,8 +74,12 @@ export interface StoredAnswer {
 const boundTo = (request: Pick<IdempotentRequest, 'tenantId' | 'apiKeyId' | 'key'>) =>
   `idempotency/${request.tenantId}/${request.apiKeyId}/${request.key}`;
 
-/** 2xx and the 4xx a retry would get again; never 401, 403 or 429, which depend on the moment (DESIGN.md §3). */
-export const isCacheable = (status: number) => (status >= 200 && status < 300) || (status >= 400 && status < 500 && ![401, 403, 429].includes(status));
+/**
+ * 2xx and the 4xx a retry would get again; never 401, 403 or 429, nor an answer naming a
+ * Retry-After (a race lost to a concurrent request), which depend on the moment.
+ */
+export const isCacheable = (status: number, retryAfter?: unknown) =>
+  retryAfter === undefined && ((status >= 200 && status < 300) || (status >= 400 && status < 500 && ![401, 403, 429].includes(status)));
 
 /** JSON with sorted keys, so that the same body sent with its fields in another order is the same request. */
 function canonicalJson(value: unknown): string {
@@ -168,7 +172,7 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
     if (!idempotent || idempotent.settled) return payload;
     idempotent.settled = true;
     try {
-      if (!isCacheable(reply.statusCode) || typeof payload !== 'string') return payload;
+      if (!isCacheable(reply.statusCode, reply.getHeader('retry-after')) || typeof payload !== 'string') return payload;
       // An answer given outside a write's transaction (a validation error, a 4xx that rolled the
       // write back): stored now, unless another request with the key stored one first.
       for (let attempt = 1; attempt <= 2; attempt++) {

@@ -51,7 +51,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'The Authorization header is missing, malformed, or holds an unknown, revoked or expired credential',
   403: 'The API key lacks the permission, or the caller address is not on its allow-list',
   404: 'No such resource for this tenant',
-  409: 'The request conflicts with the current state; `code` says how',
+  409: 'The request conflicts with the current state; `code` says how. With Retry-After (CONCURRENT_UPDATE, or IDEMPOTENCY_CONFLICT while the first request with the key still runs), sending the same request again after it is safe',
   413: 'The request body or batch is larger than this endpoint accepts',
   429: 'The API key made too many requests in the current window; retry after Retry-After seconds',
   500: 'An unexpected failure; the request id identifies it in the service logs',
@@ -78,6 +78,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   NOTHING_TO_PICK: 'No PENDING order without issues is free to pick',
   PICKS_MISSING: '2 line(s) of the wave have no pick recorded',
   IDEMPOTENCY_CONFLICT: 'This X-Idempotency-Key was already used for a different request (method, path or body); use a new key for a new operation',
+  CONCURRENT_UPDATE: 'Order ORD-1042 was changed by a concurrent request; retry the request',
   PAYLOAD_TOO_LARGE: 'A batch takes at most 200 products; got 250',
   RATE_LIMIT_EXCEEDED: 'Rate limit of 100 requests per minute exceeded; retry in 42 seconds',
   INTERNAL_ERROR: 'Internal error; the request id identifies it in the service logs',
@@ -91,6 +92,7 @@ function errorExample(code: ErrorCode): Json {
   if (code === 'VALIDATION_ERROR') error.details = [{ field: 'items[0].quantity', message: 'must be >= 1' }];
   if (code === 'RATE_LIMIT_EXCEEDED') error.retryAfter = 42;
   if (code === 'SERVICE_UNAVAILABLE') error.retryAfter = 5;
+  if (code === 'CONCURRENT_UPDATE') error.retryAfter = 1;
   return { summary: code, value: { success: false, error, requestId: EXAMPLE_REQUEST_ID } };
 }
 
@@ -107,7 +109,7 @@ function finishResponse(status: string, response: ResponseObject, publicApi: boo
     ...(publicApi
       ? { 'X-RateLimit-Limit': HEADERS['X-RateLimit-Limit'], 'X-RateLimit-Remaining': HEADERS['X-RateLimit-Remaining'], 'X-RateLimit-Reset': HEADERS['X-RateLimit-Reset'] }
       : {}),
-    ...(code === 429 || code === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}),
+    ...(code === 409 || code === 429 || code === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}),
     ...(replayable && isCacheable(code) ? { 'X-Idempotency-Replayed': HEADERS['X-Idempotency-Replayed'] } : {}),
     ...response.headers,
   };

@@ -1,63 +1,101 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db, Tx } from '../db';
-import { isLockTimeout, isRetryableAbort, isUniqueViolation, isWriteNeedingTransaction } from '../db/errors';
+import type { Db, Executor, Tx } from '../db';
+import { isLockTimeout, isRetryableAbort, isUniqueViolation, isWriteNeedingTransaction, WriteRaced } from '../db/errors';
+import type { TransactionRiders } from '../db/riders';
 import { inTransaction } from '../db/transaction';
-import { ApiError, conflict } from './errors';
+import { emit } from '../events/outbox';
+import type { DomainEvent } from '../events/types';
+import { ApiError, concurrentUpdate } from './errors';
 import { applyRateLimitVerdict } from './rate-limit';
 import { answerInsert, answerOfTakenKey, replay, stillRunning, storedAnswerQuery } from './idempotency';
 
-/** What a write route answers, decided inside its transaction. */
-export interface WriteOutcome<B = unknown> {
-  statusCode: number;
-  body: B;
-}
+/** What a write's work hands back: what it decided, and the events it caused (none when left out). */
+export type WorkDone = object & { events?: DomainEvent[] };
 
-/**
- * Thrown by a write's work when a row it had read as absent was written meanwhile by a concurrent
- * transaction (its statement failed on a unique index): the transaction rolls back and the work runs
- * again from the start, now reading that row. After `RUNS_WHEN_RACED` runs, 409 CONFLICT.
- */
-export class WriteRaced extends Error {
-  constructor(cause: unknown) {
-    super('a row the write read as absent was written by a concurrent transaction', { cause });
-  }
-}
+/** Runs of a write whose rows other transactions keep writing first (WriteRaced), before it gives up. */
 const RUNS_WHEN_RACED = 3;
 
 /**
- * Runs a public write in one transaction and sends its answer. Every write route of the public API
- * goes through here, so that whatever must commit with the write (its events, the stored answer
- * of an idempotent request) commits in the same transaction. The body is serialized (by the route's
- * response schema) inside the transaction, so that a replay sends the very bytes of the first answer.
+ * The one way a write runs, whoever asks for it (a route through respondWithWrite, the CLI):
+ * `work` runs in one transaction and the events it returns are recorded in the outbox in the same
+ * one, so they commit or vanish with the write; `finish` (the HTTP answer of a route) runs last,
+ * inside the transaction. A deadlock victim runs again (inTransaction), and so does work that
+ * threw WriteRaced, up to three runs; then 409 CONCURRENT_UPDATE with Retry-After, which tells a
+ * client that sending the request again is safe.
+ */
+export async function runWrite<T extends WorkDone, R = T>(
+  db: Db,
+  tenantId: string | undefined,
+  work: (tx: Tx) => Promise<T>,
+  finish: (done: T, tx: Tx, riders: TransactionRiders) => Promise<R> = async (done) => done as unknown as R,
+): Promise<R> {
+  for (let run = 1; ; run++) {
+    try {
+      return await inTransaction(db, async (tx, riders) => {
+        const done = await work(tx);
+        if (done.events?.length) {
+          if (tenantId === undefined) throw new Error('a write without a tenant cannot record events');
+          await emit(tx, tenantId, done.events);
+        }
+        return finish(done, tx, riders);
+      });
+    } catch (error) {
+      if (!(error instanceof WriteRaced)) throw error;
+      if (run >= RUNS_WHEN_RACED) {
+        throw concurrentUpdate('Concurrent requests kept writing the same rows as this one; retry the request');
+      }
+    }
+  }
+}
+
+/** What a write route answers: its status (200 when left out) and body. */
+export interface WriteOutcome<B = unknown> {
+  statusCode?: number;
+  body: B;
+}
+
+/** A route's write: the work, done by the feature's own code, and the answer the route makes of it. */
+export interface RouteWrite<T extends WorkDone, B = unknown> {
+  /** The tenant whose outbox records the work's events. */
+  tenantId?: string;
+  work: (tx: Tx) => Promise<T>;
+  /** Runs inside the transaction, after the work: what it reads is what the write left. */
+  answer: (done: T, db: Executor) => WriteOutcome<B> | Promise<WriteOutcome<B>>;
+  /**
+   * The write tried first as one autocommitted statement, without BEGIN and COMMIT, recording its
+   * own events: it resolves to its result, or to undefined having written nothing (its statement
+   * may also abort itself: isWriteNeedingTransaction), and then `work` runs in a transaction, as it
+   * does when PostgreSQL aborted the statement as a deadlock victim. Not with an
+   * X-Idempotency-Key, whose answer must commit with the write.
+   */
+  alone?: (db: Db) => Promise<T | undefined>;
+}
+
+/**
+ * Runs a route's write (runWrite: one transaction with its events, retried when raced or chosen
+ * as a deadlock victim) and sends its answer. Every write route goes through here, so that
+ * whatever must commit with the write (its events, the stored answer of an idempotent request)
+ * commits in the same transaction, and a refused rate-limit verdict rolls it back. The body is
+ * serialized (by the route's response schema) inside the transaction, so that a replay sends the
+ * very bytes of the first answer.
  *
  * With an X-Idempotency-Key, the answer rides with COMMIT (db/riders.ts), so an idempotent write
  * costs no round trip more than another, and nothing is looked up beforehand: a retry runs its
  * work, whose answer then fails on the primary key of the stored one; the work rolls back and the
  * stored answer is sent. A write that fails looks for a stored answer before answering its error.
- *
- * `alone`, when given, tries the write first as one autocommitted statement, without BEGIN and
- * COMMIT: it resolves to the outcome, or to undefined having written nothing (its statement may
- * also abort itself: isWriteNeedingTransaction), and then `work` runs in a transaction, as it does
- * when PostgreSQL aborted the statement as a deadlock victim. Not with an
- * X-Idempotency-Key, whose answer must commit with the write.
  */
-export async function respondWithWrite<B>(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  work: (tx: Tx) => Promise<WriteOutcome<B>>,
-  alone?: (db: Db) => Promise<WriteOutcome<B> | undefined>,
-): Promise<FastifyReply> {
+export async function respondWithWrite<T extends WorkDone, B>(request: FastifyRequest, reply: FastifyReply, write: RouteWrite<T, B>): Promise<FastifyReply> {
   const { db, config } = request.server;
   const idempotent = request.idempotency;
-  if (alone && !idempotent) {
-    const outcome = await runAlone(request, reply, alone);
-    if (outcome) return reply.send(serialized(reply, outcome));
+  if (write.alone && !idempotent) {
+    const done = await runAlone(request, reply, write.alone);
+    if (done) return reply.send(serialized(reply, await write.answer(done, db)));
   }
   let expiredKeyFreed = false;
-  for (let attempt = 1; ; attempt++) {
+  for (;;) {
     try {
-      const payload = await inTransaction(db, async (tx, riders) => {
-        const outcome = await work(tx);
+      const payload = await runWrite(db, write.tenantId, write.work, async (done, tx, riders) => {
+        const outcome = await write.answer(done, tx);
         // A request judged ahead of its rate-limit verdict commits only if the verdict lets it (rate-limit.ts).
         await applyRateLimitVerdict(request, reply);
         const payload = serialized(reply, outcome);
@@ -85,10 +123,6 @@ export async function respondWithWrite<B>(
           continue;
         }
       }
-      if (error instanceof WriteRaced) {
-        if (attempt < RUNS_WHEN_RACED) continue;
-        throw conflict('Concurrent requests kept writing the same rows as this one; retry the request');
-      }
       throw error;
     }
   }
@@ -96,11 +130,11 @@ export async function respondWithWrite<B>(
 
 /** Sets the outcome's status and serializes its body with the route's serializer (schema-driven, or JSON.stringify: a string). */
 function serialized(reply: FastifyReply, outcome: WriteOutcome): string {
-  reply.status(outcome.statusCode).type('application/json; charset=utf-8');
+  reply.status(outcome.statusCode ?? 200).type('application/json; charset=utf-8');
   return reply.serialize(outcome.body) as string;
 }
 
-async function runAlone<B>(request: FastifyRequest, reply: FastifyReply, alone: (db: Db) => Promise<WriteOutcome<B> | undefined>) {
+async function runAlone<T>(request: FastifyRequest, reply: FastifyReply, alone: (db: Db) => Promise<T | undefined>): Promise<T | undefined> {
   // The statement commits as it runs: nothing of a request may commit before its verdict lets it.
   await applyRateLimitVerdict(request, reply);
   try {

@@ -1,7 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
-import { emit } from '../events/outbox';
-import { recheckWaitingOrders } from './revalidation';
 import { noteProductKeys, productKeySql, productKeysSql } from './store';
 
 /*
@@ -79,13 +77,4 @@ export async function productsInOpenOrders(tx: Tx, tenantId: string, productIds:
     .where('o.status', 'not in', ['DISPATCHED', 'CANCELLED'])
     .execute();
   return new Set(rows.map((row) => row.product_id as string));
-}
-
-/**
- * Re-checks waiting orders after products were created, corrected (sku) or restocked, so that a
- * PENDING_VALIDATION order whose items now all resolve moves to PENDING (DESIGN.md §3). With the
- * keys already held and no order waiting, this is one plain query.
- */
-export async function revalidateOrdersForProducts(tx: Tx, tenantId: string, productExternalIds: string[]): Promise<void> {
-  await emit(tx, tenantId, await recheckWaitingOrders(tx, tenantId, productExternalIds));
 }

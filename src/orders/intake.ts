@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import type { Tx } from '../db';
-import { isUniqueViolation } from '../db/errors';
+import { isUniqueViolation, WriteRaced } from '../db/errors';
 import { prepared } from '../db/prepared';
 import type { DomainEvent } from '../events/types';
-import { ApiError, conflict, validationError } from '../http/errors';
-import { WriteRaced } from '../http/write';
+import { ApiError, concurrentUpdate, conflict, validationError } from '../http/errors';
 import { assessItems, assessLines, catalogFor, issueEvents, type Assessment } from './assessment';
 import { canMove, statusChanged } from './lifecycle';
 import { prepareRecheck, runRecheck } from './revalidation';
@@ -39,7 +38,7 @@ function repeatedProducts(items: OrderInput['items']): ApiError | undefined {
 }
 
 const concurrentChange = (externalId: string) =>
-  conflict(`Order ${externalId} was changed by a concurrent request; retry the request`);
+  concurrentUpdate(`Order ${externalId} was changed by a concurrent request; retry the request`);
 
 const numberTaken = (orderNumber: string, holder: string) => conflict(`orderNumber ${orderNumber} already belongs to order ${holder}`);
 

@@ -1,16 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { emit } from '../events/outbox';
-import type { DomainEvent } from '../events/types';
 import { tenantOf } from '../http/auth';
 import { batchItemError } from '../http/batch';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { ApiError, notFound } from '../http/errors';
 import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
 import { bodyCheck } from '../http/validation';
 import { respondWithWrite } from '../http/write';
-import { moveOrder } from './lifecycle';
+import { cancelOrder } from './cancel';
 import { listOrders } from './queries';
-import { upsertOrder, upsertOrders } from './intake';
-import { prepareRecheck, runRecheck } from './revalidation';
+import { upsertOrder, upsertOrders, type OrderResult } from './intake';
 import {
   BatchInput,
   BatchResponse,
@@ -22,7 +19,7 @@ import {
   OrderResponse,
   UpsertResponse,
 } from './schemas';
-import { findOrder, itemsOf, lockOrder, lockProductKeys, loadOrderView, orderSummary } from './store';
+import { findOrder, loadOrderView, orderSummary } from './store';
 
 export const MAX_BATCH_ORDERS = 50;
 const MAX_BATCH_BYTES = 10 * 1024 * 1024;
@@ -46,11 +43,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await respondWithWrite(request, reply, async (tx) => {
-        const tenantId = tenantOf(request);
-        const outcome = await upsertOrder(tx, tenantId, request.body);
-        await emit(tx, tenantId, outcome.events);
-        return {
+      const tenantId = tenantOf(request);
+      return respondWithWrite(request, reply, {
+        tenantId,
+        work: (tx) => upsertOrder(tx, tenantId, request.body),
+        answer: (outcome) => ({
           statusCode: outcome.action === 'created' ? 201 : 200,
           body: {
             success: true as const,
@@ -59,9 +56,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
             ...(outcome.warnings.length > 0 ? { warnings: outcome.warnings } : {}),
             requestId: request.id,
           },
-        };
+        }),
       });
-      return reply;
     },
   );
 
@@ -90,28 +86,15 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
           return problem ? [[index, problem] as const] : [];
         }),
       );
-      await respondWithWrite(request, reply, async (tx) => {
-        const tenantId = tenantOf(request);
-        const results = await upsertOrders(tx, tenantId, orders, invalid);
-        const counts = { successCount: 0, createdCount: 0, updatedCount: 0, errorCount: 0 };
-        const errors: BatchItemError[] = [];
-        const warnings: BatchItemWarning[] = [];
-        const events: DomainEvent[] = [];
-        results.forEach((result, index) => {
-          if (result instanceof ApiError) {
-            counts.errorCount++;
-            errors.push(batchItemError(index, orders[index], result));
-            return;
-          }
-          counts.successCount++;
-          counts[result.action === 'created' ? 'createdCount' : 'updatedCount']++;
-          warnings.push(...result.warnings.map((warning) => ({ index, externalId: result.order.external_id, warning })));
-          events.push(...result.events);
-        });
-        await emit(tx, tenantId, events);
-        return { statusCode: 200, body: { success: true as const, data: counts, errors, warnings, requestId: request.id } };
+      const tenantId = tenantOf(request);
+      return respondWithWrite(request, reply, {
+        tenantId,
+        work: async (tx) => {
+          const results = await upsertOrders(tx, tenantId, orders, invalid);
+          return { results, events: results.flatMap((result) => (result instanceof ApiError ? [] : result.events)) };
+        },
+        answer: ({ results }) => ({ body: { success: true as const, ...batchAnswer(orders, results), requestId: request.id } }),
       });
-      return reply;
     },
   );
 
@@ -162,35 +145,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await respondWithWrite(request, reply, async (tx) => {
-        const tenantId = tenantOf(request);
-        // The keys of the order's products, then the order (the lock order of store.ts); waiting
-        // orders are found before the order row is locked. An order whose items changed meanwhile
-        // (another request updated it) gets a 409 rather than a second batch of keys.
-        const unlocked = await findOrder(tx, tenantId, request.params.externalId);
-        if (!unlocked) throw notFound(`Order ${request.params.externalId}`);
-        const products = ((await itemsOf(tx, tenantId, [unlocked.id])).get(unlocked.id) ?? []).map((item) => item.product_external_id);
-        await lockProductKeys(tx, tenantId, products);
-        const freed = unlocked.status === 'PENDING' || unlocked.status === 'PENDING_VALIDATION' ? await prepareRecheck(tx, tenantId, products) : undefined;
-        let order = await lockOrder(tx, tenantId, request.params.externalId);
-        const events: DomainEvent[] = [];
-        if (order.status !== 'CANCELLED') {
-          if (order.status !== 'PENDING' && order.status !== 'PENDING_VALIDATION') {
-            throw new ApiError('ORDER_IN_PROGRESS', `Order ${order.external_id} is ${order.status}; the warehouse has it and it can no longer be cancelled`);
-          }
-          const items = (await itemsOf(tx, tenantId, [order.id])).get(order.id) ?? [];
-          if (!freed || items.some((item) => !products.includes(item.product_external_id))) {
-            throw conflict(`Order ${order.external_id} was changed by a concurrent request; retry the request`);
-          }
-          const moved = await moveOrder(tx, order, 'CANCELLED', 'cancelled_at');
-          order = moved.order;
-          events.push(moved.event);
-          // What the order held is free again for orders waiting on stock.
-          events.push(...(await runRecheck(tx, freed)));
-        }
-        await emit(tx, tenantId, events);
-        return {
-          statusCode: 200,
+      const tenantId = tenantOf(request);
+      return respondWithWrite(request, reply, {
+        tenantId,
+        work: (tx) => cancelOrder(tx, tenantId, request.params.externalId),
+        answer: ({ order }) => ({
           body: {
             success: true as const,
             data: {
@@ -202,9 +161,26 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
             },
             requestId: request.id,
           },
-        };
+        }),
       });
-      return reply;
     },
   );
 };
+
+/** A batch's counts, and its items' errors and warnings, in the order of the batch. */
+function batchAnswer(orders: unknown[], results: OrderResult[]) {
+  const data = { successCount: 0, createdCount: 0, updatedCount: 0, errorCount: 0 };
+  const errors: BatchItemError[] = [];
+  const warnings: BatchItemWarning[] = [];
+  results.forEach((result, index) => {
+    if (result instanceof ApiError) {
+      data.errorCount++;
+      errors.push(batchItemError(index, orders[index], result));
+      return;
+    }
+    data.successCount++;
+    data[result.action === 'created' ? 'createdCount' : 'updatedCount']++;
+    warnings.push(...result.warnings.map((warning) => ({ index, externalId: result.order.external_id, warning })));
+  });
+  return { data, errors, warnings };
+}

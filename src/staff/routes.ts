@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { responses, Success } from '../http/schemas';
+import { respondWithWrite } from '../http/write';
 import { tenantIdOf } from '../tenancy/tenants';
 import { CreateUserBody, User, UserParams } from './schemas';
-import { createUser, disableUser, listUsers } from './users';
+import { createUser, disableUser, listUsers, newUser } from './users';
 
 const route = { tags: ['operator'], security: [{ adminToken: [] }] };
 const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) });
@@ -24,8 +25,12 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const data = await createUser(db, await tenantIdOf(db, request.params.slug), request.body);
-      return reply.status(201).send({ success: true, data, requestId: request.id });
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const user = await newUser(request.body);
+      return respondWithWrite(request, reply, {
+        work: (tx) => createUser(tx, tenantId, user),
+        answer: ({ user }) => ({ statusCode: 201, body: { success: true as const, data: user, requestId: request.id } }),
+      });
     },
   );
 
@@ -47,6 +52,10 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: Success(User) }, 404),
       },
     },
-    async (request) => ({ success: true as const, data: await disableUser(db, request.params.id), requestId: request.id }),
+    async (request, reply) =>
+      respondWithWrite(request, reply, {
+        work: (tx) => disableUser(tx, request.params.id),
+        answer: ({ user }) => ({ body: { success: true as const, data: user, requestId: request.id } }),
+      }),
   );
 };

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db, Executor } from '../db';
+import type { Executor, Tx } from '../db';
 import { conflict, notFound } from '../http/errors';
 import { hashPin } from './pins';
 import type { StaffRole, StaffTables } from './tables';
@@ -27,21 +27,29 @@ export const userView = (row: UserRow): UserView => ({
 /** Usernames are case-insensitive: stored and looked up lower-case. */
 export const normalUsername = (username: string) => username.toLowerCase();
 
-export async function createUser(
-  db: Db,
-  tenantId: string,
-  input: { username: string; name: string; role: StaffRole; pin: string },
-): Promise<UserView> {
-  const username = normalUsername(input.username);
-  const pinHash = await hashPin(input.pin);
-  const row = await db
+/** A user to create, with its PIN hashed: scrypt takes about 100 ms, done before the write's transaction. */
+export interface NewUser {
+  username: string;
+  name: string;
+  role: StaffRole;
+  pinHash: string;
+}
+
+export async function newUser(input: { username: string; name: string; role: StaffRole; pin: string }): Promise<NewUser> {
+  return { username: normalUsername(input.username), name: input.name, role: input.role, pinHash: await hashPin(input.pin) };
+}
+
+/** Creates the user; 409 while an active user of the tenant has its username. */
+export async function createUser(tx: Tx, tenantId: string, user: NewUser): Promise<{ user: UserView }> {
+  const { username } = user;
+  const row = await tx
     .insertInto('staff_users')
-    .values({ tenant_id: tenantId, username, name: input.name, role: input.role, pin_hash: pinHash })
+    .values({ tenant_id: tenantId, username, name: user.name, role: user.role, pin_hash: user.pinHash })
     .onConflict((oc) => oc.columns(['tenant_id', 'username']).where('disabled_at', 'is', null).doNothing())
     .returningAll()
     .executeTakeFirst();
   if (!row) throw conflict(`Username ${username} is taken in this warehouse`);
-  return userView(row);
+  return { user: userView(row) };
 }
 
 export async function listUsers(db: Executor, tenantId: string): Promise<UserView[]> {
@@ -50,16 +58,14 @@ export async function listUsers(db: Executor, tenantId: string): Promise<UserVie
 }
 
 /** Disables the user and ends every session of it in the same transaction: its next request answers 401. */
-export async function disableUser(db: Db, userId: string): Promise<UserView> {
-  return db.transaction().execute(async (tx) => {
-    const row = await tx
-      .updateTable('staff_users')
-      .set((eb) => ({ disabled_at: eb.fn.coalesce('disabled_at', eb.fn<Date>('now')) }))
-      .where('id', '=', userId)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw notFound(`User ${userId}`);
-    await tx.deleteFrom('staff_sessions').where('user_id', '=', userId).execute();
-    return userView(row);
-  });
+export async function disableUser(tx: Tx, userId: string): Promise<{ user: UserView }> {
+  const row = await tx
+    .updateTable('staff_users')
+    .set((eb) => ({ disabled_at: eb.fn.coalesce('disabled_at', eb.fn<Date>('now')) }))
+    .where('id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound(`User ${userId}`);
+  await tx.deleteFrom('staff_sessions').where('user_id', '=', userId).execute();
+  return { user: userView(row) };
 }

@@ -11,6 +11,12 @@ export interface PickedLine {
   pickedQuantity: number;
 }
 
+/** PENDING → IN_PICKING: the order is assigned to picking on its own, outside a wave. */
+export async function startPicking(tx: Tx, tenantId: string, externalId: string): Promise<{ order: OrderRow; events: DomainEvent[] }> {
+  const moved = await moveOrder(tx, await lockOrder(tx, tenantId, externalId), 'IN_PICKING');
+  return { order: moved.order, events: [moved.event] };
+}
+
 /**
  * IN_PICKING → PICKED (DESIGN.md §2). Stock of each product drops by what was picked, never below
  * zero (a picker who finds more than the books say proves the books wrong); a line picked short

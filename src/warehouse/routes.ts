@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
-import { inTransaction } from '../db/transaction';
-import { emit, writeEmitting } from '../events/outbox';
+import type { DomainEvent } from '../events/types';
 import { bodyIsOptional, responses } from '../http/schemas';
-import { moveOrder } from '../orders/lifecycle';
+import { respondWithWrite } from '../http/write';
 import { OrderResponse } from '../orders/schemas';
 import { tenantIdOf } from '../tenancy/tenants';
-import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
-import { completePicking } from './picking';
+import { loadOrderView, type OrderRow } from '../orders/store';
+import { completePicking, startPicking } from './picking';
 import { dispatchOrder, packOrder } from './shipping';
 import { adjustStock, stockChange } from './stock';
 import {
@@ -29,11 +29,14 @@ const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
 
-  /** Runs one order write and answers the whole order. */
-  async function orderWrite(slug: string, requestId: string, work: (tx: Tx, tenantId: string) => Promise<OrderRow>) {
+  /** Runs one order transition of the tenant named in the path and answers the whole order. */
+  async function orderWrite(request: FastifyRequest, reply: FastifyReply, slug: string, work: (tx: Tx, tenantId: string) => Promise<{ order: OrderRow; events: DomainEvent[] }>) {
     const tenantId = await tenantIdOf(db, slug);
-    const order = await inTransaction(db, (tx) => work(tx, tenantId));
-    return { success: true as const, data: await loadOrderView(db, tenantId, order), requestId };
+    return respondWithWrite(request, reply, {
+      tenantId,
+      work: (tx) => work(tx, tenantId),
+      answer: async ({ order }, tx) => ({ body: { success: true as const, data: await loadOrderView(tx, tenantId, order), requestId: request.id } }),
+    });
   }
 
   app.post(
@@ -46,23 +49,13 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: OrderResponse }, 404, 409),
       },
     },
-    async (request) =>
-      orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
-        const moved = await moveOrder(tx, await lockOrder(tx, tenantId, request.params.externalId), 'IN_PICKING');
-        await emit(tx, tenantId, [moved.event]);
-        return moved.order;
-      }),
+    async (request, reply) => orderWrite(request, reply, request.params.slug, (tx, tenantId) => startPicking(tx, tenantId, request.params.externalId)),
   );
 
   app.post(
     '/orders/:externalId/pack',
     { schema: { ...route, operationId: 'packOrder', summary: 'PICKED → PACKED', params: OrderParams, response: responses({ 200: OrderResponse }, 404, 409) } },
-    async (request) =>
-      orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
-        const { order, events } = await packOrder(tx, tenantId, request.params.externalId);
-        await emit(tx, tenantId, events);
-        return order;
-      }),
+    async (request, reply) => orderWrite(request, reply, request.params.slug, (tx, tenantId) => packOrder(tx, tenantId, request.params.externalId)),
   );
 
   app.post(
@@ -77,12 +70,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: OrderResponse }, 404, 409),
       },
     },
-    async (request) =>
-      orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
-        const { order, events } = await completePicking(tx, tenantId, request.params.externalId, request.body.lines);
-        await emit(tx, tenantId, events);
-        return order;
-      }),
+    async (request, reply) => orderWrite(request, reply, request.params.slug, (tx, tenantId) => completePicking(tx, tenantId, request.params.externalId, request.body.lines)),
   );
 
   app.post(
@@ -91,12 +79,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: bodyIsOptional,
       schema: { ...route, operationId: 'dispatchOrder', summary: 'PACKED → DISPATCHED', params: OrderParams, body: DispatchBody, response: responses({ 200: OrderResponse }, 404, 409) },
     },
-    async (request) =>
-      orderWrite(request.params.slug, request.id, async (tx, tenantId) => {
-        const { order, events } = await dispatchOrder(tx, tenantId, request.params.externalId, request.body);
-        await emit(tx, tenantId, events);
-        return order;
-      }),
+    async (request, reply) => orderWrite(request, reply, request.params.slug, (tx, tenantId) => dispatchOrder(tx, tenantId, request.params.externalId, request.body)),
   );
 
   app.post(
@@ -110,11 +93,14 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: StockResponse }, 404, 409),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const change = stockChange(request.body);
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const { adjustment } = await writeEmitting(db, tenantId, (tx) => adjustStock(tx, tenantId, request.params.externalId, change));
-      return { success: true as const, data: adjustment, requestId: request.id };
+      return respondWithWrite(request, reply, {
+        tenantId,
+        work: (tx) => adjustStock(tx, tenantId, request.params.externalId, change),
+        answer: ({ adjustment }) => ({ body: { success: true as const, data: adjustment, requestId: request.id } }),
+      });
     },
   );
 };

@@ -158,7 +158,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       checkUrl(url);
       const tenantId = tenantOf(request);
       const id = randomUUID();
-      return respondWithWrite(request, reply, async (tx) => {
+      return respondWithWrite(request, reply, { work: async (tx) => {
         const row = await tx
           .insertInto('webhooks')
           .values({ tenant_id: tenantId, id, url, events, secret_ciphertext: encryptSecret(config.secretKey, secret, tenantId, id) })
@@ -166,7 +166,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           .executeTakeFirstOrThrow();
         // The response schema leaves out updatedAt.
         return { statusCode: 201, body: { success: true as const, data: { ...webhookView(row), secret }, requestId: request.id } };
-      });
+      }, answer: (outcome) => outcome });
     },
   );
 
@@ -209,7 +209,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { url, events, isActive } = request.body;
       checkUrl(url);
       const tenantId = tenantOf(request);
-      return respondWithWrite(request, reply, async (tx) => {
+      return respondWithWrite(request, reply, { work: async (tx) => {
         const current = await findWebhook(tx, tenantId, request.params.id);
         const row = await tx
           .updateTable('webhooks')
@@ -226,7 +226,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         // Reactivation makes the deliveries that waited while it was inactive due.
         if (isActive && !current.is_active) await notifyWorkers(tx);
         return { statusCode: 200, body: { success: true as const, data: webhookView(row), requestId: request.id } };
-      });
+      }, answer: (outcome) => outcome });
     },
   );
 
@@ -242,11 +242,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      return respondWithWrite(request, reply, async (tx) => {
+      return respondWithWrite(request, reply, { work: async (tx) => {
         const { id } = await findWebhook(tx, tenantId, request.params.id);
         await tx.deleteFrom('webhooks').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
         return { statusCode: 200, body: { success: true as const, data: { id, deleted: true as const }, requestId: request.id } };
-      });
+      }, answer: (outcome) => outcome });
     },
   );
 
@@ -264,12 +264,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { secret, overlapSeconds = DEFAULT_OVERLAP_SECONDS } = request.body;
       const tenantId = tenantOf(request);
-      return respondWithWrite(request, reply, async (tx) => {
+      return respondWithWrite(request, reply, { work: async (tx) => {
         const { id } = await findWebhook(tx, tenantId, request.params.id);
         const row = await rotateSecret(tx, config.secretKey, { tenantId, webhookId: id }, secret, overlapSeconds);
         const data = { ...webhookView(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null };
         return { statusCode: 200, body: { success: true as const, data, requestId: request.id } };
-      });
+      }, answer: (outcome) => outcome });
     },
   );
 
@@ -303,7 +303,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
         { timeoutMs: config.webhookTimeoutMs, destinations },
       );
-      return respondWithWrite(request, reply, async (tx) => {
+      return respondWithWrite(request, reply, { work: async (tx) => {
         await tx
           .insertInto('webhook_deliveries')
           .values({
@@ -327,7 +327,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           statusCode: 200,
           body: { success: true as const, data: { delivered, statusCode, durationMs, error, deliveryId, eventId }, requestId: request.id },
         };
-      });
+      }, answer: (outcome) => outcome });
     },
   );
 
@@ -349,7 +349,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { from, to, event } = request.body;
-      return respondWithWrite(request, reply, async (tx) => {
+      return respondWithWrite(request, reply, { work: async (tx) => {
         const { id } = await findWebhook(tx, tenantId, request.params.id);
         // Marks the dead letters replayed as it re-queues them; a concurrent or repeated call
         // waits on the row locks and then no longer finds them.
@@ -381,7 +381,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const purged = await deadLettersPurged(tx, tenantId, id, { from, event });
         const data = purged ? { replayed, purged } : { replayed };
         return { statusCode: 200, body: { success: true as const, data, requestId: request.id } };
-      });
+      }, answer: (outcome) => outcome });
     },
   );
 

@@ -71,13 +71,16 @@ export async function probeApp(ctx: TestContext, options: ProbeOptions = {}): Pr
         },
         async (request, reply) => {
           await options.gate?.()?.pass();
-          return respondWithWrite(request, reply, async (tx) => {
-            await options.gateInWrite?.()?.pass();
-            await tx.insertInto('events').values({ tenant_id: tenantOf(request), event: 'probe', data: JSON.stringify(request.body ?? {}) }).execute();
-            if (request.body?.fail === 404) throw new ApiError('NOT_FOUND', 'Probe not found');
-            if (request.body?.fail === 500) throw new Error('probe failure');
-            reply.header('location', '/probe/1');
-            return { statusCode: 201, body: { success: true, data: { note: request.body?.note ?? null }, requestId: request.id } };
+          return respondWithWrite(request, reply, {
+            work: async (tx) => {
+              await options.gateInWrite?.()?.pass();
+              await tx.insertInto('events').values({ tenant_id: tenantOf(request), event: 'probe', data: JSON.stringify(request.body ?? {}) }).execute();
+              if (request.body?.fail === 404) throw new ApiError('NOT_FOUND', 'Probe not found');
+              if (request.body?.fail === 500) throw new Error('probe failure');
+              reply.header('location', '/probe/1');
+              return { note: request.body?.note ?? null };
+            },
+            answer: (data) => ({ statusCode: 201, body: { success: true, data, requestId: request.id } }),
           });
         },
       );
