@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db, Tx } from '../db';
+import type { Tx } from '../db';
 import type { DomainEvent } from './types';
 
 /** The NOTIFY channel that wakes delivery workers when deliveries become due. */
