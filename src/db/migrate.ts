@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
+import { MIGRATIONS_LOCK_KEY } from './locks';
 import type { Db } from './index';
 
 const MIGRATIONS_DIR = join(fileURLToPath(new URL('.', import.meta.url)), 'migrations');
@@ -20,7 +21,7 @@ export async function migrate(db: Db): Promise<string[]> {
   for (const name of files) {
     const text = await readFile(join(MIGRATIONS_DIR, name), 'utf8');
     const ran = await db.transaction().execute(async (tx) => {
-      await sql`SELECT pg_advisory_xact_lock(7364021)`.execute(tx);
+      await sql`SELECT pg_advisory_xact_lock(${MIGRATIONS_LOCK_KEY})`.execute(tx);
       const done = await sql`SELECT 1 FROM schema_migrations WHERE name = ${name}`.execute(tx);
       if (done.rows.length > 0) return false;
       await sql.raw(text).execute(tx);

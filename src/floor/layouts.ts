@@ -1,17 +1,17 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
+import { LOCK_CLASS, lockInClass } from '../db/locks';
 import { ApiError, conflict } from '../http/errors';
 import { layoutProblem, type Layout } from './layout';
 
 /**
  * Serializes the writes of one tenant's floor description (layout and locations): each replaces a
  * whole set, and two replacements interleaved under READ COMMITTED would each insert into the
- * other's empty set. An advisory lock in the two-key space, apart from the product keys.
+ * other's empty set.
  */
 export async function lockFloor(tx: Tx, tenantId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(${FLOOR_LOCK_CLASS}, hashtext(${tenantId}::text))`.execute(tx);
+  await lockInClass(tx, LOCK_CLASS.floor, tenantId);
 }
-const FLOOR_LOCK_CLASS = 13;
 
 export async function findLayout(db: Executor, tenantId: string): Promise<Layout | undefined> {
   const row = await db.selectFrom('floor_layouts').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../db';
+import { LOCK_CLASS, lockInClass } from '../db/locks';
 import type { DomainEvent } from '../events/types';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { ApiError, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
@@ -103,13 +104,11 @@ export async function startPickerWave(
   pickerId: string,
   request: WaveRequest,
 ): Promise<{ waveId: string; created: boolean; events: DomainEvent[] }> {
-  await sql`SELECT pg_advisory_xact_lock(${PICKER_LOCK_CLASS}, hashtext(${pickerId}::text))`.execute(tx);
+  await lockInClass(tx, LOCK_CLASS.pickerWave, pickerId);
   const current = await pickerWaveId(tx, tenantId, pickerId);
   if (current) return { waveId: current, created: false, events: [] };
   return { ...(await createWave(tx, tenantId, { ...request, pickerId })), created: true };
 }
-/** Advisory lock class of a picker's wave start (the floor's is 13). */
-const PICKER_LOCK_CLASS = 14;
 
 /**
  * Chooses the orders of a wave from the most urgent PENDING orders without issues, and locks them.

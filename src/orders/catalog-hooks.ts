@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
-import { noteProductKeys, productKeySql, productKeysSql } from './store';
+import { productKeySql } from '../db/locks';
+import { noteProductKeys, productKeysSql } from './store';
 
 /*
  * How catalog writes reach orders. The catalog calls these inside its write transaction;

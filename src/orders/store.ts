@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor, Tx } from '../db';
+import { productKey } from '../db/locks';
 import { notFound } from '../http/errors';
 import type { OrderView } from './schemas';
 import type { OrderIssue, OrdersTables } from './tables';
@@ -52,14 +53,9 @@ export function productKeysSql(tenantId: string, externalIds: RawBuilder<string[
   const ids = Array.isArray(externalIds) ? sql`${externalIds}::text[]` : externalIds;
   return sql<number>`(SELECT count(*) FROM (
       SELECT pg_advisory_xact_lock(k) FROM (
-        SELECT DISTINCT hashtextextended(${tenantId}::text || ':' || e, 0) AS k FROM unnest(${ids}) AS e
+        SELECT DISTINCT ${productKey(tenantId, sql`e`)} AS k FROM unnest(${ids}) AS e
       ) AS keys ORDER BY k
     ) AS locked)`;
-}
-
-/** SQL taking the key of one product (the externalId is an SQL expression), yielding true. */
-export function productKeySql(tenantId: string, externalId: RawBuilder<string>): RawBuilder<boolean> {
-  return sql<boolean>`(pg_advisory_xact_lock(hashtextextended(${tenantId}::text || ':' || ${externalId}, 0))::text IS NOT NULL)`;
 }
 
 export function noteProductKeys(tx: Tx, tenantId: string, externalIds: Iterable<string>): void {
