@@ -14,7 +14,25 @@ const NAME_COMMENT = new RegExp(`^/\\* prepared (${NAME}) \\*/`);
  */
 export function prepared<T>(name: string, statement: RawBuilder<T>): RawBuilder<T> {
   if (!SQL_IDENTIFIER.test(name)) throw new Error(`not a statement name: ${name}`);
-  return sql<T>`/* prepared ${sql.raw(name)} */ ${statement}`;
+  const named = sql<T>`/* prepared ${sql.raw(name)} */ ${statement}`;
+  observer?.(name, named);
+  return named;
+}
+
+type PreparedObserver = (name: string, statement: RawBuilder<unknown>) => void;
+let observer: PreparedObserver | undefined;
+
+/**
+ * Calls `observe` with each statement `prepared` names, until the returned function is called. For
+ * the generator of the reference files of the SQL that runs (scripts/generate-sql.ts), which must
+ * see every named statement; one observer at a time.
+ */
+export function observePrepared(observe: PreparedObserver): () => void {
+  if (observer) throw new Error('the statements named with prepared are observed already');
+  observer = observe;
+  return () => {
+    observer = undefined;
+  };
 }
 
 /** The name `prepared` gave the statement of this text, if any. */
