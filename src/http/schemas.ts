@@ -12,7 +12,7 @@ export const ErrorResponse = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Object({
-      code: Type.Unsafe<ErrorCode>({ type: 'string', enum: ERROR_CODES, description: 'Each code always comes with the same HTTP status' }),
+      code: Type.Unsafe<ErrorCode>({ type: 'string', enum: ERROR_CODES, description: 'Each code always comes with the same HTTP status; what each means and whether to retry: docs/errors.md' }),
       message: Type.String(),
       details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
       retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait before sending the request again: rate limits, an unavailable database, a concurrent update, an idempotency key still in use' })),

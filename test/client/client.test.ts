@@ -145,6 +145,21 @@ describe('@pickport/client against the service', () => {
     expect(retries).toHaveLength(1);
   });
 
+  it('retries a 409 CONCURRENT_UPDATE (a race lost to a concurrent request) with the same key, after its Retry-After', async () => {
+    const { pickport, retries } = await client();
+    const lostRace = JSON.stringify({
+      success: false,
+      error: { code: 'CONCURRENT_UPDATE', message: 'Order SO-7 was changed by a concurrent request; retry the request', retryAfter: 1 },
+      requestId: 'r-2',
+    });
+    proxy.plan = (_seen, n) => (n === 0 ? { status: 409, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: lostRace } : 'forward');
+    expect((await pickport.products.upsert({ externalId: 'P-11', sku: 'S-11', name: 'Eleven' })).action).toBe('created');
+    expect(proxy.seen).toHaveLength(2);
+    expect(proxy.seen[1]!.headers['x-idempotency-key']).toBe(proxy.seen[0]!.headers['x-idempotency-key']);
+    expect(retries).toEqual([expect.objectContaining({ attempt: 1, status: 409 })]);
+    expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(1000);
+  });
+
   it('reads a Retry-After given as an HTTP date', async () => {
     const { pickport, retries } = await client();
     proxy.plan = (_seen, n) => (n === 0 ? { status: 503, headers: { 'retry-after': new Date(Date.now() + 3_000).toUTCString() } } : 'forward');

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
 import type { Config } from '../../src/config';
 import { installApiKeyAuth, tenantOf } from '../../src/http/auth';
+import { WriteRaced } from '../../src/db/errors';
 import { ApiError } from '../../src/http/errors';
 import { installIdempotency } from '../../src/http/idempotency';
 import { installRateLimiting, type Clock } from '../../src/http/rate-limit';
@@ -53,7 +54,8 @@ export interface ProbeOptions {
  * Another instance of the service on the test context's database (and Redis), with probe routes
  * under the public prefix behind the same hooks as the public API: `GET /probe/read`, and
  * `POST /probe/write` which records one `probe` event per execution. Its body `{fail}` makes it
- * write and then fail: `404` (a 4xx, the write rolled back) or `500`.
+ * write and then fail: `404` (a 4xx, the write rolled back) or `500`; `{races: n}` makes its first n
+ * runs lose a race (WriteRaced) after writing.
  */
 export async function probeApp(ctx: TestContext, options: ProbeOptions = {}): Promise<FastifyInstance> {
   const { clock } = options;
@@ -63,20 +65,23 @@ export async function probeApp(ctx: TestContext, options: ProbeOptions = {}): Pr
       installApiKeyAuth(scope, (keyed) => installRateLimiting(keyed, { ...(clock ? { clock } : {}), ...(options.windowMs ? { windowMs: options.windowMs } : {}) }));
       installIdempotency(scope, clock ? { clock } : {});
       scope.get('/read', { config: { permission: 'products:read' } }, async (request) => ({ success: true, data: {}, requestId: request.id }));
-      scope.post<{ Body: { note?: string; fail?: 404 | 500 } | undefined }>(
+      scope.post<{ Body: { note?: string; fail?: 404 | 500; races?: number } | undefined }>(
         '/write',
         {
           config: { permission: 'products:write' },
-          schema: { body: { type: 'object', properties: { note: { type: 'string', maxLength: 20 }, fail: { type: 'integer' } } } },
+          schema: { body: { type: 'object', properties: { note: { type: 'string', maxLength: 20 }, fail: { type: 'integer' }, races: { type: 'integer' } } } },
         },
         async (request, reply) => {
           await options.gate?.()?.pass();
+          let runs = 0;
           return respondWithWrite(request, reply, {
             work: async (tx) => {
               await options.gateInWrite?.()?.pass();
               await tx.insertInto('events').values({ tenant_id: tenantOf(request), event: 'probe', data: JSON.stringify(request.body ?? {}) }).execute();
               if (request.body?.fail === 404) throw new ApiError('NOT_FOUND', 'Probe not found');
               if (request.body?.fail === 500) throw new Error('probe failure');
+              // As if a concurrent request had written a row this one read as absent, for its first `races` runs.
+              if (++runs <= (request.body?.races ?? 0)) throw new WriteRaced(new Error('probe race'));
               reply.header('location', '/probe/1');
               return { note: request.body?.note ?? null };
             },

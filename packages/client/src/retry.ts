@@ -21,7 +21,7 @@ export interface RetryEvent {
   delayMs: number;
   method: string;
   url: string;
-  /** The answer's status (429, 503, or 409 still processing); undefined after a network error. */
+  /** The answer's status (429, 503, or a 409 with Retry-After); undefined after a network error. */
   status?: number;
   /** The network error; undefined after an answer. */
   error?: unknown;
@@ -29,7 +29,8 @@ export interface RetryEvent {
 
 /**
  * Answers worth the same request again, later: rate limited, the service briefly unavailable, or
- * (409 with `Retry-After`) the same idempotency key still being processed by an earlier attempt.
+ * (409 with `Retry-After`) a race lost to a concurrent request (CONCURRENT_UPDATE) or the same
+ * idempotency key still being processed by an earlier attempt.
  * A 409 without it (a key reused for another request, a state conflict) is final.
  */
 const retried = (response: Response) =>
