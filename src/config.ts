@@ -14,7 +14,7 @@ export interface Config {
   redisUrl: string | undefined;
   /** Put before every Redis key (deployments or test runs sharing one Redis); default `pickport:`. */
   redisKeyPrefix?: string;
-  /** Per-key rate limits (spec §8); default true. Off only to measure their cost. */
+  /** Per-key rate limits (docs/limits.md); default true. Off only to measure their cost. */
   rateLimiting?: boolean;
   adminToken: string;
   dataDir: string;

@@ -41,7 +41,7 @@ const recordColumns = sql.join(PRODUCT_FIELDS.map((f) => sql`${sql.ref(f.column)
 const INSERT_DEFAULTS: Record<string, string> = { stock: '0', is_active: 'true', is_combo: 'false' };
 
 /**
- * POST /products/batch (spec §4.2), set-based: one statement locks and reads every product the
+ * POST /products/batch (docs/catalog.md), set-based: one statement locks and reads every product the
  * batch names (by externalId or sku), one inserts the new products (and takes the keys for the
  * order checks), one updates the existing ones, then the request's events and, only when orders
  * wait for its products, their re-check; a handful of statements for 200 products. A batch of new

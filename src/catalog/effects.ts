@@ -17,7 +17,7 @@ export interface WrittenProduct {
 /**
  * The consequences of a request's writes, inside its transaction and once per request, as the events to record:
  * `product.stock_updated` for existing products whose stock changed, and a re-check of waiting
- * orders for products that were created, got another sku or more stock (DESIGN.md §3).
+ * orders for products that were created, got another sku or more stock.
  * `ordersWaiting` is what the statement that took those products' keys found: when no order waits
  * for them, there is nothing to re-check. A single upsert done alone records its event in its own
  * statement (`stockUpdatedEventSql` in upsert.ts), the same event.

@@ -4,7 +4,7 @@ import type { CatalogTables } from './tables';
 
 export type ProductRow = Selectable<CatalogTables['products']>;
 
-/** A writable field of spec §2.1, its column and the SQL type its value is cast to. */
+/** A writable product field (docs/catalog.md), its column and the SQL type its value is cast to. */
 interface ProductField {
   field: keyof ProductInput;
   column: string;

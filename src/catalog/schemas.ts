@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { BatchResult, IsoDateTime, Page, RequestId, Success, pageQuery } from '../http/schemas';
 
 /*
- * Spec §2.1 as schemas. Optional fields other than stock, isActive and isCombo also take null,
+ * The product's fields (docs/catalog.md) as schemas. Optional fields other than stock, isActive and isCombo also take null,
  * which clears the stored value. Single JSON-schema `type` lists (rather than anyOf unions) keep
  * a bad field to one clear message. No `default`s here: the validator would apply them on update
  * and reset fields the client did not send.

@@ -133,7 +133,7 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
 }
 
 /**
- * Upserts one product inside the request's transaction (spec §4.1). Throws DUPLICATE_SKU, or
+ * Upserts one product inside the request's transaction (POST /products, docs/catalog.md). Throws DUPLICATE_SKU, or
  * CONFLICT when the sku of a product in open orders would change; the caller's rollback then
  * undoes the write.
  */

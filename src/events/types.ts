@@ -1,4 +1,4 @@
-/** The five event kinds of spec §6 and their `data` payloads (spec §6.2, DESIGN.md §3). */
+/** The five event kinds and their `data` payloads (docs/webhooks.md). */
 
 export type OrderStatus = 'PENDING' | 'PENDING_VALIDATION' | 'IN_PICKING' | 'PICKED' | 'PACKED' | 'DISPATCHED' | 'CANCELLED';
 export type IssueType = 'UNRESOLVED_PRODUCT' | 'INSUFFICIENT_STOCK';

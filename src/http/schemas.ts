@@ -65,7 +65,7 @@ export function pageQuery(defaultLimit: number, maxLimit: number) {
 export const IsoDateTime = Type.String({ format: 'date-time', description: 'ISO 8601 date and time' });
 
 /**
- * The answer of a partial batch (spec §4.2, §4.6; DESIGN.md §3), for `products` and `orders` alike:
+ * The answer of a partial batch, for `products` and `orders` alike:
  * counters, one error per failed item and the warnings of the items that were saved. An item's
  * `externalId` is echoed as sent; in `errors` it is null when the item had no string externalId.
  */

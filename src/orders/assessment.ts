@@ -5,7 +5,7 @@ import type { DomainEvent, OrderStatus } from '../events/types';
 import type { ItemLine, OrderRow } from './store';
 import type { OrderIssue } from './tables';
 
-/** Orders in these states hold the stock their items ask for (DESIGN.md §3). */
+/** Orders in these states hold the stock their items ask for: stock held by one is not available to another. */
 export const HOLDING_STATUSES: OrderStatus[] = ['PENDING', 'IN_PICKING'];
 
 export interface AssessedLine extends ItemLine {
@@ -62,7 +62,7 @@ export async function catalogFor(db: Executor, tenantId: string, externalIds: st
 }
 
 /**
- * Checks an order's lines against the catalog (spec §2.2): each must match a product by both
+ * Checks an order's lines against the catalog (docs/orders.md): each must match a product by both
  * externalId and sku, and ask for no more than the stock other orders leave available. `heldBefore`
  * adds what orders decided earlier in the same batch hold (by product id), beyond `catalog`'s read.
  */

@@ -61,7 +61,7 @@ export async function lockProductsForOrders(tx: Tx, tenantId: string, productExt
 
 /**
  * Ids of the given products that open orders (neither DISPATCHED nor CANCELLED) reference:
- * their sku must not change (spec §2.1 rule 3, DESIGN.md §3). Only lines that resolved to the
+ * their sku must not change while an open order references the product. Only lines that resolved to the
  * product count: a line that names the product with another sku is waiting for exactly that fix.
  * The caller holds the products' keys, so that no order resolves against the old sku between
  * this check and the commit.

@@ -58,8 +58,8 @@ interface Creation {
 }
 
 /**
- * Order intake, for POST /orders (a batch of one) and POST /orders/batch alike (spec §2.2, §3.2,
- * §4.6), inside the caller's transaction. Returns each order's result, by index: the outcome with
+ * Order intake, for POST /orders (a batch of one) and POST /orders/batch alike (docs/orders.md),
+ * inside the caller's transaction. Returns each order's result, by index: the outcome with
  * the events to emit, or the ApiError that refused it (`invalid` holds the orders already refused
  * by their schema). A refused order writes nothing, so the others commit without savepoints.
  *
@@ -196,7 +196,7 @@ async function createOrders(tx: Tx, tenantId: string, run: Creation[]): Promise<
   const heldBefore = new Map<string, number>();
   const assessed = run.map(({ input }) => {
     const assessment = assessLines(input.items, catalog, heldBefore);
-    // A PENDING order holds all its lines (DESIGN.md §3), also those short of stock.
+    // A PENDING order holds all its lines, also those short of stock.
     if (assessment.resolved) {
       for (const line of assessment.lines) heldBefore.set(line.productId!, (heldBefore.get(line.productId!) ?? 0) + line.quantity);
     }
@@ -280,7 +280,7 @@ function raced(error: unknown): never {
 }
 
 /**
- * Upsert rules of spec §3.2: PENDING and PENDING_VALIDATION orders take every mutable field (a
+ * The update rules of an existing order: PENDING and PENDING_VALIDATION orders take every mutable field (a
  * field left out keeps its value, as for products); later or cancelled orders are refused.
  * `channel` and `orderDate` describe the original sale and are kept from the first request.
  */

@@ -7,7 +7,7 @@ import type { OrderRow } from './store';
 import type { OrdersTables } from './tables';
 
 /**
- * The order state machine (spec §3.2). PENDING → PENDING_VALIDATION happens when an upsert brings
+ * The order state machine (docs/orders.md). PENDING → PENDING_VALIDATION happens when an upsert brings
  * an item that does not resolve; DISPATCHED and CANCELLED are terminal.
  */
 const NEXT: Record<OrderStatus, readonly OrderStatus[]> = {

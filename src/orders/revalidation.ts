@@ -7,7 +7,7 @@ import { lockProductKeys, type OrderRow } from './store';
 import type { OrderIssue } from './tables';
 
 /*
- * Re-checks of waiting orders (DESIGN.md §3), a few statements whatever the number of orders
+ * Re-checks of waiting orders (PENDING_VALIDATION, or PENDING with an issue), a few statements whatever the number of orders
  * waiting, none of them per order:
  *
  * - PENDING orders short of stock of a product queue for it, oldest first. One statement serves

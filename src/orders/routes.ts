@@ -28,7 +28,7 @@ const tags = ['orders'];
 const security = [{ apiKey: [] }];
 const checkOrder = bodyCheck(OrderInput);
 
-/** Public order routes (spec §4.5–4.9). */
+/** Public order routes: upsert, batch, read, list, cancel (docs/orders.md). */
 export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/orders',

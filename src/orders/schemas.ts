@@ -23,7 +23,7 @@ export const CustomerInput = Type.Object({
   phone: Type.Optional(Type.String({ maxLength: 50 })),
 });
 
-/** Spec §2.2. Unknown fields are ignored. */
+/** An order as integrators send it (docs/orders.md). Unknown fields are ignored. */
 export const OrderInput = Type.Object({
   externalId: Type.String({ minLength: 1, maxLength: 100 }),
   orderNumber: Type.String({ minLength: 1, maxLength: 100 }),

@@ -16,7 +16,7 @@ export interface ItemLine {
 }
 
 /*
- * Product keys: what keeps the stock holds of orders and the catalog consistent (DESIGN.md §3).
+ * Product keys: what keeps the stock holds of orders and the catalog consistent.
  *
  * Every write that decides or changes what orders hold of a product, or how an order line
  * resolves against it, takes the product's key: a transaction-scoped advisory lock on

@@ -9,7 +9,7 @@ import { createUser, disableUser, listUsers, newUser } from './users';
 const route = { tags: ['operator'], security: [{ adminToken: [] }] };
 const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) });
 
-/** Operator API: the console's warehouse users of a tenant (DESIGN.md §5). */
+/** Operator API: the console's warehouse users of a tenant (docs/console.md). */
 export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
 

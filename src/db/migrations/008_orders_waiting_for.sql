@@ -1,5 +1,5 @@
 -- The orders waiting for any of the given products: PENDING_VALIDATION, or PENDING with an issue
--- (DESIGN.md §3; src/orders/revalidation.ts). VOLATILE and in PL/pgSQL on purpose: its query takes
+-- (src/orders/revalidation.ts). VOLATILE and in PL/pgSQL on purpose: its query takes
 -- a fresh snapshot, so a statement that takes the products' keys and then calls it sees every order
 -- committed under those keys, even those that committed while the statement waited for the keys.
 CREATE FUNCTION orders_waiting_for(p_tenant_id uuid, p_product_external_ids text[]) RETURNS SETOF uuid
