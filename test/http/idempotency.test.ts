@@ -220,7 +220,7 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
     const originalBody = stored.find((row) => row.idempotency_key === original)!.body;
     await ctx.database.db.updateTable('idempotency_keys').set({ body: originalBody }).where('idempotency_key', '=', copy).execute();
 
-    expect((await write(api, original, { note: 'plaintext-marker' })).body.data.note).toBe('plaintext-marker');
+    expect((await write(api, original, { note: 'plaintext-marker' })).body.data).toMatchObject({ note: 'plaintext-marker' });
     const moved = await write(api, copy, { note: 'plaintext-marker' });
     expect(moved.status).toBe(500);
     expect(await probeExecutions(ctx, tenant.id)).toBe(2);
