@@ -11,9 +11,4 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
-  {
-    // Test responses are read as loose JSON.
-    files: ['test/**'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
-  },
 );

@@ -100,6 +100,13 @@ describe('configuration from the environment', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('retries a failed webhook delivery after 1 min, 15 min, 1 h, 3 h and 6 h unless told otherwise', () => {
+    const minute = 60_000;
+    expect(loadConfig({ PICKPORT_DATA_DIR: freshDataDir() }).config.webhookRetryDelaysMs).toEqual([minute, 15 * minute, 60 * minute, 180 * minute, 360 * minute]);
+    expect(loadConfig({ PICKPORT_DATA_DIR: freshDataDir(), PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '10, 20,30' }).config.webhookRetryDelaysMs).toEqual([10, 20, 30]);
+    expect(() => loadConfig({ PICKPORT_DATA_DIR: freshDataDir(), PICKPORT_WEBHOOK_RETRY_DELAYS_MS: '10,soon' })).toThrow(/PICKPORT_WEBHOOK_RETRY_DELAYS_MS/);
+  });
+
   it('refuses a data directory that cannot be written, naming PICKPORT_DATA_DIR', () => {
     const parent = freshDataDir();
     writeFileSync(join(parent, 'file'), '');

@@ -45,8 +45,8 @@ describe('POST /products/batch (spec §4.2)', () => {
     expect(response.body.data).toEqual({ successCount: 2, createdCount: 2, updatedCount: 0, errorCount: 3 });
     const [negative, missingId, notObject] = response.body.errors;
     expect(negative).toMatchObject({ index: 1, externalId: expect.stringMatching(/^B-/), code: 'VALIDATION_ERROR' });
-    expect(negative.details.map((d: { field: string }) => d.field).sort()).toEqual(['products[1].stock', 'products[1].weight']);
-    expect(negative.error).toContain('products[1].stock');
+    expect(negative?.details?.map((d: { field: string }) => d.field).sort()).toEqual(['products[1].stock', 'products[1].weight']);
+    expect(negative?.error).toContain('products[1].stock');
     expect(missingId).toMatchObject({ index: 3, externalId: null, code: 'VALIDATION_ERROR', details: [{ field: 'products[3].externalId' }] });
     expect(notObject).toMatchObject({ index: 4, externalId: null, code: 'VALIDATION_ERROR' });
     for (const product of good) expect((await get(product.externalId)).status).toBe(200);

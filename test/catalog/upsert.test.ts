@@ -238,7 +238,10 @@ describe('POST /products validation (spec §2.1)', () => {
 describe('product.stock_updated on sync (spec §6, DESIGN.md §3)', () => {
   it('raises no event on create', async () => {
     const product = fresh({ stock: 5 });
-    const { body } = await tenant.api.post('/products', product);
+    const { status, body } = await tenant.api.post('/products', product);
+    expect(status).toBe(201);
+    expect(body.action).toBe('created');
+    expect((await tenant.api.get(`/products/${product.externalId}`)).body.data).toMatchObject({ id: body.data.id, stock: 5 });
     expect(await stockEvents(tenant.id, body.data.id)).toEqual([]);
   });
 
@@ -254,8 +257,13 @@ describe('product.stock_updated on sync (spec §6, DESIGN.md §3)', () => {
   it('raises none when the stock is unchanged or not sent', async () => {
     const product = fresh({ stock: 5 });
     const { body } = await tenant.api.post('/products', product);
-    await tenant.api.post('/products', { ...product, stock: 5, name: 'other name' });
-    await tenant.api.post('/products', { externalId: product.externalId, sku: product.sku, name: 'third name' });
+    expect(body.action).toBe('created');
+    const same = await tenant.api.post('/products', { ...product, stock: 5, name: 'other name' });
+    expect([same.status, same.body.action]).toEqual([200, 'updated']);
+    expect((await tenant.api.get(`/products/${product.externalId}`)).body.data).toMatchObject({ name: 'other name', stock: 5 });
+    const unsent = await tenant.api.post('/products', { externalId: product.externalId, sku: product.sku, name: 'third name' });
+    expect([unsent.status, unsent.body.action]).toEqual([200, 'updated']);
+    expect((await tenant.api.get(`/products/${product.externalId}`)).body.data).toMatchObject({ name: 'third name', stock: 5 });
     expect(await stockEvents(tenant.id, body.data.id)).toEqual([]);
   });
 

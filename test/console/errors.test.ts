@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_LIMITS } from '../../src/staff/limits';
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/staff/sessions';
+import type { Refusal } from '../helpers/answers';
 import { createTestContext, type TestResponse } from '../helpers/context';
 import { ConsoleClient, floorWithOrders, PIN, signedIn } from './helpers';
 
@@ -10,7 +11,7 @@ let now = Date.parse('2026-11-23T08:00:00Z');
 const ctx = await createTestContext({}, { clock: () => now });
 afterAll(() => ctx.close());
 
-function expectError(response: TestResponse, status: number, code: string, field?: string): void {
+function expectError(response: TestResponse<Refusal>, status: number, code: string, field?: string): void {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.body.error.code).toBe(code);
   if (field) expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
@@ -114,7 +115,7 @@ describe('picking refusals', () => {
     expectError(await picker.post('/picking/wave/picks', { orderExternalId: 'O1', productExternalId: 'P1', quantity: 1, reason: 'lost' }), 400, 'VALIDATION_ERROR', 'reason');
     expectError(await picker.post('/picking/wave/picks', { orderExternalId: 'O1', productExternalId: 'NOPE', quantity: 1 }), 404, 'NOT_FOUND');
     const wave = (await picker.get('/picking/wave')).body.data;
-    expect(wave.stops.flatMap((stop: { lines: { pickedQuantity: number | null }[] }) => stop.lines.map((line) => line.pickedQuantity))).toEqual([null, null, null]);
+    expect(wave?.stops.flatMap((stop: { lines: { pickedQuantity: number | null }[] }) => stop.lines.map((line) => line.pickedQuantity))).toEqual([null, null, null]);
     expectError(await picker.post('/picking/wave/complete'), 409, 'PICKS_MISSING');
     expect((await tenant.api.get('/orders/O1')).body.data.status).toBe('IN_PICKING');
   });

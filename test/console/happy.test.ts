@@ -69,7 +69,7 @@ describe('a picker picks a wave', () => {
     const again = await picker.post('/picking/wave', {});
     expect(again.status).toBe(200);
     expect(again.body.data.id).toBe(started.body.data.id);
-    expect((await picker.get('/picking/wave')).body.data.id).toBe(started.body.data.id);
+    expect((await picker.get('/picking/wave')).body.data?.id).toBe(started.body.data.id);
   });
 
   it('gives two starts sent at once the same wave: one made (201), one found (200)', async () => {
@@ -187,7 +187,7 @@ describe("the supervisor's desk", () => {
     expect(floor.layout).toMatchObject({ aisles: 4, positionsPerAisle: 10, depotAisle: 1 });
     expect(floor.locations.map((l: { code: string }) => l.code)).toEqual(['A-1', 'B-5', 'D-9']);
     expect(floor.waves).toHaveLength(1);
-    const [drawn] = floor.waves;
+    const drawn = floor.waves[0]!;
     expect(drawn).toMatchObject({ id: wave.id, policy: 'optimal', distance: wave.distance });
     expect(drawn.stops.map((stop: { seq: number }) => stop.seq)).toEqual([1, 2, 3]);
     expect(drawn.stops.map(({ seq: _, ...stop }: { seq: number }) => stop)).toEqual(
@@ -200,7 +200,7 @@ describe("the supervisor's desk", () => {
     expect(drawn.stops.map((stop: { locationCode: string }) => stop.locationCode)).toEqual(wave.stops.map((stop: { locationCode: string }) => stop.locationCode));
     expect(drawn.path[0]).toEqual({ x: 0, y: 0 });
     expect(drawn.path.at(-1)).toEqual({ x: 0, y: 0 });
-    const length = drawn.path.slice(1).reduce((sum: number, p: { x: number; y: number }, i: number) => sum + Math.abs(p.x - drawn.path[i].x) + Math.abs(p.y - drawn.path[i].y), 0);
+    const length = drawn.path.slice(1).reduce((sum: number, p: { x: number; y: number }, i: number) => sum + Math.abs(p.x - drawn.path[i]!.x) + Math.abs(p.y - drawn.path[i]!.y), 0);
     expect(length).toBeCloseTo(wave.distance, 9);
   });
 

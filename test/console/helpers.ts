@@ -1,6 +1,7 @@
 import type { InjectOptions } from 'fastify';
 import { expect } from 'vitest';
-import type { TestContext, TestResponse, TestTenant } from '../helpers/context';
+import type { Method } from '../helpers/answers';
+import { send, type TestContext, type TestResponse, type TestTenant, type TypedResponse } from '../helpers/context';
 import { floorOf, seedPlacedProducts } from '../floor/helpers';
 import { item, order } from '../orders/helpers';
 
@@ -18,24 +19,27 @@ export class ConsoleClient {
     readonly user: { id: string; username: string; role: string },
   ) {}
 
-  async request(method: InjectOptions['method'], path: string, options: { body?: unknown; headers?: Record<string, string>; address?: string } = {}): Promise<TestResponse> {
-    const response = await this.ctx.app.inject({
+  request<M extends Method, P extends string>(
+    method: M,
+    path: P,
+    options: { body?: unknown; headers?: Record<string, string>; address?: string } = {},
+  ): Promise<TypedResponse<M, `/console/api${P}`>> {
+    return send(this.ctx.app, {
       method,
       url: `/console/api${path}`,
       headers: { origin: ORIGIN, ...(this.cookie ? { cookie: `pickport_session=${this.cookie}` } : {}), ...options.headers },
       ...(options.address ? { remoteAddress: options.address } : {}),
       ...(options.body !== undefined ? { payload: options.body as InjectOptions['payload'] } : {}),
     });
-    return { status: response.statusCode, headers: response.headers, body: response.json() };
   }
-  get(path: string) {
+  get<P extends string>(path: P) {
     return this.request('GET', path);
   }
-  post(path: string, body?: unknown) {
+  post<P extends string>(path: P, body?: unknown) {
     return this.request('POST', path, { body });
   }
 
-  async signIn(pin = PIN): Promise<TestResponse> {
+  async signIn(pin = PIN) {
     const response = await this.request('POST', '/session', { body: { warehouse: this.tenant.slug, username: this.user.username, pin } });
     const token = sessionCookieOf(response);
     if (token) this.cookie = token;

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Refusal } from '../helpers/answers';
 import { createTestContext, type TestResponse } from '../helpers/context';
 import { ConsoleClient, floorWithOrders, PIN, signedIn } from './helpers';
 
@@ -7,7 +8,7 @@ import { ConsoleClient, floorWithOrders, PIN, signedIn } from './helpers';
 const ctx = await createTestContext();
 afterAll(() => ctx.close());
 
-const expectCode = (response: TestResponse, status: number, code: string) => {
+const expectCode = (response: TestResponse<Refusal>, status: number, code: string) => {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.body.error.code).toBe(code);
 };

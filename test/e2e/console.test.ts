@@ -130,8 +130,8 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     await checkScreen(page, 'picker-start');
     await page.getByRole('button', { name: 'Start picking' }).click();
     await page.getByText('Stops done: 0 of 5').waitFor();
-    const [wave] = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data;
-    expect(wave.orders.map((o: any) => o.externalId).sort()).toEqual(['O-1', 'O-2', 'O-3']);
+    const wave = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data[0]!;
+    expect(wave.orders.map((o) => o.externalId).sort()).toEqual(['O-1', 'O-2', 'O-3']);
 
     // Big touch targets for gloved hands.
     for (const control of [page.getByLabel('Scan', { exact: true }), page.getByLabel('Quantity'), page.getByRole('button', { name: 'Short pick' })]) {
@@ -213,8 +213,8 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     await context.setOffline(false);
     await waitFor('the queued pick to be sent', async () => !(await page.getByText('not sent yet').isVisible()));
     const waves = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data;
-    const lines = waves.flatMap((wave: any) => wave.stops.flatMap((stop: any) => stop.lines));
-    const line = lines.find((candidate: any) => candidate.productSku === offline.sku);
+    const lines = waves.flatMap((wave) => wave.stops.flatMap((stop) => stop.lines));
+    const line = lines.find((candidate) => candidate.productSku === offline.sku)!;
     expect(line.pickedQuantity).toBe(line.quantity);
     expect(sent).toEqual([JSON.stringify({ orderExternalId: line.orderExternalId, productExternalId: line.productExternalId, quantity: line.quantity })]);
     const stored = await page.evaluate(() => Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage));

@@ -94,10 +94,10 @@ describe('floor: layout and placed locations', () => {
     ]);
     const twice = await api.put('/locations', { locations: [locations[0], { ...locations[1], code: 'A-01' }] });
     expect(twice.status).toBe(400);
-    expect(twice.body.error.details[0].field).toBe('locations[1].code');
+    expect(twice.body.error.details[0]?.field).toBe('locations[1].code');
     const zero = await api.put('/locations', { locations: [{ code: 'A-00', aisle: 0, position: 1 }] });
     expect(zero.status).toBe(400);
-    expect(zero.body.error.details[0].field).toBe('locations[0].aisle');
+    expect(zero.body.error.details[0]?.field).toBe('locations[0].aisle');
     expect((await api.get('/locations')).body.data).toEqual({ codes: ['KEEP'], locations: [] });
   });
 

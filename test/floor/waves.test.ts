@@ -305,7 +305,7 @@ describe('floor: waves', () => {
     expect(unknown.status).toBe(404);
     const twice = await floor.post('/waves', { orders: [fine, fine] });
     expect(twice.status).toBe(400);
-    expect(twice.body.error.details[0].field).toBe('orders[1]');
+    expect(twice.body.error.details[0]?.field).toBe('orders[1]');
     expect(await statusOf(fine)).toBe('PENDING');
     expect((await eventsOf(ctx, tenant)).length).toBe(eventsBefore);
     expect((await floor.post('/waves', { maxOrders: 0 })).status).toBe(400);
@@ -353,7 +353,8 @@ describe('floor: waves', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await floor.get(`/waves?status=PICKING&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const after: string = cursor ? `&cursor=${cursor}` : '';
+      const page = await floor.get(`/waves?status=PICKING&limit=2${after}`);
       expect(page.status).toBe(200);
       expect(page.body.pagination.total).toBe(3);
       seen.push(...page.body.data.map((wave: Wave) => wave.id));

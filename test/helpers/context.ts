@@ -14,6 +14,7 @@ import type { Database } from '../../src/db/schema';
 import { migrate } from '../../src/db/migrate';
 import type { Clock } from '../../src/http/rate-limit';
 import { PERMISSIONS, type Permission } from '../../src/tenancy/permissions';
+import type { AnswerTo, Method } from './answers';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
@@ -42,16 +43,20 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export interface TestResponse<T = any> {
+export interface TestResponse<T = unknown> {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;
   body: T;
 }
 
-async function send(app: FastifyInstance, options: InjectOptions): Promise<TestResponse> {
+/** An answer of the request `method path`, its body typed as the OpenAPI document says (answers.ts). */
+export type TypedResponse<M extends Method, P extends string> = TestResponse<AnswerTo<M, P>>;
+
+/** Sends a request; the body is parsed when the answer is JSON. Its type is the caller's to give. */
+export async function send<T = unknown>(app: FastifyInstance, options: InjectOptions): Promise<TestResponse<T>> {
   const response = await app.inject(options);
   const isJson = String(response.headers['content-type'] ?? '').includes('json');
-  return { status: response.statusCode, headers: response.headers, body: isJson ? response.json() : response.body };
+  return { status: response.statusCode, headers: response.headers, body: (isJson ? response.json() : response.body) as T };
 }
 
 /** A caller of the public API holding one key. Paths are relative to the public base URL. */
@@ -62,7 +67,11 @@ export class ApiClient {
     private readonly extra: Partial<InjectOptions> = {},
   ) {}
 
-  request(method: InjectOptions['method'], path: string, options: { body?: unknown; headers?: Record<string, string>; query?: Record<string, string> } = {}) {
+  request<M extends Method, P extends string>(
+    method: M,
+    path: P,
+    options: { body?: unknown; headers?: Record<string, string>; query?: Record<string, string> } = {},
+  ): Promise<TypedResponse<M, `${typeof PUBLIC_PREFIX}${P}`>> {
     return send(this.app, {
       ...this.extra,
       method,
@@ -72,16 +81,16 @@ export class ApiClient {
       ...(options.body !== undefined ? { payload: options.body as InjectOptions['payload'] } : {}),
     });
   }
-  get(path: string, query?: Record<string, string>) {
+  get<P extends string>(path: P, query?: Record<string, string>) {
     return this.request('GET', path, query ? { query } : {});
   }
-  post(path: string, body?: unknown, headers?: Record<string, string>) {
+  post<P extends string>(path: P, body?: unknown, headers?: Record<string, string>) {
     return this.request('POST', path, { body, ...(headers ? { headers } : {}) });
   }
-  patch(path: string, body?: unknown) {
+  patch<P extends string>(path: P, body?: unknown) {
     return this.request('PATCH', path, { body });
   }
-  delete(path: string) {
+  delete<P extends string>(path: P) {
     return this.request('DELETE', path);
   }
 }
@@ -110,7 +119,7 @@ export interface TestContext {
   database: DatabaseHandle;
   config: Config;
   /** Calls the operator API (or the warehouse API) with the admin token. */
-  admin(method: InjectOptions['method'], url: string, body?: unknown): Promise<TestResponse>;
+  admin<M extends Method, P extends string>(method: M, url: P, body?: unknown): Promise<TypedResponse<M, P>>;
   /** A new tenant with one key (every permission unless told otherwise). */
   tenant(keyOptions?: KeyOptions): Promise<TestTenant>;
   /** Another key for an existing tenant. */
@@ -173,8 +182,8 @@ export async function createTestContext(overrides: Partial<Config> = {}, { clock
   const app = await buildApp({ config, database, logger: false, ...(clock ? { clock } : {}) });
   await app.ready();
 
-  const admin = (method: InjectOptions['method'], url: string, body?: unknown) =>
-    send(app, {
+  const admin = <M extends Method, P extends string>(method: M, url: P, body?: unknown) =>
+    send<AnswerTo<M, P>>(app, {
       method,
       url,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
@@ -187,7 +196,7 @@ export async function createTestContext(overrides: Partial<Config> = {}, { clock
       ...keyOptions,
     });
     if (response.status !== 201) throw new Error(`issuing a key failed: ${JSON.stringify(response.body)}`);
-    const { key, id } = response.body.data as { key: string; id: string };
+    const { key, id } = response.body.data;
     return { key, id, api: new ApiClient(app, key) };
   }
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_TTL_MS, purgeExpiredIdempotencyKeys } from '../../src/http/idempotency';
 import { ApiClient, createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
@@ -26,6 +25,9 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
     return { tenant, api: new ApiClient(app, tenant.key) };
   }
   const write = (api: ApiClient, key: string, body: unknown = { note: 'a' }) => api.post('/probe/write', body, { 'x-idempotency-key': key });
+  /** The keys whose answers the tenant has stored. */
+  const storedKeys = async (tenantId: string) =>
+    (await ctx.database.db.selectFrom('idempotency_keys').select('idempotency_key').where('tenant_id', '=', tenantId).execute()).map((row) => row.idempotency_key);
 
   it('replays the stored answer of a repeated request, which commits nothing of its own', async () => {
     const { tenant, api } = await caller();
@@ -190,18 +192,23 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
     expect(await probeExecutions(ctx, tenant.id)).toBe(2);
 
     time.advance(IDEMPOTENCY_TTL_MS);
+    // The key's stored answer is still there, expired, until the purge.
+    expect(await storedKeys(tenant.id)).toEqual([key]);
     await purgeExpiredIdempotencyKeys(ctx.database.db, new Date(time.now));
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE tenant_id = ${tenant.id}`.execute(ctx.database.db);
-    expect(rows[0]!.n).toBe(0);
+    expect(await storedKeys(tenant.id)).toEqual([]);
   });
 
   it('purges expired keys on its own as writes come in', async () => {
     const { tenant, api } = await caller();
-    await write(api, randomUUID());
+    const key = randomUUID();
+    expect((await write(api, key)).status).toBe(201);
+    expect(await storedKeys(tenant.id)).toEqual([key]);
     time.advance(IDEMPOTENCY_TTL_MS + 60_000);
-    await write((await caller()).api, randomUUID());
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE tenant_id = ${tenant.id}`.execute(ctx.database.db);
-    expect(rows[0]!.n).toBe(0);
+    const other = await caller();
+    const otherKey = randomUUID();
+    expect((await write(other.api, otherKey)).status).toBe(201);
+    expect(await storedKeys(tenant.id)).toEqual([]);
+    expect(await storedKeys(other.tenant.id)).toEqual([otherKey]);
   });
 
   it('stores the answer encrypted, bound to its key: a stored body copied onto another key is refused, not run again', async () => {
@@ -220,7 +227,7 @@ describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () =>
     const originalBody = stored.find((row) => row.idempotency_key === original)!.body;
     await ctx.database.db.updateTable('idempotency_keys').set({ body: originalBody }).where('idempotency_key', '=', copy).execute();
 
-    expect((await write(api, original, { note: 'plaintext-marker' })).body.data.note).toBe('plaintext-marker');
+    expect((await write(api, original, { note: 'plaintext-marker' })).body.data).toMatchObject({ note: 'plaintext-marker' });
     const moved = await write(api, copy, { note: 'plaintext-marker' });
     expect(moved.status).toBe(500);
     expect(await probeExecutions(ctx, tenant.id)).toBe(2);

@@ -75,7 +75,7 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
     const response = await ctx.admin('GET', '/metrics');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    return parseExposition(response.body as string);
+    return parseExposition(String(response.body));
   }
 
   it('answers 401 in the envelope without the admin token, and with a tenant API key', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Refusal } from '../helpers/answers';
 import { createTestContext, usingPostgres, type TestContext, UNLIMITED } from '../helpers/context';
 import { pidOwningPort, PickportProcesses, type PickportProcess } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';
@@ -16,7 +17,8 @@ interface Answer {
   status: number;
   headers: Headers;
   text: string;
-  json: any;
+  /** The body, when it has one. */
+  json?: Refusal & { requestId: string };
 }
 
 async function call(base: string, method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
@@ -26,7 +28,7 @@ async function call(base: string, method: string, path: string, key: string, bod
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
+  return { status: response.status, headers: response.headers, text, json: text ? (JSON.parse(text) as Answer['json']) : undefined };
 }
 
 const missing = [usingPostgres ? '' : 'DATABASE_URL', process.env.REDIS_URL ? '' : 'REDIS_URL'].filter(Boolean);
@@ -89,7 +91,7 @@ describe.skipIf(missing.length > 0)(
       // Each success was counted once, in one shared window: remaining 19, 18, …, 0, each once.
       const remaining = answers.filter((a) => a.status === 200).map((a) => Number(a.headers.get('x-ratelimit-remaining')));
       expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, n) => n));
-      for (const refused of answers.filter((a) => a.status === 429)) expect(refused.json.error.code).toBe('RATE_LIMIT_EXCEEDED');
+      for (const refused of answers.filter((a) => a.status === 429)) expect(refused.json?.error.code).toBe('RATE_LIMIT_EXCEEDED');
       // The window stays full on either instance.
       for (const instance of instances) expect((await call(instance, 'GET', '/products', key)).status).toBe(429);
     });
@@ -111,7 +113,7 @@ describe.skipIf(missing.length > 0)(
         expect(executed, `${path} ${body.externalId}: ${pair.map((a) => `${a.status} ${a.text}`).join(' | ')}`).toHaveLength(1);
         const other = pair.find((a) => a !== executed[0])!;
         if (other.status === 409) {
-          expect(other.json.error.code).toBe('IDEMPOTENCY_CONFLICT');
+          expect(other.json?.error.code).toBe('IDEMPOTENCY_CONFLICT');
         } else {
           // The stored answer, byte for byte (the first request's requestId included).
           expect(other.status).toBe(201);
@@ -124,7 +126,7 @@ describe.skipIf(missing.length > 0)(
           .where('tenant_id', '=', tenant.id)
           .where('idempotency_key', '=', headers['x-idempotency-key'])
           .execute();
-        expect(stored.map((row) => row.request_id)).toEqual([executed[0]!.json.requestId]);
+        expect(stored.map((row) => row.request_id)).toEqual([executed[0]!.json?.requestId]);
       }
       const table = (name: 'products' | 'orders') =>
         ctx.database.db.selectFrom(name).select('external_id').where('tenant_id', '=', tenant.id).where('external_id', 'like', 'IDEM-%').execute();

@@ -15,7 +15,8 @@ export async function seedProducts(tenant: TestTenant, products: ProductSeed[]):
   }
 }
 
-export function order(externalId: string, items: { productExternalId: string; productSku: string; quantity: number }[], extra: Record<string, unknown> = {}) {
+/** An order to send; without `extra`, one the intake functions take as it is (an OrderInput). */
+export function order<Extra extends object = object>(externalId: string, items: { productExternalId: string; productSku: string; quantity: number }[], extra?: Extra) {
   return { externalId, orderNumber: `N-${externalId}`, items, ...extra };
 }
 
@@ -31,11 +32,11 @@ export async function eventsOf(ctx: TestContext, tenant: TestTenant, name?: stri
 
 /** Calls the warehouse API of a tenant with the admin token. */
 export function warehouse(ctx: TestContext, tenant: TestTenant) {
-  const base = `/api/v1/warehouse/tenants/${tenant.slug}`;
+  const base = `/api/v1/warehouse/tenants/${tenant.slug}` as const;
   return {
-    post: (path: string, body?: unknown) => ctx.admin('POST', `${base}${path}`, body),
-    put: (path: string, body?: unknown) => ctx.admin('PUT', `${base}${path}`, body),
-    get: (path: string) => ctx.admin('GET', `${base}${path}`),
+    post: <P extends string>(path: P, body?: unknown) => ctx.admin('POST', `${base}${path}`, body),
+    put: <P extends string>(path: P, body?: unknown) => ctx.admin('PUT', `${base}${path}`, body),
+    get: <P extends string>(path: P) => ctx.admin('GET', `${base}${path}`),
     /** Moves an order through the given warehouse steps, each expected to succeed. */
     async advance(externalId: string, ...steps: ('start-picking' | 'complete-picking' | 'pack' | 'dispatch')[]) {
       for (const step of steps) {

@@ -119,7 +119,7 @@ describe('POST /orders (spec §2.2, §3.2, §4.5)', () => {
       },
     });
     expect(response.body.warnings).toHaveLength(2);
-    expect(response.body.warnings[1]).toContain('SKU-P2');
+    expect(response.body.warnings?.[1]).toContain('SKU-P2');
     const events = await eventsOf(ctx, tenant, 'order.issue_detected');
     expect(events.at(-1)?.data).toEqual({
       externalId: 'U-1',

@@ -60,7 +60,7 @@ describe('races between intake, catalog writes and cancel, under concurrent requ
     const holder = await ctx.database.db.startTransaction().execute();
     let answered = false;
     try {
-      const first = await upsertOrder(holder, tenant.id, order('SAME-1', [item('SAME')]) as never);
+      const first = await upsertOrder(holder, tenant.id, order('SAME-1', [item('SAME')]));
       expect(first.order.has_issues).toBe(false);
       const second = tenant.api.post('/orders', order('SAME-2', [item('SAME')])).finally(() => (answered = true));
       // PostgreSQL: the request's connection waits for the product's key. PGlite has one connection,
@@ -85,7 +85,7 @@ describe('races between intake, catalog writes and cancel, under concurrent requ
     ]);
     const holder = await ctx.database.db.startTransaction().execute();
     try {
-      await upsertOrder(holder, tenant.id, order('IND-1', [item('IND-A')]) as never);
+      await upsertOrder(holder, tenant.id, order('IND-1', [item('IND-A')]));
       // Answered while the first transaction is still open.
       const other = await tenant.api.post('/orders', order('IND-2', [item('IND-B')]));
       expect(other.status).toBe(201);
@@ -134,9 +134,9 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     const first = await holdTransaction(ctx.database.db);
     const second = await holdTransaction(ctx.database.db);
     try {
-      const a = await upsertOrder(first.trx, tenant.id, order('LAST-1', [item('LAST')]) as never);
+      const a = await upsertOrder(first.trx, tenant.id, order('LAST-1', [item('LAST')]));
       expect(a.order.has_issues).toBe(false);
-      const pending = upsertOrder(second.trx, tenant.id, order('LAST-2', [item('LAST')]) as never);
+      const pending = upsertOrder(second.trx, tenant.id, order('LAST-2', [item('LAST')]));
       await waitsForLock(ctx.database.db, second.pid);
       await first.trx.commit().execute();
       const b = await pending;
@@ -151,7 +151,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     const intake = await holdTransaction(ctx.database.db);
     const catalog = await holdTransaction(ctx.database.db);
     try {
-      const a = await upsertOrder(intake.trx, tenant.id, order('EARLY-1', [item('EARLY')]) as never);
+      const a = await upsertOrder(intake.trx, tenant.id, order('EARLY-1', [item('EARLY')]));
       expect(a.order.status).toBe('PENDING_VALIDATION');
       const created = upsertProduct(catalog.trx, tenant.id, product('EARLY', 'SKU-EARLY'));
       await waitsForLock(ctx.database.db, catalog.pid);
@@ -169,7 +169,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     const intake = await holdTransaction(ctx.database.db);
     try {
       await upsertProduct(catalog.trx, tenant.id, product('LATE', 'SKU-LATE'));
-      const pending = upsertOrder(intake.trx, tenant.id, order('LATE-1', [item('LATE')]) as never);
+      const pending = upsertOrder(intake.trx, tenant.id, order('LATE-1', [item('LATE')]));
       await waitsForLock(ctx.database.db, intake.pid);
       await catalog.trx.commit().execute();
       expect((await pending).order.status).toBe('PENDING');
@@ -184,7 +184,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     const intake = await holdTransaction(ctx.database.db);
     const catalog = await holdTransaction(ctx.database.db);
     try {
-      const a = await upsertOrder(intake.trx, tenant.id, order('FIX-1', [item('FIX', 1, 'SKU-FIX')]) as never);
+      const a = await upsertOrder(intake.trx, tenant.id, order('FIX-1', [item('FIX', 1, 'SKU-FIX')]));
       expect(a.order.status).toBe('PENDING_VALIDATION');
       const corrected = upsertProduct(catalog.trx, tenant.id, product('FIX', 'SKU-FIX', 3));
       await waitsForLock(ctx.database.db, catalog.pid);
@@ -202,7 +202,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     const intake = await holdTransaction(ctx.database.db);
     const catalog = await holdTransaction(ctx.database.db);
     try {
-      const a = await upsertOrder(intake.trx, tenant.id, order('RE-1', [item('RE', 2)]) as never);
+      const a = await upsertOrder(intake.trx, tenant.id, order('RE-1', [item('RE', 2)]));
       expect(a.order.has_issues).toBe(true);
       const restocked = upsertProduct(catalog.trx, tenant.id, product('RE', 'SKU-RE', 5));
       await waitsForLock(ctx.database.db, catalog.pid);
@@ -220,7 +220,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     const intake = await holdTransaction(ctx.database.db);
     const catalog = await holdTransaction(ctx.database.db);
     try {
-      const a = await upsertOrder(intake.trx, tenant.id, order('OLD-1', [item('OLD', 1, 'SKU-OLD')]) as never);
+      const a = await upsertOrder(intake.trx, tenant.id, order('OLD-1', [item('OLD', 1, 'SKU-OLD')]));
       expect(a.order.status).toBe('PENDING');
       const changed = upsertProduct(catalog.trx, tenant.id, product('OLD', 'SKU-NEW', 3));
       await waitsForLock(ctx.database.db, catalog.pid);
@@ -239,7 +239,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     const intake = await holdTransaction(ctx.database.db);
     try {
       await upsertProduct(catalog.trx, tenant.id, product('MOVE', 'SKU-MOVE-NEW', 3));
-      const pending = upsertOrder(intake.trx, tenant.id, order('MOVE-1', [item('MOVE', 1, 'SKU-MOVE-OLD')]) as never);
+      const pending = upsertOrder(intake.trx, tenant.id, order('MOVE-1', [item('MOVE', 1, 'SKU-MOVE-OLD')]));
       await waitsForLock(ctx.database.db, intake.pid);
       await catalog.trx.commit().execute();
       expect((await pending).order.status).toBe('PENDING_VALIDATION');
@@ -296,7 +296,7 @@ describe.skipIf(!usingPostgres)('controlled interleavings on PostgreSQL', () => 
     await floor.advance('SHORT-1', 'start-picking');
     const intake = await holdTransaction(ctx.database.db);
     try {
-      const a = await upsertOrder(intake.trx, tenant.id, order('SHORT-2', [item('SHORT', 1)]) as never);
+      const a = await upsertOrder(intake.trx, tenant.id, order('SHORT-2', [item('SHORT', 1)]));
       expect(a.order.has_issues).toBe(true);
       const picking = floor.post('/orders/SHORT-1/complete-picking', { lines: [{ productExternalId: 'SHORT', pickedQuantity: 1 }] });
       // The pick waits for the order's key; it then re-checks SHORT-2 (stock 1 left, nothing held).

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
 import { API_KEYS_CHANNEL } from '../../src/tenancy/key-cache';
 import { ApiClient, createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
+import type { Refusal } from '../helpers/answers';
 
 /** Spec §5: every public route but health needs a valid key with the route's permission. */
 describe('API key authentication (spec §5)', () => {
@@ -17,9 +18,9 @@ describe('API key authentication (spec §5)', () => {
   const getProducts = (headers: Record<string, string>) =>
     ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/products`, headers });
 
-  function expectError(response: { statusCode: number; json(): any }, status: number, code: string) {
+  function expectError(response: { statusCode: number; json(): unknown }, status: number, code: string) {
     expect(response.statusCode).toBe(status);
-    const body = response.json();
+    const body = response.json() as Refusal & { requestId: string };
     expect(body).toMatchObject({ success: false, error: { code, message: expect.any(String) } });
     expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
   }
@@ -71,7 +72,7 @@ describe('API key authentication (spec §5)', () => {
     }
 
     /** The change reaches the other instance as a notification at commit: a few milliseconds, not a cache lifetime. */
-    async function refusedWithinASecond(request: () => Promise<{ statusCode: number; json(): any }>) {
+    async function refusedWithinASecond(request: () => Promise<{ statusCode: number; json(): unknown }>) {
       const deadline = Date.now() + 1_000;
       let response = await request();
       while (response.statusCode === 200 && Date.now() < deadline) {

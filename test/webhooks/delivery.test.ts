@@ -189,6 +189,29 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     expect(history.data.map((d: { id: string }) => d.id).reverse()).toEqual(ours().map((r) => r.headers['x-service-delivery-id']));
   });
 
+  it('schedules each retry at its configured delay after the failed attempt, plus at most 10% jitter', async () => {
+    const id = await webhook(['order.status_changed']);
+    receiver.answer = () => ({ status: 500 });
+    await fire([EVENTS[0]!]);
+    await waitFor('a dead letter', async () => (await tenant.api.get(`/webhooks/${id}/dead-letters`)).body.data[0]);
+    const attempts = (await tenant.api.get(`/webhooks/${id}/deliveries`)).body.data.reverse();
+    expect(attempts.map((d) => [d.attempt, d.status])).toEqual([
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'failed'],
+      [4, 'failed'],
+      [5, 'failed'],
+      [6, 'dead_letter'],
+    ]);
+    // A failed attempt and the retry it queues are written by one statement: the retry's createdAt
+    // is when the attempt was recorded, and the failed row's nextAttemptAt when the retry is due.
+    const delays = attempts.slice(1).map((retry, i) => Date.parse(attempts[i]!.nextAttemptAt!) - Date.parse(retry.createdAt));
+    delays.forEach((delay, i) => {
+      expect(delay, `retry ${i + 1}`).toBeGreaterThanOrEqual(RETRY_DELAYS[i]! - 1);
+      expect(delay, `retry ${i + 1}`).toBeLessThanOrEqual(RETRY_DELAYS[i]! * 1.1 + 1);
+    });
+  });
+
   it('replays dead letters with the same X-Service-Event-Id, once however often replay is called', async () => {
     const id = await webhook(['order.status_changed', 'product.stock_updated']);
     receiver.answer = () => ({ status: 503 });
@@ -230,10 +253,10 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     await fire([EVENTS[0]!]);
     const history = await waitFor('the retry recorded', async () => {
       const data = (await tenant.api.get(`/webhooks/${id}/deliveries`)).body.data;
-      return data.length === 2 && data[0].status === 'delivered' && data;
+      return data.length === 2 && data[0]?.status === 'delivered' ? data : undefined;
     });
     expect(history[1]).toMatchObject({ attempt: 1, status: 'failed', error: 'TIMEOUT', statusCode: null });
-    expect(history[1].durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
+    expect(history[1]?.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
     expect(history[0]).toMatchObject({ attempt: 2, status: 'delivered', statusCode: 200, error: null });
   });
 
@@ -350,7 +373,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     expect(ours()).toHaveLength(2);
     const history = (await tenant.api.get(`/webhooks/${id}/deliveries`)).body.data;
     expect(history.map((d: { status: string; test: boolean }) => [d.status, d.test])).toEqual([['failed', true], ['delivered', true]]);
-    expect(history[0].nextAttemptAt).toBeNull();
+    expect(history[0]?.nextAttemptAt).toBeNull();
     expect((await tenant.api.post(`/webhooks/${id}/test`, { event: 'order.created' })).status).toBe(400);
   });
 

@@ -155,7 +155,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
       updatedAt: expect.any(String),
       previousSecretExpiresAt: expect.any(String),
     });
-    const overlap = Date.parse(response.body.data.previousSecretExpiresAt) - Date.parse(response.body.data.updatedAt);
+    const overlap = Date.parse(response.body.data.previousSecretExpiresAt ?? '') - Date.parse(response.body.data.updatedAt);
     expect(Math.round(overlap / 1000)).toBe(86_400);
     expect(JSON.stringify(response.body)).not.toContain(OLD_SECRET);
     const read = await tenant.api.get(`/webhooks/${id}`);
@@ -189,7 +189,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     const rotated = await rotate(short.id, { secret: NEW_SECRET, overlapSeconds: 1 });
     expect(rotated.status).toBe(200);
     expect(verifyStandard(await testSend(short.id, short.received), OLD_SECRET)).toBeTruthy();
-    const expiresAt = Date.parse(rotated.body.data.previousSecretExpiresAt);
+    const expiresAt = Date.parse(rotated.body.data.previousSecretExpiresAt ?? '');
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100));
     const after = await testSend(short.id, short.received);
     expect(signaturesIn(after)).toHaveLength(1);

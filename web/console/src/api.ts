@@ -1,98 +1,47 @@
-import type { Layout } from '../../../src/floor/layout';
+import type { paths } from './api-schema';
 
-/** The console API (`/console/api`, session cookie) as the screens use it; shapes from the contract. */
+/**
+ * The console API (`/console/api`, session cookie) as the screens use it. Every shape comes from
+ * api-schema.d.ts, generated from the OpenAPI document the service serves
+ * (`npm run generate:console`), so a route's schema and the screens cannot drift apart unnoticed.
+ */
 
-export type Role = 'picker' | 'packer' | 'supervisor';
+type Path = keyof paths;
+type Method = 'GET' | 'POST' | 'DELETE';
+type OperationOf<P extends Path, M extends Method> = Exclude<paths[P][Lowercase<M>], undefined>;
+/** The methods the console API answers on `P`. */
+type MethodOf<P extends Path> = { [M in Method]: [OperationOf<P, M>] extends [never] ? never : M }[Method];
 
-export interface Me {
-  user: { id: string; username: string; name: string; role: Role };
-  warehouse: { slug: string; name: string };
-}
+type Json<R> = R extends { content: { 'application/json': infer Body } } ? Body : never;
+type Responses<O> = O extends { responses: infer R } ? R : never;
+/** The `data` of the operation's success envelope (200 or 201). */
+export type Data<P extends Path, M extends MethodOf<P>> =
+  Json<Responses<OperationOf<P, M>>[Extract<keyof Responses<OperationOf<P, M>>, 200 | 201>]> extends { data: infer D } ? D : never;
+type RequestBody<O> = O extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : never;
+/** What the operation takes as its JSON body. */
+export type BodyOf<P extends Path, M extends MethodOf<P>> = RequestBody<OperationOf<P, M>>;
+type PathParams<O> = O extends { parameters: { path: infer Params extends Record<string, unknown> } } ? Params : never;
 
-export interface WaveLine {
-  orderExternalId: string;
-  tote: number;
-  productExternalId: string;
-  productSku: string;
-  barcode: string | null;
-  name: string;
-  quantity: number;
-  pickedQuantity: number | null;
-  reason?: ShortReason | null;
-}
+/** A body whose every field is optional (an empty object included) may be left out. */
+type BodyOptional<O> = [RequestBody<O>] extends [never] ? true : Record<string, never> extends RequestBody<O> ? true : false;
+/** What a request sends besides its method and path: its path parameters and its body. */
+type Request<O> = ([PathParams<O>] extends [never] ? { params?: never } : { params: PathParams<O> }) &
+  ([RequestBody<O>] extends [never] ? { body?: never } : BodyOptional<O> extends true ? { body?: RequestBody<O> } : { body: RequestBody<O> });
+/** The request argument, optional when the operation needs no path parameter and no body. */
+type RequestArgs<O> = [[PathParams<O>] extends [never] ? true : false, BodyOptional<O>] extends [true, true] ? [request?: Request<O>] : [request: Request<O>];
 
-export interface WaveStop {
-  seq: number;
-  locationCode: string;
-  aisle: number;
-  position: number;
-  lines: WaveLine[];
-}
-
-export interface PickerRef {
-  id: string;
-  username: string;
-  name: string;
-}
-
-export interface Progress {
-  stopsDone: number;
-  stopsTotal: number;
-  distanceLeft: number;
-}
-
-export interface PickerWave {
-  id: string;
-  status: 'PICKING' | 'COMPLETED' | 'RELEASED';
-  policy: string;
-  distance: number;
-  sShapeDistance: number;
-  orders: { externalId: string; orderNumber: string; tote: number }[];
-  stops: WaveStop[];
-  unplaced: WaveLine[];
-  picker: PickerRef | null;
-  progress: Progress;
-  createdAt: string;
-}
-
-export type ShortReason = 'not_found' | 'damaged' | 'other';
-
-export interface PickBody {
-  orderExternalId: string;
-  productExternalId: string;
-  quantity: number;
-  reason?: ShortReason;
-}
-
-export interface PackOrder {
-  externalId: string;
-  orderNumber: string;
-  status: string;
-  /** The public order view has no product names; the console API may add them. */
-  items: { productExternalId: string; productSku: string; name?: string | null; quantity: number }[];
-  carrier?: string | null;
-  trackingNumber?: string | null;
-}
-
-export interface Board {
-  statusCounts: Record<string, number>;
-  issues: { externalId: string; orderNumber: string; status: string; issues: { code: string; message: string; productExternalId?: string }[] }[];
-  waves: { id: string; picker: PickerRef | null; progress: Progress; orders: number; createdAt: string }[];
-  webhooks: { failing: { id: string; url: string; consecutiveFailures?: number; lastError?: string | null; lastAttemptAt?: string | null }[]; deadLetters: number };
-}
-
-export interface Floor {
-  layout: Layout | null;
-  locations: { code: string; aisle: number; position: number; level?: number | null }[];
-  waves: {
-    id: string;
-    picker: PickerRef | null;
-    policy: string;
-    distance: number;
-    path: { x: number; y: number }[];
-    stops: { seq: number; locationCode: string; aisle: number; position: number; x: number; y: number; done: boolean }[];
-  }[];
-}
+export type Me = Data<'/session', 'GET'>;
+export type Role = Me['user']['role'];
+export type PickerWave = Data<'/picking/wave/picks', 'POST'>;
+export type WaveStop = PickerWave['stops'][number];
+export type WaveLine = WaveStop['lines'][number];
+export type PickerRef = NonNullable<PickerWave['picker']>;
+export type Progress = PickerWave['progress'];
+export type PickBody = RequestBody<OperationOf<'/picking/wave/picks', 'POST'>>;
+export type ShortReason = NonNullable<PickBody['reason']>;
+export type PackOrder = Data<'/packing/orders/{ref}', 'GET'>;
+export type Board = Data<'/board', 'GET'>;
+export type Floor = Data<'/floor', 'GET'>;
 
 /** An answer of the API that was not a success: its envelope's code and message. */
 export class ApiError extends Error {
@@ -112,19 +61,24 @@ export const whenUnauthorized = (listener: () => void) => {
 };
 
 /**
- * One request to the console API. A network failure rejects with the fetch's TypeError (the picker
- * queues picks on it); an answer in the error envelope rejects with ApiError. Same-origin fetches
- * send the cookie, and browsers add the `Origin` header the API checks on every write.
+ * One request to the console API, typed by its operation: `api('GET', '/packing/orders/{ref}',
+ * { params: { ref } })`. Path parameters are encoded into the path. A network failure rejects with
+ * the fetch's TypeError (the picker queues picks on it); an answer in the error envelope rejects
+ * with ApiError. Same-origin fetches send the cookie, and browsers add the `Origin` header the API
+ * checks on every write.
  */
-export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`/console/api${path}`, {
+export async function api<P extends Path, M extends MethodOf<P>>(method: M, path: P, ...[request]: RequestArgs<OperationOf<P, M>>): Promise<Data<P, M>> {
+  const params: Record<string, unknown> = request?.params ?? {};
+  const body: unknown = request?.body;
+  const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  const response = await fetch(`/console/api${url}`, {
     method,
     credentials: 'same-origin',
     headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const envelope = (await response.json().catch(() => null)) as { success?: boolean; data?: T; error?: { code: string; message: string } } | null;
-  if (response.ok && envelope?.success) return envelope.data as T;
+  const envelope = (await response.json().catch(() => null)) as { success?: boolean; data?: Data<P, M>; error?: { code: string; message: string } } | null;
+  if (response.ok && envelope?.success) return envelope.data as Data<P, M>;
   const error = envelope?.error ?? { code: 'INTERNAL_ERROR', message: `The service answered ${response.status}` };
   if (response.status === 401 && path !== '/session') onUnauthorized();
   throw new ApiError(response.status, error.code, error.message);

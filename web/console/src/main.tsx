@@ -45,7 +45,7 @@ function App() {
       setMe(null);
       setEnded('Your session has ended. Sign in again.');
     });
-    api<Me>('GET', '/session').then(setMe, () => setMe(null));
+    api('GET', '/session').then(setMe, () => setMe(null));
     return () => removeEventListener('popstate', moved);
   }, []);
 

@@ -32,13 +32,12 @@ export function Packer() {
     const ref = scan.current?.value.trim() ?? '';
     if (!ref) return;
     setOrder(null);
-    if (await run(() => api<PackOrder>('GET', `/packing/orders/${encodeURIComponent(ref)}`))) {
+    if (await run(() => api('GET', '/packing/orders/{ref}', { params: { ref } }))) {
       accepted();
       if (scan.current) scan.current.value = '';
     }
   };
 
-  const path = order && `/packing/orders/${encodeURIComponent(order.externalId)}`;
   return (
     <section class="packer" aria-labelledby="packing-heading">
       <h2 id="packing-heading">Packing</h2>
@@ -54,13 +53,15 @@ export function Packer() {
       <p role="alert" class="message error">
         {error ?? ''}
       </p>
-      {order && path && (
+      {order && (
         <OrderCard
           key={`${order.externalId}:${order.status}`}
           order={order}
           busy={busy}
-          onPack={() => run(() => api<PackOrder>('POST', `${path}/pack`))}
-          onDispatch={(carrier, trackingNumber) => run(() => api<PackOrder>('POST', `${path}/dispatch`, { carrier, trackingNumber }))}
+          onPack={() => run(() => api('POST', '/packing/orders/{externalId}/pack', { params: { externalId: order.externalId } }))}
+          onDispatch={(carrier, trackingNumber) =>
+            run(() => api('POST', '/packing/orders/{externalId}/dispatch', { params: { externalId: order.externalId }, body: { carrier, trackingNumber } }))
+          }
         />
       )}
     </section>

@@ -44,7 +44,7 @@ export function Picker() {
 
   const load = useCallback(async () => {
     try {
-      const current = await api<PickerWave | null>('GET', '/picking/wave');
+      const current = await api('GET', '/picking/wave');
       setServer(current);
       setConfirmed(current ? sessionStorage.getItem(confirmedKey(current.id)) : null);
     } catch (error) {
@@ -61,7 +61,7 @@ export function Picker() {
     try {
       for (let pick = queue.all()[0]; pick; pick = queue.all()[0]) {
         try {
-          setServer(await api<PickerWave>('POST', '/picking/wave/picks', pick));
+          setServer(await api('POST', '/picking/wave/picks', { body: pick }));
           queue.shift();
         } catch (error) {
           if (worthRetrying(error)) break;
@@ -107,7 +107,7 @@ export function Picker() {
     setMessage(null);
     setFinished(null);
     try {
-      const started = await api<PickerWave>('POST', '/picking/wave', {});
+      const started = await api('POST', '/picking/wave', { body: {} });
       setServer(started);
       setConfirmed(sessionStorage.getItem(confirmedKey(started.id)));
     } catch (error) {
@@ -121,7 +121,7 @@ export function Picker() {
     if (!server) return;
     setBusy(true);
     try {
-      const done = await api<PickerWave>('POST', '/picking/wave/complete');
+      const done = await api('POST', '/picking/wave/complete');
       sessionStorage.removeItem(confirmedKey(server.id));
       setFinished(done);
       setServer(null);

@@ -15,7 +15,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
     setBusy(true);
     setError(null);
     try {
-      const me = await api<Me>('POST', '/session', { warehouse, username: String(form.get('username')).trim(), pin: String(form.get('pin')) });
+      const me = await api('POST', '/session', { body: { warehouse, username: String(form.get('username')).trim(), pin: String(form.get('pin')) } });
       localStorage.setItem(WAREHOUSE_KEY, warehouse);
       onSignedIn(me);
     } catch (failure) {

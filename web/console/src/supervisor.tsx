@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { POLICIES } from '../../../src/floor/layout';
-import { api, describe, type Board, type Floor, type PickerWave } from './api';
+import { api, describe, type Board, type BodyOf, type Floor, type PickerWave } from './api';
 import { FloorPlan, waveLabel } from './floor-plan';
 
 const STATUSES = ['PENDING_VALIDATION', 'PENDING', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'];
@@ -19,7 +19,7 @@ export default function Supervisor() {
 
   const refresh = useCallback(async () => {
     try {
-      const [nextBoard, nextFloor] = await Promise.all([api<Board>('GET', '/board'), api<Floor>('GET', '/floor')]);
+      const [nextBoard, nextFloor] = await Promise.all([api('GET', '/board'), api('GET', '/floor')]);
       setBoard(nextBoard);
       setFloor(nextFloor);
       setError(null);
@@ -56,12 +56,12 @@ export default function Supervisor() {
       {board ? (
         <div class="panels">
           <StatusCounts counts={board.statusCounts} />
-          <WavesInProgress waves={board.waves} onRelease={(wave) => act(async () => (await api<PickerWave>('POST', `/waves/${wave.id}/release`), `${waveLabel(wave)} released: its unpicked orders are PENDING again.`))} />
+          <WavesInProgress waves={board.waves} onRelease={(wave) => act(async () => (await api('POST', '/waves/{id}/release', { params: { id: wave.id } }), `${waveLabel(wave)} released: its unpicked orders are PENDING again.`))} />
           <Webhooks webhooks={board.webhooks} />
           <Issues issues={board.issues} />
-          <CreateWave onCreate={(body) => act(async () => describeWave(await api<PickerWave>('POST', '/waves', body)))} />
+          <CreateWave onCreate={(body) => act(async () => describeWave(await api('POST', '/waves', { body })))} />
           <AdjustStock onAdjust={(externalId, body) => act(async () => {
-            const product = await api<{ externalId: string; sku: string; name: string; stock: number }>('POST', `/products/${encodeURIComponent(externalId)}/stock`, body);
+            const product = await api('POST', '/products/{externalId}/stock', { params: { externalId }, body });
             return `${product.name} (${product.sku}) now has ${product.stock} in stock.`;
           })} />
         </div>
@@ -81,7 +81,7 @@ export default function Supervisor() {
 const describeWave = (wave: PickerWave) =>
   `${waveLabel(wave)} created: ${plural(wave.orders.length, 'order')}, ${plural(wave.stops.length, 'stop')}, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
 
-function StatusCounts({ counts }: { counts: Board['statusCounts'] }) {
+function StatusCounts({ counts }: { counts: Record<string, number> }) {
   const statuses = [...STATUSES, ...Object.keys(counts).filter((status) => !STATUSES.includes(status))];
   return (
     <section class="panel" aria-labelledby="status-heading">
@@ -184,12 +184,13 @@ function Webhooks({ webhooks }: { webhooks: Board['webhooks'] }) {
   );
 }
 
-function CreateWave({ onCreate }: { onCreate(body: Record<string, unknown>): void }) {
+function CreateWave({ onCreate }: { onCreate(body: BodyOf<'/waves', 'POST'>): void }) {
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
-    const body: Record<string, unknown> = { policy: form.get('policy') };
-    for (const field of ['maxOrders', 'maxItems']) {
+    // The select offers the policies only.
+    const body: BodyOf<'/waves', 'POST'> = { policy: form.get('policy') as BodyOf<'/waves', 'POST'>['policy'] };
+    for (const field of ['maxOrders', 'maxItems'] as const) {
       const value = String(form.get(field) ?? '').trim();
       if (value) body[field] = Number(value);
     }
