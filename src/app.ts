@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ADMIN_PREFIX, PUBLIC_PREFIX, WAREHOUSE_PREFIX } from './api-prefixes';
 import type { Config } from './config';
 import type { DatabaseHandle, Db } from './db';
 import { catalogRoutes } from './catalog/routes';
@@ -48,9 +49,7 @@ export interface AppOptions {
   clock?: Clock;
 }
 
-export const PUBLIC_PREFIX = '/api/v1/public';
-export const ADMIN_PREFIX = '/api/v1/admin';
-export const WAREHOUSE_PREFIX = '/api/v1/warehouse/tenants/:slug';
+export { ADMIN_PREFIX, PUBLIC_PREFIX, WAREHOUSE_PREFIX };
 
 /** Single requests; the batch routes raise their own limit. */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
