@@ -24,6 +24,7 @@ import { finishDocument, PICKPORT_LOGO, refResolver } from './http/openapi';
 import { ErrorResponse } from './http/schemas';
 import { validatorCompiler } from './http/validation';
 import { orderRoutes } from './orders/routes';
+import { apiKeyIdentifier } from './tenancy/identify';
 import { ApiKeyCache } from './tenancy/key-cache';
 import { staffRoutes } from './staff/routes';
 import { tenancyRoutes } from './tenancy/routes';
@@ -79,6 +80,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.decorate('database', database);
   const apiKeys = new ApiKeyCache(database, app.log);
   app.decorate('apiKeys', apiKeys);
+  app.decorate('identifyApiKey', apiKeyIdentifier(apiKeys));
   await apiKeys.start();
   app.addHook('onClose', () => apiKeys.stop());
   app.decorate('healthChecks', new Map());

@@ -5,3 +5,8 @@ export const PERMISSIONS = ['products:read', 'products:write', 'orders:read', 'o
 export type Permission = (typeof PERMISSIONS)[number];
 
 export const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
+
+// Routes name their permission from this list; the HTTP core checks it without knowing the list.
+declare module '../http/auth' {
+  interface RoutePermissions extends Record<Permission, true> {}
+}
