@@ -11,6 +11,7 @@ import { catalogRoutes } from './catalog/routes';
 import { SESSION_COOKIE } from './console/auth';
 import { CONSOLE_API_PREFIX, consoleRoutes } from './console/routes';
 import { consoleStatic } from './console/static';
+import { floorMetrics } from './floor/metrics';
 import { floorRoutes } from './floor/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
@@ -23,12 +24,14 @@ import { healthRoutes } from './http/health';
 import { finishDocument, PICKPORT_LOGO, refResolver } from './http/openapi';
 import { ErrorResponse } from './http/schemas';
 import { validatorCompiler } from './http/validation';
+import { orderMetrics } from './orders/metrics';
 import { orderRoutes } from './orders/routes';
 import { apiKeyIdentifier } from './tenancy/identify';
 import { ApiKeyCache } from './tenancy/key-cache';
 import { staffRoutes } from './staff/routes';
 import { tenancyRoutes } from './tenancy/routes';
 import { warehouseRoutes } from './warehouse/routes';
+import { webhookMetrics } from './webhooks/metrics';
 import { webhookRoutes } from './webhooks/routes';
 import { SERVICE_VERSION } from './version';
 
@@ -91,7 +94,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  await installMetrics(app, new Metrics(database));
+  await installMetrics(app, serviceMetrics(database));
 
   app.addSchema(ErrorResponse);
   await app.register(swagger, {
@@ -165,6 +168,18 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   await app.register(consoleStatic);
   await app.register(consoleRoutes(clock ?? Date.now), { prefix: CONSOLE_API_PREFIX });
   return app;
+}
+
+/**
+ * The metrics of a serve or worker process: the HTTP core's, and every feature's registered into
+ * them, so that each series exists from the first scrape whichever process is scraped.
+ */
+export function serviceMetrics(database: DatabaseHandle): Metrics {
+  const metrics = new Metrics(database);
+  metrics.feature(webhookMetrics);
+  metrics.feature(orderMetrics);
+  metrics.feature(floorMetrics);
+  return metrics;
 }
 
 /**
