@@ -139,7 +139,7 @@ const HEADROOM_SHARE = 0.1;
 const MAX_REMEMBERED_BUCKETS = 10_000;
 
 /**
- * Counts every request to a route that needs a key (spec §8): per API key once the caller is
+ * Counts every request to a route that needs a key: per API key once the caller is
  * known, per source address otherwise. Installed between identification and refusal, so that
  * 401 and 403 answers are counted and carry the headers too. Off when `config.rateLimiting` is false.
  *
