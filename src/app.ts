@@ -4,12 +4,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ADMIN_PREFIX, PUBLIC_PREFIX, WAREHOUSE_PREFIX } from './api-prefixes';
 import type { Config } from './config';
 import type { DatabaseHandle, Db } from './db';
 import { catalogRoutes } from './catalog/routes';
 import { SESSION_COOKIE } from './console/auth';
 import { CONSOLE_API_PREFIX, consoleRoutes } from './console/routes';
 import { consoleStatic } from './console/static';
+import { floorMetrics } from './floor/metrics';
 import { floorRoutes } from './floor/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
@@ -22,11 +24,14 @@ import { healthRoutes } from './http/health';
 import { finishDocument, PICKPORT_LOGO, refResolver } from './http/openapi';
 import { ErrorResponse } from './http/schemas';
 import { validatorCompiler } from './http/validation';
+import { orderMetrics } from './orders/metrics';
 import { orderRoutes } from './orders/routes';
+import { apiKeyIdentifier } from './tenancy/identify';
 import { ApiKeyCache } from './tenancy/key-cache';
 import { staffRoutes } from './staff/routes';
 import { tenancyRoutes } from './tenancy/routes';
 import { warehouseRoutes } from './warehouse/routes';
+import { webhookMetrics } from './webhooks/metrics';
 import { webhookRoutes } from './webhooks/routes';
 import { SERVICE_VERSION } from './version';
 
@@ -48,9 +53,7 @@ export interface AppOptions {
   clock?: Clock;
 }
 
-export const PUBLIC_PREFIX = '/api/v1/public';
-export const ADMIN_PREFIX = '/api/v1/admin';
-export const WAREHOUSE_PREFIX = '/api/v1/warehouse/tenants/:slug';
+export { ADMIN_PREFIX, PUBLIC_PREFIX, WAREHOUSE_PREFIX };
 
 /** Single requests; the batch routes raise their own limit. */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -80,6 +83,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.decorate('database', database);
   const apiKeys = new ApiKeyCache(database, app.log);
   app.decorate('apiKeys', apiKeys);
+  app.decorate('identifyApiKey', apiKeyIdentifier(apiKeys));
   await apiKeys.start();
   app.addHook('onClose', () => apiKeys.stop());
   app.decorate('healthChecks', new Map());
@@ -90,7 +94,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  await installMetrics(app, new Metrics(database));
+  await installMetrics(app, serviceMetrics(database));
 
   app.addSchema(ErrorResponse);
   await app.register(swagger, {
@@ -164,6 +168,18 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   await app.register(consoleStatic);
   await app.register(consoleRoutes(clock ?? Date.now), { prefix: CONSOLE_API_PREFIX });
   return app;
+}
+
+/**
+ * The metrics of a serve or worker process: the HTTP core's, and every feature's registered into
+ * them, so that each series exists from the first scrape whichever process is scraped.
+ */
+export function serviceMetrics(database: DatabaseHandle): Metrics {
+  const metrics = new Metrics(database);
+  metrics.feature(webhookMetrics);
+  metrics.feature(orderMetrics);
+  metrics.feature(floorMetrics);
+  return metrics;
 }
 
 /**

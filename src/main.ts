@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
+import { serviceMetrics } from './app';
 import { ConfigError, loadConfig, StartupError, type LoadedConfig } from './config';
-import { Metrics } from './http/metrics';
 import { listenForMetrics, openConfiguredDatabase, closeOnSignals, startServer } from './server';
 import { addUserCommands } from './staff/cli';
 import { addOperatorCommands } from './tenancy/cli';
@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<void> {
       startingFrom(async ({ config }) => {
         const log = pino({ level: config.logLevel });
         const database = await openConfiguredDatabase(config);
-        const metrics = new Metrics(database);
+        const metrics = serviceMetrics(database);
         const worker = await startDeliveryWorker({ database, config, log, metrics });
         const metricsListener = await listenForMetrics(config, metrics, log).catch(async (error: unknown) => {
           await worker.stop();

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { purgeOnce } from '../../src/webhooks/retention';
+import { purgeOnce } from '../../src/housekeeping/retention';
 import { alternate, load, startBenchService, type LoadResult, type Measurement } from '../harness';
 
 const SECONDS = 5;

@@ -28,3 +28,8 @@ export interface CatalogTables {
     updated_at: Generated<Date>;
   };
 }
+
+// The database layer names no feature: each adds its own tables to the service's schema.
+declare module '../db/schema' {
+  interface Database extends CatalogTables {}
+}

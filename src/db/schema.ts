@@ -1,11 +1,8 @@
-import type { CatalogTables } from '../catalog/tables';
-import type { EventsTables } from '../events/tables';
-import type { FloorTables } from '../floor/tables';
-import type { HttpTables } from '../http/tables';
-import type { OrdersTables } from '../orders/tables';
-import type { StaffTables } from '../staff/tables';
-import type { TenancyTables } from '../tenancy/tables';
-import type { WebhooksTables } from '../webhooks/tables';
-
-/** Every table the service reads or writes, as Kysely sees it; each feature declares its own. */
-export interface Database extends TenancyTables, CatalogTables, EventsTables, HttpTables, OrdersTables, WebhooksTables, FloorTables, StaffTables {}
+/**
+ * Every table the service reads or writes, as Kysely sees it. The database layer names no feature:
+ * each feature (and the HTTP core) adds its own tables from its tables.ts, by declaration merging
+ * (`declare module '../db/schema' { interface Database extends CatalogTables {} }`). Every
+ * tables.ts is part of the compiled program, so the interface is whole wherever it is used.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Database {}

@@ -9,3 +9,8 @@ export interface EventsTables {
     occurred_at: Generated<Date>;
   };
 }
+
+// The database layer names no feature: each adds its own tables to the service's schema.
+declare module '../db/schema' {
+  interface Database extends EventsTables {}
+}

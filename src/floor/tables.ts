@@ -59,3 +59,8 @@ export interface FloorTables {
     picked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   };
 }
+
+// The database layer names no feature: each adds its own tables to the service's schema.
+declare module '../db/schema' {
+  interface Database extends FloorTables {}
+}

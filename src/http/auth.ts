@@ -1,8 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { API_KEY_PATTERN, hashApiKey } from '../tenancy/api-keys';
-import { isAddressAllowed } from '../tenancy/ip-allow-list';
-import type { Permission } from '../tenancy/permissions';
 import { ApiError } from './errors';
+
+/*
+ * API key authentication on the public API, as the HTTP core sees it: a route names the permission
+ * it needs, something identifies the caller, and the core refuses what must be refused. How keys
+ * look, where they are kept and which addresses may use them belong to the feature that issues
+ * them, which provides `identifyApiKey`; the app wires it.
+ */
 
 export interface ApiKeyContext {
   id: string;
@@ -12,10 +16,26 @@ export interface ApiKeyContext {
   dailyLimit: number;
 }
 
+/**
+ * The permissions a route may ask for, as the keys of this interface. The core lists none: the
+ * feature that issues keys adds its own (declaration merging), so that a route naming an unknown
+ * permission does not compile.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface RoutePermissions {}
+export type RoutePermission = keyof RoutePermissions & string;
+
+/** Who sends this request: the caller's valid key, or the error that refuses it (401, 403). */
+export type IdentifyApiKey = (request: FastifyRequest) => Promise<ApiKeyContext | ApiError>;
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Identifies the caller of a route that needs a key; provided by the app. */
+    identifyApiKey: IdentifyApiKey;
+  }
   interface FastifyContextConfig {
     /** The permission a public route needs; routes without one need no key. */
-    permission?: Permission;
+    permission?: RoutePermission;
   }
   interface FastifyRequest {
     /** The caller's key once it is known to be valid (active, unexpired, from an allowed address). */
@@ -24,8 +44,6 @@ declare module 'fastify' {
     authFailure: ApiError | null;
   }
 }
-
-const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
 /** Whether the route asks for a key at all (health and the OpenAPI document do not). */
 export const needsApiKey = (request: FastifyRequest) => request.routeOptions.config.permission !== undefined;
@@ -36,34 +54,9 @@ export const needsApiKey = (request: FastifyRequest) => request.routeOptions.con
  */
 async function identify(request: FastifyRequest): Promise<void> {
   if (!needsApiKey(request)) return;
-  const header = request.headers.authorization;
-  if (!header) {
-    request.authFailure = unauthorized('Missing Authorization header; send Authorization: Bearer <API_KEY>');
-    return;
-  }
-  const match = /^Bearer (\S+)$/.exec(header);
-  if (!match?.[1] || !API_KEY_PATTERN.test(match[1])) {
-    request.authFailure = unauthorized('Malformed Authorization header; expected Bearer pk_live_ followed by 40 characters');
-    return;
-  }
-  const key = await request.server.apiKeys.find(hashApiKey(match[1]));
-  if (!key) {
-    request.authFailure = unauthorized('Invalid API key');
-  } else if (key.revoked_at) {
-    request.authFailure = unauthorized('This API key has been revoked');
-  } else if (key.expires_at && key.expires_at.getTime() <= Date.now()) {
-    request.authFailure = unauthorized('This API key has expired');
-  } else if (key.allowed_ips && key.allowed_ips.length > 0 && !isAddressAllowed(request.ip, key.allowed_ips)) {
-    request.authFailure = new ApiError('IP_NOT_ALLOWED', `Requests from ${request.ip} are not allowed for this API key`);
-  } else {
-    request.apiKey = {
-      id: key.id,
-      tenantId: key.tenant_id,
-      permissions: key.permissions,
-      rateLimitPerMinute: key.rate_limit_per_minute,
-      dailyLimit: key.daily_limit,
-    };
-  }
+  const identified = await request.server.identifyApiKey(request);
+  if (identified instanceof ApiError) request.authFailure = identified;
+  else request.apiKey = identified;
 }
 
 /** Step two: refuse the request if the key was refused or lacks the route's permission. */

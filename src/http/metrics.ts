@@ -1,10 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseHandle } from '../db';
-import type { DeliveryStatus } from '../webhooks/tables';
 import { installAdminAuth } from './admin-auth';
 
 declare module 'fastify' {
@@ -16,13 +14,17 @@ declare module 'fastify' {
 /** The label of a request no route matched: the raw URL would let any client add series. */
 const UNMATCHED_ROUTE = 'unmatched';
 
-/** Seconds from an event's commit to its delivery: retries take minutes to hours. */
-const DELIVERY_LAG_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 12 * 3600];
+/**
+ * A feature's own metrics: registers its instruments on `registry` (gauges may read `database` at
+ * scrape time) and returns what the feature records through.
+ */
+export type FeatureMetrics<T> = (registry: Registry, database: DatabaseHandle) => T;
 
 /**
  * The service's Prometheus metrics: one Registry per app or worker process (tests build several
  * apps in one process; the global default registry would collide). Counters and histograms move
- * as things happen; the database gauges are read by SQL at scrape time, over every tenant.
+ * as things happen; the database gauges are read by SQL at scrape time, over every tenant. The
+ * core keeps the HTTP and connection-pool metrics; each feature registers its own (`feature`).
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -50,23 +52,23 @@ export class Metrics {
     help: 'Requests answered with the stored answer of an earlier request with the same X-Idempotency-Key',
     registers: [this.registry],
   });
-  readonly #deliveries = new Counter({
-    name: 'pickport_webhook_deliveries_total',
-    help: 'Webhook delivery attempts, by outcome: delivered, failed (a retry follows) or dead_letter (the last attempt failed)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-  readonly #deliveryLag = new Histogram({
-    name: 'pickport_webhook_delivery_lag_seconds',
-    help: 'Seconds from the commit of an event to its successful delivery, retries included',
-    buckets: DELIVERY_LAG_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly #database: DatabaseHandle;
+  readonly #features = new Map<FeatureMetrics<unknown>, unknown>();
 
   constructor(database: DatabaseHandle) {
-    for (const outcome of ['delivered', 'failed', 'dead_letter'] as const) this.#deliveries.inc({ outcome }, 0);
+    this.#database = database;
     for (const bucket of ['key', 'address'] as const) this.#rateLimited.inc({ bucket }, 0);
-    registerDatabaseGauges(this.registry, database);
+    registerPoolGauges(this.registry, database);
+  }
+
+  /**
+   * A feature's metrics on this registry: registered the first time they are asked for, the same
+   * instruments after. The app registers every feature's when it builds the metrics, so that their
+   * series exist from the first scrape; code that records into them asks again and gets those.
+   */
+  feature<T>(register: FeatureMetrics<T>): T {
+    if (!this.#features.has(register)) this.#features.set(register, register(this.registry, this.#database));
+    return this.#features.get(register) as T;
   }
 
   requestAnswered(request: FastifyRequest, reply: FastifyReply): void {
@@ -80,61 +82,14 @@ export class Metrics {
     this.#rateLimited.inc({ bucket });
   }
 
-  /** One attempt's outcome; a delivered one also records how long after its event it arrived. */
-  deliveryAttempted(outcome: DeliveryStatus, occurredAt: Date): void {
-    this.#deliveries.inc({ outcome });
-    if (outcome === 'delivered') this.#deliveryLag.observe(Math.max(0, Date.now() - occurredAt.getTime()) / 1000);
-  }
-
   /** The exposition, with its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }
 
-/**
- * Gauges read at scrape time. Each is one query over a partial or leading index except orders by
- * status, which counts the table. No tenant label: a series per tenant and status would grow with
- * the tenants; per-tenant figures are in the operator API.
- */
-function registerDatabaseGauges(registry: Registry, database: DatabaseHandle): void {
-  const { db } = database;
-  const count = async (query: ReturnType<typeof sql<{ n: number }>>) => (await query.execute(db)).rows[0]?.n ?? 0;
-  new Gauge({
-    name: 'pickport_webhook_deliveries_pending',
-    help: 'Webhook deliveries waiting to be sent (due now or scheduled for a retry), over every tenant',
-    registers: [registry],
-    async collect() {
-      this.set(await count(sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`));
-    },
-  });
-  new Gauge({
-    name: 'pickport_webhook_dead_letters',
-    help: 'Webhook deliveries that failed their last attempt (dead letters), over every tenant',
-    registers: [registry],
-    async collect() {
-      this.set(await count(sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'dead_letter'`));
-    },
-  });
-  new Gauge({
-    name: 'pickport_orders',
-    help: 'Orders by status, over every tenant',
-    labelNames: ['status'] as const,
-    registers: [registry],
-    async collect() {
-      const result = await sql<{ status: string; n: number }>`SELECT status, count(*)::int AS n FROM orders GROUP BY status`.execute(db);
-      this.reset();
-      for (const row of result.rows) this.set({ status: row.status }, row.n);
-    },
-  });
-  new Gauge({
-    name: 'pickport_waves_in_progress',
-    help: 'Waves being picked (status PICKING), over every tenant',
-    registers: [registry],
-    async collect() {
-      this.set(await count(sql`SELECT count(*)::int AS n FROM waves WHERE status = 'PICKING'`));
-    },
-  });
+/** The PostgreSQL pool's connections, read at scrape time. */
+function registerPoolGauges(registry: Registry, database: DatabaseHandle): void {
   const pool = database.poolStats;
   // The embedded database has one connection and its own queue, which it does not report: no pool gauges.
   if (!pool) return;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
-import type { Clock, RateLimits, WindowStore, WindowTally } from './rate-limit';
+import type { Clock, RateLimits, WindowStore, WindowTally } from './rate-limit-store';
 
 /**
  * Counts n requests of one bucket atomically, as if they came one after another at the same

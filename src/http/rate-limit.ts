@@ -2,18 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { needsApiKey } from './auth';
 import { ApiError, errorBody } from './errors';
 import { RedisWindowStore } from './rate-limit-redis';
+import type { Clock, RateLimits, WindowStore, WindowTally } from './rate-limit-store';
 
-/** Milliseconds since the epoch; injectable so tests can move time instead of waiting. */
-export type Clock = () => number;
+/** The clock the rest of the service passes to rate limiting, idempotency and sessions. */
+export type { Clock } from './rate-limit-store';
 
 export const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-
-export interface RateLimits {
-  perMinute: number;
-  /** Per UTC day; undefined for buckets without a daily quota (source addresses). */
-  perDay: number | undefined;
-}
 
 /**
  * Requests without a valid key are counted per source address, so that guessing keys is as slow
@@ -21,31 +16,6 @@ export interface RateLimits {
  * soon as its window is empty.
  */
 export const ADDRESS_LIMITS: RateLimits = { perMinute: 60, perDay: undefined };
-
-/** What a store reports after counting one request in a bucket. */
-export interface WindowTally {
-  /** The store's clock when it counted the request. */
-  nowMs: number;
-  /** Requests in the window (the last `windowMs`) before this one. */
-  inWindowBefore: number;
-  /**
-   * When the request that must leave the window for the next request to pass was counted: the
-   * oldest one while the bucket is under its limit; when over, the one that brings it back under.
-   */
-  pivotMs: number;
-  /** Requests of the UTC day, this one included (0 without a daily quota). */
-  dayCount: number;
-}
-
-/**
- * Keeps the sliding windows. Every request is counted, refused ones included (spec §8 rule 3:
- * retrying sooner adds to the counter).
- */
-export interface WindowStore {
-  count(bucket: string, limits: RateLimits): Promise<WindowTally>;
-  health(): 'ok' | 'degraded';
-  close(): Promise<void>;
-}
 
 interface Bucket {
   /** Times of the counted requests, ascending; entries before `head` have left the window. */
@@ -169,7 +139,7 @@ const HEADROOM_SHARE = 0.1;
 const MAX_REMEMBERED_BUCKETS = 10_000;
 
 /**
- * Counts every request to a route that needs a key (spec §8): per API key once the caller is
+ * Counts every request to a route that needs a key: per API key once the caller is
  * known, per source address otherwise. Installed between identification and refusal, so that
  * 401 and 403 answers are counted and carry the headers too. Off when `config.rateLimiting` is false.
  *

@@ -57,3 +57,8 @@ export interface OrdersTables {
     product_id: string | null;
   };
 }
+
+// The database layer names no feature: each adds its own tables to the service's schema.
+declare module '../db/schema' {
+  interface Database extends OrdersTables {}
+}

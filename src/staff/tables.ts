@@ -27,3 +27,8 @@ export interface StaffTables {
     window_ends_at: Date;
   };
 }
+
+// The database layer names no feature: each adds its own tables to the service's schema.
+declare module '../db/schema' {
+  interface Database extends StaffTables {}
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ADMIN_PREFIX } from '../app';
+import { ADMIN_PREFIX } from '../api-prefixes';
 import { ConfigError, StartupError } from '../config';
 
 export interface ClientOptions {

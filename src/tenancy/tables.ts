@@ -22,3 +22,8 @@ export interface TenancyTables {
     created_at: Generated<Date>;
   };
 }
+
+// The database layer names no feature: each adds its own tables to the service's schema.
+declare module '../db/schema' {
+  interface Database extends TenancyTables {}
+}

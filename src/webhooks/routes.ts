@@ -10,7 +10,7 @@ import { notFound, validationError } from '../http/errors';
 import { IsoDateTime, Page, Success, pageQuery, responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { destinationPolicy, urlProblem } from './destination';
-import { deadLettersPurged } from './retention';
+import { deadLettersPurged } from '../housekeeping/retention';
 import { SAMPLE_PAYLOADS } from './samples';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, encryptSecret, livePreviousSecret, rotateSecret, signingSecrets } from './secrets';
 import { DELIVERY_ERROR_CODES, sendWebhook } from './sender';

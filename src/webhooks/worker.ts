@@ -4,8 +4,9 @@ import type { Config } from '../config';
 import type { DatabaseHandle, Db } from '../db';
 import type { Metrics } from '../http/metrics';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
+import { RetentionLoop } from '../housekeeping/retention';
 import { destinationPolicy } from './destination';
-import { RetentionLoop } from './retention';
+import { webhookMetrics, type WebhookMetrics } from './metrics';
 import { livePreviousSecret, signingSecrets } from './secrets';
 import { sendWebhook } from './sender';
 import type { DeliveryStatus } from './tables';
@@ -21,8 +22,8 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** Longest sleep between looks at the table when no NOTIFY arrives. */
   pollIntervalMs?: number;
-  /** Counts each attempt's outcome and a delivery's lag. */
-  metrics?: Pick<Metrics, 'deliveryAttempted'>;
+  /** The process's metrics, where the worker counts each attempt's outcome and a delivery's lag. */
+  metrics?: Metrics;
 }
 
 interface ClaimedDelivery {
@@ -104,7 +105,7 @@ export class DeliveryWorker {
   readonly #database: DatabaseHandle;
   readonly #config: WorkerConfig;
   readonly #log: WorkerLog;
-  readonly #metrics: DeliveryWorkerOptions['metrics'];
+  readonly #metrics: WebhookMetrics | undefined;
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
   readonly #leaseMs: number;
@@ -129,7 +130,7 @@ export class DeliveryWorker {
     this.#db = options.database.db;
     this.#config = options.config;
     this.#log = options.log;
-    this.#metrics = options.metrics;
+    this.#metrics = options.metrics?.feature(webhookMetrics);
     this.#concurrency = options.concurrency ?? 32;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#leaseMs = options.config.webhookTimeoutMs + LEASE_MARGIN_MS;

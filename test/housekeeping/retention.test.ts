@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 import type { DeliveryStatus } from '../../src/webhooks/tables';
-import { purgeOnce } from '../../src/webhooks/retention';
+import { purgeOnce } from '../../src/housekeeping/retention';
 import { startDeliveryWorker } from '../../src/webhooks/worker';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { waitFor } from '../helpers/wait';

@@ -1,11 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from '../config';
 import type { Db, Executor } from '../db';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
-import type { WorkerLog } from './worker';
+
+/*
+ * Housekeeping: retention deletes what no one needs any more, across features (settled webhook
+ * attempts, the events they were for, idempotency answers past their 24 hours). It works by SQL
+ * alone and imports no feature, so any feature may host it: the delivery worker runs its loop.
+ */
 
 export type RetentionConfig = Pick<Config, 'retentionDays'>;
+export type RetentionLog = Pick<FastifyBaseLogger, 'info' | 'error'>;
 
 /** Rows per delete: each batch is its own short transaction. */
 const BATCH = 1000;
@@ -142,7 +149,7 @@ export async function deadLettersPurged(
 export interface RetentionOptions {
   db: Db;
   config: RetentionConfig;
-  log: WorkerLog;
+  log: RetentionLog;
 }
 
 /**
