@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-describe('POST /products/batch (spec §4.2)', () => {
+describe('POST /products/batch', () => {
   it('creates and updates in one request, with counters', async () => {
     const existing = fresh({ stock: 1 });
     await tenant.api.post('/products', existing);

@@ -14,7 +14,7 @@ afterAll(() => ctx.close());
 const placeOrder = (externalId: string, productExternalId: string, productSku: string) =>
   tenant.api.post('/orders', order(externalId, [item(productExternalId, 1, productSku)]));
 
-describe('catalog writes and open orders (spec §2.1 rule 3, DESIGN.md §3)', () => {
+describe('catalog writes and open orders: an sku referenced by an open order stays', () => {
   it('refuses a sku change of a product in an open order: 409 CONFLICT single, per-item CONFLICT in a batch', async () => {
     await tenant.api.post('/products', { externalId: 'IN-ORDER', sku: 'IO-1', name: 'held', stock: 5 });
     expect((await placeOrder('O-1', 'IN-ORDER', 'IO-1')).status).toBe(201);

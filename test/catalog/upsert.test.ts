@@ -24,7 +24,7 @@ const stockEvents = async (tenantId: string, productId: string) => {
   return rows.map((r) => r.data);
 };
 
-describe('POST /products (spec §4.1)', () => {
+describe('POST /products', () => {
   it('creates with 201 and action created, returning id, externalId and sku', async () => {
     const product = fresh();
     const response = await tenant.api.post('/products', product);
@@ -72,7 +72,7 @@ describe('POST /products (spec §4.1)', () => {
     expect(data).toMatchObject({ stock: 0, isActive: true, isCombo: false, price: null, metadata: null });
   });
 
-  it('keeps fields that an update does not send, stock included (spec §2.1 rule 1)', async () => {
+  it('keeps fields that an update does not send, stock included', async () => {
     const product = fresh({ stock: 7, price: 9.5, brand: 'Acme', isCombo: true, metadata: { a: 1 } });
     await tenant.api.post('/products', product);
     await tenant.api.post('/products', { externalId: product.externalId, sku: product.sku, name: 'Only the name' });
@@ -113,7 +113,7 @@ describe('POST /products (spec §4.1)', () => {
     expect((await tenant.api.get(`/products/${existing.externalId}`)).body.data).toMatchObject({ sku: existing.sku, name: existing.name });
   });
 
-  it('saves an unknown locationCode with a warning, and a known one without (spec §2.1 rule 2)', async () => {
+  it('saves an unknown locationCode with a warning, and a known one without', async () => {
     await ctx.database.db.insertInto('warehouse_locations').values({ tenant_id: tenant.id, code: 'A-01-02' }).execute();
     const unknown = fresh({ locationCode: 'Z-99' });
     const response = await tenant.api.post('/products', unknown);
@@ -126,7 +126,7 @@ describe('POST /products (spec §4.1)', () => {
     expect(known.body.warnings).toEqual([]);
   });
 
-  it('deactivates and reactivates through the same upsert (spec §3.3)', async () => {
+  it('deactivates and reactivates through the same upsert', async () => {
     const product = fresh();
     await tenant.api.post('/products', product);
     expect((await tenant.api.post('/products', { ...product, isActive: false })).status).toBe(200);
@@ -136,7 +136,7 @@ describe('POST /products (spec §4.1)', () => {
   });
 });
 
-describe('POST /products validation (spec §2.1)', () => {
+describe('POST /products validation', () => {
   const rejected = async (body: Record<string, unknown>) => {
     const response = await tenant.api.post('/products', body);
     expect(response.status).toBe(400);
@@ -235,7 +235,7 @@ describe('POST /products validation (spec §2.1)', () => {
   });
 });
 
-describe('product.stock_updated on sync (spec §6, DESIGN.md §3)', () => {
+describe('product.stock_updated on sync', () => {
   it('raises no event on create', async () => {
     const product = fresh({ stock: 5 });
     const { status, body } = await tenant.api.post('/products', product);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
 import { createTestContext, openTestDatabase, testConfig, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 
-/** Spec §1 and §7, DESIGN.md §3: the envelope on every JSON answer, and each error kind. */
+/** The envelope on every JSON answer, and each error kind (docs/errors.md). */
 describe('response envelope and errors', () => {
   let ctx: TestContext;
   let tenant: TestTenant;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/context';
 
-describe('GET /health (DESIGN.md §3)', () => {
+describe('GET /health', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();

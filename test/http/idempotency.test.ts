@@ -5,7 +5,7 @@ import { IDEMPOTENCY_TTL_MS, purgeExpiredIdempotencyKeys } from '../../src/http/
 import { ApiClient, createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
 import { Gate, manualClock, probeApp, probeExecutions } from './limits-probe';
 
-describe('Idempotent writes: X-Idempotency-Key (spec §8, DESIGN.md §3)', () => {
+describe('Idempotent writes: X-Idempotency-Key', () => {
   let ctx: TestContext;
   let app: FastifyInstance;
   const time = manualClock();

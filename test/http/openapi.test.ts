@@ -10,7 +10,7 @@ interface Operation {
   responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: unknown }> }>;
 }
 
-/** Every endpoint of spec §4 is in the OpenAPI document, generated from the route schemas. */
+/** Every endpoint of the public API is in the OpenAPI document, generated from the route schemas. */
 describe('OpenAPI document and reference pages', () => {
   let ctx: TestContext;
   beforeAll(async () => {

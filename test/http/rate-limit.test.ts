@@ -24,7 +24,7 @@ async function sendMany(api: ApiClient, count: number): Promise<TestResponse[]> 
 describe.each([
   { store: 'memory', redis: undefined },
   { store: 'Redis (needs REDIS_URL; skipped without it)', redis: redisUrl },
-])('Rate limits in $store (spec §8, DESIGN.md §3)', ({ store, redis }) => {
+])('Rate limits in $store', ({ store, redis }) => {
   let ctx: TestContext;
   let app: FastifyInstance;
   const time = manualClock();

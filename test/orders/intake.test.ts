@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, seedProducts, warehouse } from './helpers';
 
-describe('POST /orders (spec §2.2, §3.2, §4.5)', () => {
+describe('POST /orders', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { createTestContext, twoTenants, usingPostgres, type TestContext, type Te
 import { eventsOf, item, order, seedProducts, stockOf, warehouse } from './helpers';
 import { listAroundLateCommit, settle } from '../helpers/wait';
 
-describe('orders: batch, reads, cancel, re-validation (spec §4.6–4.9, DESIGN.md §3)', () => {
+describe('orders: batch, reads, cancel, re-validation', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
   beforeAll(async () => {

@@ -15,7 +15,7 @@ import { createTestContext, type TestResponse, type TestTenant, UNLIMITED } from
  * are in the document.
  */
 
-/** The permission of each public operation, as the spec's endpoint table gives it; `null`: no key needed. */
+/** The permission of each public operation, as the endpoint tables of the docs give it; `null`: no key needed. */
 const PERMISSION_OF: Record<string, Permission | null> = {
   'GET /health': null,
   'POST /products': 'products:write',
