@@ -1,4 +1,4 @@
--- Retention (src/webhooks/retention.ts) deletes settled delivery attempts and events past
+-- Retention (src/housekeeping/retention.ts) deletes settled delivery attempts and events past
 -- PICKPORT_RETENTION_DAYS, oldest first, in small batches.
 -- Settled attempts by age: pending rows (every new delivery) stay out of this index, so it costs
 -- nothing when a write fans out deliveries.
