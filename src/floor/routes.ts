@@ -6,7 +6,7 @@ import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { tenantIdOf } from '../tenancy/tenants';
-import { findLayout, saveLayout } from './layouts';
+import { findLayout, saveLayout } from './layout-store';
 import { listLocations, replaceLocations, routeThrough } from './locations';
 import {
   CreateWaveBody,

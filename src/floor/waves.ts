@@ -6,11 +6,11 @@ import { decodeCursor, encodeCursor } from '../http/cursor';
 import { ApiError, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
 import { moveOrder } from '../orders/lifecycle';
 import { lockProductKeys, type OrderRow } from '../orders/store';
-import { completePicking } from '../warehouse/picking';
-import { chooseWave, type WaveCandidate } from './batching';
-import type { Layout, Policy } from './layout';
-import { requireLayout } from './layouts';
-import { routePicks } from './routing';
+import { completePicking } from '../warehouse/order-picking';
+import { chooseWave, type WaveCandidate } from './plan/batching';
+import type { Layout, Policy } from './plan/layout';
+import { requireLayout } from './layout-store';
+import { routePicks } from './plan/walks';
 import type { Wave, WaveLine } from './schemas';
 import type { WaveStatus } from './tables';
 

@@ -7,7 +7,7 @@ import { respondWithWrite } from '../http/write';
 import { OrderResponse } from '../orders/schemas';
 import { tenantIdOf } from '../tenancy/tenants';
 import { loadOrderView, type OrderRow } from '../orders/store';
-import { completePicking, startPicking } from './picking';
+import { completePicking, startPicking } from './order-picking';
 import { dispatchOrder, packOrder } from './shipping';
 import { adjustStock, stockChange } from './stock';
 import {

@@ -1,4 +1,4 @@
-import type { Layout } from '../../../src/floor/layout';
+import type { Layout } from '../../../src/floor/plan/layout';
 
 /** The console API (`/console/api`, session cookie) as the screens use it; shapes from the contract. */
 

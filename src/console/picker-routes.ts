@@ -5,7 +5,7 @@ import { completeWave, pickerWaveId, recordPick, startPickerWave, waveRequest } 
 import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { consoleRoute, PICKING } from './auth';
-import { loadPickerWave, waveWrite } from './picker-waves';
+import { loadPickerWave, waveWrite } from './picker-view';
 import { ConsolePickBody, EmptyBody, MaybePickerWaveResponse, PickerWaveResponse } from './schemas';
 
 /** The caller's PICKING wave; 404 when they have none. */

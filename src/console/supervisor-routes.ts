@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createWave, recentWaves, releaseWave, waveRequest } from '../floor/waves';
-import { findLayout } from '../floor/layouts';
+import { findLayout } from '../floor/layout-store';
 import { CreateWaveBody } from '../floor/schemas';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { StockBody } from '../warehouse/schemas';
 import { adjustStock, stockChange } from '../warehouse/stock';
 import { consoleRoute, SUPERVISING } from './auth';
-import { loadBoard, loadFloor } from './board';
-import { waveWrite, withProgress } from './picker-waves';
+import { loadBoard, loadFloor } from './supervisor-view';
+import { waveWrite, withProgress } from './picker-view';
 import { respondWithWrite } from '../http/write';
 import {
   BoardResponse,
