@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Executor } from '../db';
-import { completeWave, pickerWaveId, recordPick, startPickerWave, waveRequest } from '../floor/waves';
+import { completeWave, recordPick, startPickerWave, waveRequest } from '../floor/wave-commands';
+import { pickerWaveId } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { consoleRoute, PICKING } from './auth';

@@ -5,7 +5,7 @@ import type { Layout } from '../floor/plan/layout';
 import { findLayout } from '../floor/layout-store';
 import { waveProgress, type Progress } from '../floor/plan/progress';
 import type { Wave } from '../floor/schemas';
-import { loadWaves } from '../floor/waves';
+import { loadWaves } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
 import { respondWithWrite } from '../http/write';
 

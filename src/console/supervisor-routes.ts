@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createWave, recentWaves, releaseWave, waveRequest } from '../floor/waves';
+import { createWave, releaseWave, waveRequest } from '../floor/wave-commands';
+import { recentWaves } from '../floor/wave-reads';
 import { findLayout } from '../floor/layout-store';
 import { CreateWaveBody } from '../floor/schemas';
 import { bodyIsOptional, responses } from '../http/schemas';

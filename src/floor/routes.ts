@@ -23,7 +23,8 @@ import {
   WaveParams,
   WaveResponse,
 } from './schemas';
-import { completeWave, createWave, listWaves, loadWave, recordPick, releaseWave, waveRequest } from './waves';
+import { completeWave, createWave, recordPick, releaseWave, waveRequest } from './wave-commands';
+import { listWaves, loadWave } from './wave-reads';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 
