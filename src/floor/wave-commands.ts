@@ -4,14 +4,14 @@ import { LOCK_CLASS, lockInClass } from '../db/locks';
 import type { DomainEvent } from '../events/types';
 import { ApiError, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
 import { moveOrder } from '../orders/lifecycle';
-import { lockProductKeys, type OrderRow } from '../orders/store';
-import { completePicking } from '../warehouse/order-picking';
+import type { OrderRow } from '../orders/store';
+import { completePickedOrders, type OrderToComplete } from '../warehouse/order-picking';
 import { chooseWave, type WaveCandidate } from './plan/batching';
 import type { Layout, Policy } from './plan/layout';
 import { requireLayout } from './layout-store';
 import { routePicks } from './plan/walks';
 import type { WaveStatus } from './tables';
-import { pickerWaveId, waveLines, type WaveLineRow } from './wave-reads';
+import { pickerWaveId, waveLines } from './wave-reads';
 
 export interface WaveRequest {
   orders?: string[] | undefined;
@@ -22,7 +22,7 @@ export interface WaveRequest {
   pickerId?: string | undefined;
 }
 
-/** A wave request with DESIGN.md §5's defaults: 8 orders, 40 units, the optimal route. */
+/** A wave request with the defaults docs/floor.md gives (Making a wave): 8 orders, 40 units, the optimal route. */
 export function waveRequest(body: { orders?: string[] | undefined; maxOrders?: number | undefined; maxItems?: number | undefined; policy?: Policy | undefined }): WaveRequest {
   return { orders: body.orders, maxOrders: body.maxOrders ?? 8, maxItems: body.maxItems ?? 40, policy: body.policy ?? 'optimal' };
 }
@@ -260,9 +260,10 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
 }
 
 /**
- * Completes the wave: each of its orders still IN_PICKING goes to PICKED through complete-picking
- * with the recorded quantities (409 PICKS_MISSING, listing the lines, while one is unrecorded).
- * Orders moved outside the wave since (complete-picking on its own) are left as they are.
+ * Completes the wave: its orders still IN_PICKING go to PICKED with the recorded quantities, all
+ * at once, by the rules of complete-picking (completePickedOrders); 409 PICKS_MISSING, listing the
+ * lines, while one is unrecorded. Orders moved outside the wave since (complete-picking on its
+ * own) are left as they are.
  */
 export async function completeWave(tx: Tx, tenantId: string, waveId: string): Promise<DomainEvent[]> {
   await lockWave(tx, tenantId, waveId, 'update');
@@ -275,28 +276,17 @@ export async function completeWave(tx: Tx, tenantId: string, waveId: string): Pr
     }));
     throw new ApiError('PICKS_MISSING', `${missing.length} line(s) of the wave have no pick recorded`, details);
   }
-  // The lock order of orders/store.ts across all the orders: every product row first, then the
-  // keys of every product picked short, then (in completePicking) each order's row.
-  const productIds = [...new Set(lines.flatMap((line) => (line.product_id ? [line.product_id] : [])))].sort();
-  if (productIds.length > 0) {
-    await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', 'in', productIds).orderBy('id').forUpdate().execute();
+  // Tote by tote, each order's items by position: the order of the events. A wave line is its
+  // order's item (an IN_PICKING order's items do not change).
+  const byOrder = new Map<string, OrderToComplete>();
+  for (const line of [...lines].sort((a, b) => a.tote - b.tote || a.item_position - b.item_position)) {
+    const order: OrderToComplete = byOrder.get(line.order_id) ?? { id: line.order_id, externalId: line.order_external_id, items: [], picked: new Map() };
+    byOrder.set(line.order_id, order);
+    const { item_position: position, product_external_id, product_sku, quantity, product_id } = line;
+    order.items.push({ position, product_external_id, product_sku, quantity, product_id });
+    order.picked.set(line.product_external_id, line.picked_quantity!);
   }
-  await lockProductKeys(
-    tx,
-    tenantId,
-    lines.filter((line) => line.picked_quantity! < line.quantity).map((line) => line.product_external_id),
-  );
-  const byOrder = new Map<string, WaveLineRow[]>();
-  for (const line of [...lines].sort((a, b) => a.tote - b.tote)) {
-    const own = byOrder.get(line.order_external_id) ?? [];
-    own.push(line);
-    byOrder.set(line.order_external_id, own);
-  }
-  const events: DomainEvent[] = [];
-  for (const [externalId, own] of byOrder) {
-    const picked = own.map((line) => ({ productExternalId: line.product_external_id, pickedQuantity: line.picked_quantity! }));
-    events.push(...(await completePicking(tx, tenantId, externalId, picked)).events);
-  }
+  const { events } = await completePickedOrders(tx, tenantId, [...byOrder.values()]);
   await setStatus(tx, tenantId, waveId, 'COMPLETED');
   return events;
 }

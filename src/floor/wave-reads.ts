@@ -18,8 +18,6 @@ export async function pickerWaveId(db: Executor, tenantId: string, pickerId: str
   return wave?.id;
 }
 
-export type WaveLineRow = Awaited<ReturnType<typeof waveLines>>[number];
-
 /** The lines of the given waves in walking order, each with its JSON path in the wave (`stops[2].lines[0]`, `unplaced[1]`). */
 export async function waveLines(db: Executor, tenantId: string, waveIds: string[]) {
   const rows = await db
@@ -34,6 +32,8 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
     .leftJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 'i.tenant_id').onRef('p.id', '=', 'i.product_id'))
     .select([
       'l.wave_id',
+      'l.order_id',
+      'l.item_position',
       'l.stop',
       'l.location_code',
       'l.aisle',
