@@ -1,6 +1,6 @@
-import { chooseWave, type WaveCandidate } from '../../src/floor/batching';
-import { POLICIES, type Layout, type Place, type Policy } from '../../src/floor/layout';
-import { routePicks } from '../../src/floor/routing';
+import { chooseWave, type WaveCandidate } from '../../src/floor/plan/batching';
+import { POLICIES, type Layout, type Place, type Policy } from '../../src/floor/plan/layout';
+import { routePicks } from '../../src/floor/plan/walks';
 import type { Measurement } from '../harness';
 
 /** The same figures on every run: a small seeded generator (mulberry32). */

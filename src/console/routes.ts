@@ -3,10 +3,10 @@ import type { Clock } from '../http/rate-limit';
 import { responses } from '../http/schemas';
 import { endSession, signIn } from '../staff/sessions';
 import { clearSessionCookie, consoleRoute, installConsoleAuth, setSessionCookie } from './auth';
-import { packingRoutes } from './packing';
-import { pickingRoutes } from './picking';
+import { packingRoutes } from './packer-routes';
+import { pickingRoutes } from './picker-routes';
 import { MeResponse, SignedOutResponse, SignInBody } from './schemas';
-import { supervisorRoutes } from './supervisor';
+import { supervisorRoutes } from './supervisor-routes';
 
 export const CONSOLE_API_PREFIX = '/console/api';
 

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { validationError, type FieldProblem } from '../http/errors';
-import type { Layout, Place, Policy } from './layout';
-import { routePicks } from './routing';
-import { lockFloor, requireLayout } from './layouts';
+import type { Layout, Place, Policy } from './plan/layout';
+import { routePicks } from './plan/walks';
+import { lockFloor, requireLayout } from './layout-store';
 
 export interface PlacedLocation {
   code: string;

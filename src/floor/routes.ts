@@ -6,7 +6,7 @@ import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { tenantIdOf } from '../tenancy/tenants';
-import { findLayout, saveLayout } from './layouts';
+import { findLayout, saveLayout } from './layout-store';
 import { listLocations, replaceLocations, routeThrough } from './locations';
 import {
   CreateWaveBody,
@@ -23,7 +23,8 @@ import {
   WaveParams,
   WaveResponse,
 } from './schemas';
-import { completeWave, createWave, listWaves, loadWave, recordPick, releaseWave, waveRequest } from './waves';
+import { completeWave, createWave, recordPick, releaseWave, waveRequest } from './wave-commands';
+import { listWaves, loadWave } from './wave-reads';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IsoDateTime, Page, Success, pageQuery } from '../http/schemas';
-import { MAX_AISLES, MAX_POSITIONS_PER_AISLE, POLICIES } from './layout';
+import { MAX_AISLES, MAX_POSITIONS_PER_AISLE, POLICIES } from './plan/layout';
 
 export const SlugParams = Type.Object({ slug: Type.String() });
 export const WaveParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });

@@ -13,7 +13,7 @@ import type { OrdersTables } from './tables';
 const NEXT: Record<OrderStatus, readonly OrderStatus[]> = {
   PENDING: ['IN_PICKING', 'CANCELLED', 'PENDING_VALIDATION'],
   PENDING_VALIDATION: ['PENDING', 'CANCELLED'],
-  // Back to PENDING only when the wave it was picked in is released (src/floor/waves.ts).
+  // Back to PENDING only when the wave it was picked in is released (src/floor/wave-commands.ts).
   IN_PICKING: ['PICKED', 'PENDING'],
   PICKED: ['PACKED'],
   PACKED: ['DISPATCHED'],

@@ -7,7 +7,7 @@ import { respondWithWrite } from '../http/write';
 import { OrderResponse } from '../orders/schemas';
 import { tenantIdOf } from '../tenancy/tenants';
 import { loadOrderView, type OrderRow } from '../orders/store';
-import { completePicking, startPicking } from './picking';
+import { completePicking, startPicking } from './order-picking';
 import { dispatchOrder, packOrder } from './shipping';
 import { adjustStock, stockChange } from './stock';
 import {
@@ -22,9 +22,10 @@ import {
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 
 /**
- * The warehouse API (DESIGN.md §2): moves orders on the floor and corrects stock, per tenant, with
- * the admin token. Each transition is checked and applied in one transaction under the order's
- * row lock, so of two racing requests exactly one moves the order; the other gets 409.
+ * The warehouse API (docs/orders.md, "Warehouse API"): moves orders on the floor and corrects
+ * stock, per tenant, with the admin token. Each transition is checked and applied in one
+ * transaction under the order's row lock, so of two racing requests exactly one moves the order;
+ * the other gets 409.
  */
 export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;

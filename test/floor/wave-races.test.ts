@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors';
-import { createWave, loadWave } from '../../src/floor/waves';
+import { createWave } from '../../src/floor/wave-commands';
+import { loadWave } from '../../src/floor/wave-reads';
 import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order } from '../orders/helpers';
 import { floorOf, seedPlacedProducts } from './helpers';

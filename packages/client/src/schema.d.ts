@@ -654,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * Start picking: a new wave the service chooses, or the one the caller already has
-         * @description 201 with a new wave, chosen as POST /waves chooses one without `orders` (DESIGN.md §5 defaults); 200 with the wave the caller is already picking. 409 NOTHING_TO_PICK when no order is free.
+         * @description 201 with a new wave, chosen as POST /waves chooses one without `orders` (its default limits); 200 with the wave the caller is already picking. 409 NOTHING_TO_PICK when no order is free.
          */
         post: operations["startMyWave"];
         delete?: never;

@@ -2,7 +2,7 @@
 -- cart of several orders).
 
 -- A single-block warehouse of parallel aisles between a front and a back cross aisle; the routing
--- code checks the values (src/floor/layout.ts), these checks only keep nonsense out.
+-- code checks the values (src/floor/plan/layout.ts), these checks only keep nonsense out.
 CREATE TABLE floor_layouts (
   tenant_id uuid NOT NULL REFERENCES tenants (id),
   aisles integer NOT NULL CHECK (aisles >= 1),

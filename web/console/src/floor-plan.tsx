@@ -1,4 +1,4 @@
-import { aisleX, backY, positionY, type Layout } from '../../../src/floor/layout';
+import { aisleX, backY, positionY, type Layout } from '../../../src/floor/plan/layout';
 import type { Floor } from './api';
 
 /** Wave route colours: distinct from each other and at least 3:1 against the white plan. */

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { POLICIES } from '../../../src/floor/layout';
+import { POLICIES } from '../../../src/floor/plan/layout';
 import { api, describe, type Board, type BodyOf, type Floor, type PickerWave } from './api';
 import { FloorPlan, waveLabel } from './floor-plan';
 

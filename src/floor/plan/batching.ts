@@ -1,5 +1,5 @@
 import { aisleX, backY, positionY, type Layout, type Place } from './layout';
-import { shortestRouteLength } from './routing';
+import { shortestRouteLength } from './walks';
 
 /** An order that could go on the cart: the places of its placed lines (may be empty) and its units. */
 export interface WaveCandidate {

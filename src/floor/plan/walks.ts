@@ -1,9 +1,9 @@
 import { isOnLayout, type Layout, type Place, type Policy } from './layout';
-import { combinedWalk, largestGapWalk, midpointWalk, returnWalk, sShapeWalk } from './routing/heuristics';
-import { optimalDistance, optimalWalk } from './routing/optimal';
-import { floorOf, type Floor, type Point, type Walk } from './routing/walk';
+import { combinedWalk, largestGapWalk, midpointWalk, returnWalk, sShapeWalk } from './walks/heuristics';
+import { optimalDistance, optimalWalk } from './walks/optimal';
+import { floorOf, type Floor, type Point, type Walk } from './walks/walk';
 
-export type { Point } from './routing/walk';
+export type { Point } from './walks/walk';
 
 export interface Route<T extends Place> {
   /** Length of the walk the policy describes, depot to depot (0 for no picks). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aisleX, backY, layoutProblem, POLICIES, positionY, type Layout, type Place } from '../../src/floor/layout';
-import { routePicks, routeWalk, shortestRouteLength, type RouteWalk } from '../../src/floor/routing';
+import { aisleX, backY, layoutProblem, POLICIES, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
+import { routePicks, routeWalk, shortestRouteLength, type RouteWalk } from '../../../src/floor/plan/walks';
 
 const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
 

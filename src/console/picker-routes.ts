@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Executor } from '../db';
-import { completeWave, pickerWaveId, recordPick, startPickerWave, waveRequest } from '../floor/waves';
+import { completeWave, recordPick, startPickerWave, waveRequest } from '../floor/wave-commands';
+import { pickerWaveId } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { consoleRoute, PICKING } from './auth';
-import { loadPickerWave, waveWrite } from './picker-waves';
+import { loadPickerWave, waveWrite } from './picker-view';
 import { ConsolePickBody, EmptyBody, MaybePickerWaveResponse, PickerWaveResponse } from './schemas';
 
 /** The caller's PICKING wave; 404 when they have none. */
@@ -39,7 +40,7 @@ export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...consoleRoute,
         operationId: 'startMyWave', summary: 'Start picking: a new wave the service chooses, or the one the caller already has',
         description:
-          '201 with a new wave, chosen as POST /waves chooses one without `orders` (DESIGN.md §5 defaults); 200 with the wave the caller is already picking. ' +
+          '201 with a new wave, chosen as POST /waves chooses one without `orders` (its default limits); 200 with the wave the caller is already picking. ' +
           '409 NOTHING_TO_PICK when no order is free.',
         body: EmptyBody,
         response: responses({ 200: PickerWaveResponse, 201: PickerWaveResponse }, 409),

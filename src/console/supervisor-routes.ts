@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createWave, recentWaves, releaseWave, waveRequest } from '../floor/waves';
-import { findLayout } from '../floor/layouts';
+import { createWave, releaseWave, waveRequest } from '../floor/wave-commands';
+import { recentWaves } from '../floor/wave-reads';
+import { findLayout } from '../floor/layout-store';
 import { CreateWaveBody } from '../floor/schemas';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { StockBody } from '../warehouse/schemas';
 import { adjustStock, stockChange } from '../warehouse/stock';
 import { consoleRoute, SUPERVISING } from './auth';
-import { loadBoard, loadFloor } from './board';
-import { waveWrite, withProgress } from './picker-waves';
+import { loadBoard, loadFloor } from './supervisor-view';
+import { waveWrite, withProgress } from './picker-view';
 import { respondWithWrite } from '../http/write';
 import {
   BoardResponse,

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aisleX, backY, positionY, type Layout, type Place } from '../../src/floor/layout';
-import { routePolyline, walkThrough, waveProgress } from '../../src/floor/progress';
-import { routeWalk } from '../../src/floor/routing';
+import { aisleX, backY, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
+import { routePolyline, walkThrough, waveProgress } from '../../../src/floor/plan/progress';
+import { routeWalk } from '../../../src/floor/plan/walks';
 
 const layout: Layout = { aisles: 6, positionsPerAisle: 20, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 2, depotAisle: 2 };
 

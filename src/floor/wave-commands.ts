@@ -1,18 +1,17 @@
 import { sql } from 'kysely';
-import type { Db, Executor, Tx } from '../db';
+import type { Tx } from '../db';
 import { LOCK_CLASS, lockInClass } from '../db/locks';
 import type { DomainEvent } from '../events/types';
-import { decodeCursor, encodeCursor } from '../http/cursor';
 import { ApiError, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
 import { moveOrder } from '../orders/lifecycle';
-import { lockProductKeys, type OrderRow } from '../orders/store';
-import { completePicking } from '../warehouse/picking';
-import { chooseWave, type WaveCandidate } from './batching';
-import type { Layout, Policy } from './layout';
-import { requireLayout } from './layouts';
-import { routePicks } from './routing';
-import type { Wave, WaveLine } from './schemas';
+import type { OrderRow } from '../orders/store';
+import { completePickedOrders, type OrderToComplete } from '../warehouse/order-picking';
+import { chooseWave, type WaveCandidate } from './plan/batching';
+import type { Layout, Policy } from './plan/layout';
+import { requireLayout } from './layout-store';
+import { routePicks } from './plan/walks';
 import type { WaveStatus } from './tables';
+import { pickerWaveId, waveLines } from './wave-reads';
 
 export interface WaveRequest {
   orders?: string[] | undefined;
@@ -23,7 +22,7 @@ export interface WaveRequest {
   pickerId?: string | undefined;
 }
 
-/** A wave request with DESIGN.md §5's defaults: 8 orders, 40 units, the optimal route. */
+/** A wave request with the defaults docs/floor.md gives (Making a wave): 8 orders, 40 units, the optimal route. */
 export function waveRequest(body: { orders?: string[] | undefined; maxOrders?: number | undefined; maxItems?: number | undefined; policy?: Policy | undefined }): WaveRequest {
   return { orders: body.orders, maxOrders: body.maxOrders ?? 8, maxItems: body.maxItems ?? 40, policy: body.policy ?? 'optimal' };
 }
@@ -80,18 +79,6 @@ export async function createWave(tx: Tx, tenantId: string, request: WaveRequest)
   const events: DomainEvent[] = [];
   for (const order of orders) events.push((await moveOrder(tx, order, 'IN_PICKING')).event);
   return { waveId: wave.id, events };
-}
-
-/** The picker's PICKING wave, if any (at most one: a unique index holds it). */
-export async function pickerWaveId(db: Executor, tenantId: string, pickerId: string): Promise<string | undefined> {
-  const wave = await db
-    .selectFrom('waves')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('picker_id', '=', pickerId)
-    .where('status', '=', 'PICKING')
-    .executeTakeFirst();
-  return wave?.id;
 }
 
 /**
@@ -273,9 +260,10 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
 }
 
 /**
- * Completes the wave: each of its orders still IN_PICKING goes to PICKED through complete-picking
- * with the recorded quantities (409 PICKS_MISSING, listing the lines, while one is unrecorded).
- * Orders moved outside the wave since (complete-picking on its own) are left as they are.
+ * Completes the wave: its orders still IN_PICKING go to PICKED with the recorded quantities, all
+ * at once, by the rules of complete-picking (completePickedOrders); 409 PICKS_MISSING, listing the
+ * lines, while one is unrecorded. Orders moved outside the wave since (complete-picking on its
+ * own) are left as they are.
  */
 export async function completeWave(tx: Tx, tenantId: string, waveId: string): Promise<DomainEvent[]> {
   await lockWave(tx, tenantId, waveId, 'update');
@@ -288,28 +276,17 @@ export async function completeWave(tx: Tx, tenantId: string, waveId: string): Pr
     }));
     throw new ApiError('PICKS_MISSING', `${missing.length} line(s) of the wave have no pick recorded`, details);
   }
-  // The lock order of orders/store.ts across all the orders: every product row first, then the
-  // keys of every product picked short, then (in completePicking) each order's row.
-  const productIds = [...new Set(lines.flatMap((line) => (line.product_id ? [line.product_id] : [])))].sort();
-  if (productIds.length > 0) {
-    await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', 'in', productIds).orderBy('id').forUpdate().execute();
+  // Tote by tote, each order's items by position: the order of the events. A wave line is its
+  // order's item (an IN_PICKING order's items do not change).
+  const byOrder = new Map<string, OrderToComplete>();
+  for (const line of [...lines].sort((a, b) => a.tote - b.tote || a.item_position - b.item_position)) {
+    const order: OrderToComplete = byOrder.get(line.order_id) ?? { id: line.order_id, externalId: line.order_external_id, items: [], picked: new Map() };
+    byOrder.set(line.order_id, order);
+    const { item_position: position, product_external_id, product_sku, quantity, product_id } = line;
+    order.items.push({ position, product_external_id, product_sku, quantity, product_id });
+    order.picked.set(line.product_external_id, line.picked_quantity!);
   }
-  await lockProductKeys(
-    tx,
-    tenantId,
-    lines.filter((line) => line.picked_quantity! < line.quantity).map((line) => line.product_external_id),
-  );
-  const byOrder = new Map<string, WaveLineRow[]>();
-  for (const line of [...lines].sort((a, b) => a.tote - b.tote)) {
-    const own = byOrder.get(line.order_external_id) ?? [];
-    own.push(line);
-    byOrder.set(line.order_external_id, own);
-  }
-  const events: DomainEvent[] = [];
-  for (const [externalId, own] of byOrder) {
-    const picked = own.map((line) => ({ productExternalId: line.product_external_id, pickedQuantity: line.picked_quantity! }));
-    events.push(...(await completePicking(tx, tenantId, externalId, picked)).events);
-  }
+  const { events } = await completePickedOrders(tx, tenantId, [...byOrder.values()]);
   await setStatus(tx, tenantId, waveId, 'COMPLETED');
   return events;
 }
@@ -334,165 +311,4 @@ export async function releaseWave(tx: Tx, tenantId: string, waveId: string): Pro
 
 async function setStatus(tx: Tx, tenantId: string, waveId: string, status: WaveStatus): Promise<void> {
   await tx.updateTable('waves').set({ status, updated_at: sql<Date>`now()` }).where('tenant_id', '=', tenantId).where('id', '=', waveId).execute();
-}
-
-type WaveLineRow = Awaited<ReturnType<typeof waveLines>>[number];
-
-/** The lines of the given waves in walking order, each with its JSON path in the wave (`stops[2].lines[0]`, `unplaced[1]`). */
-async function waveLines(db: Executor, tenantId: string, waveIds: string[]) {
-  const rows = await db
-    .selectFrom('wave_lines as l')
-    .innerJoin('wave_orders as w', (join) =>
-      join.onRef('w.tenant_id', '=', 'l.tenant_id').onRef('w.wave_id', '=', 'l.wave_id').onRef('w.order_id', '=', 'l.order_id'),
-    )
-    .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'l.tenant_id').onRef('o.id', '=', 'l.order_id'))
-    .innerJoin('order_items as i', (join) =>
-      join.onRef('i.tenant_id', '=', 'l.tenant_id').onRef('i.order_id', '=', 'l.order_id').onRef('i.position', '=', 'l.item_position'),
-    )
-    .leftJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 'i.tenant_id').onRef('p.id', '=', 'i.product_id'))
-    .select([
-      'l.wave_id',
-      'l.stop',
-      'l.location_code',
-      'l.aisle',
-      'l.position',
-      'l.product_external_id',
-      'l.quantity',
-      'l.picked_quantity',
-      'l.reason',
-      'w.tote',
-      'o.external_id as order_external_id',
-      'o.status as order_status',
-      'i.product_sku',
-      'i.product_id',
-      'p.barcode',
-      'p.name',
-    ])
-    .where('l.tenant_id', '=', tenantId)
-    .where('l.wave_id', '=', sql<string>`ANY (${waveIds}::uuid[])`)
-    .orderBy('l.wave_id')
-    .orderBy('l.walk')
-    .execute();
-  let lineInGroup = 0;
-  return rows.map((row, index) => {
-    const previous = rows[index - 1];
-    lineInGroup = previous && previous.wave_id === row.wave_id && previous.stop === row.stop ? lineInGroup + 1 : 0;
-    const path = row.stop === null ? `unplaced[${lineInGroup}]` : `stops[${row.stop - 1}].lines[${lineInGroup}]`;
-    return { ...row, quantity: Number(row.quantity), picked_quantity: row.picked_quantity === null ? null : Number(row.picked_quantity), path };
-  });
-}
-
-/** The waves as the API shows them, in the order of `waveIds` (unknown ids are left out). */
-export async function loadWaves(db: Executor, tenantId: string, waveIds: string[]): Promise<Wave[]> {
-  if (waveIds.length === 0) return [];
-  const [waves, orders, lines] = await Promise.all([
-    db
-      .selectFrom('waves as v')
-      .leftJoin('staff_users as u', (join) => join.onRef('u.tenant_id', '=', 'v.tenant_id').onRef('u.id', '=', 'v.picker_id'))
-      .selectAll('v')
-      .select(['u.username as picker_username', 'u.name as picker_name'])
-      .where('v.tenant_id', '=', tenantId)
-      .where('v.id', '=', sql<string>`ANY (${waveIds}::uuid[])`)
-      .execute(),
-    db
-      .selectFrom('wave_orders as w')
-      .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'w.tenant_id').onRef('o.id', '=', 'w.order_id'))
-      .select(['w.wave_id', 'w.tote', 'o.external_id', 'o.order_number'])
-      .where('w.tenant_id', '=', tenantId)
-      .where('w.wave_id', '=', sql<string>`ANY (${waveIds}::uuid[])`)
-      .orderBy('w.wave_id')
-      .orderBy('w.tote')
-      .execute(),
-    waveLines(db, tenantId, waveIds),
-  ]);
-  const byId = new Map(waves.map((wave) => [wave.id, wave]));
-  return waveIds.flatMap((id) => {
-    const wave = byId.get(id);
-    if (!wave) return [];
-    const stops: Wave['stops'] = [];
-    const unplaced: WaveLine[] = [];
-    for (const row of lines) {
-      if (row.wave_id !== id) continue;
-      const line: WaveLine = {
-        orderExternalId: row.order_external_id,
-        tote: row.tote,
-        productExternalId: row.product_external_id,
-        productSku: row.product_sku,
-        barcode: row.barcode,
-        name: row.name,
-        quantity: row.quantity,
-        pickedQuantity: row.picked_quantity,
-        reason: row.reason,
-      };
-      if (row.stop === null) unplaced.push(line);
-      else if (stops.at(-1)?.seq === row.stop) stops.at(-1)!.lines.push(line);
-      else stops.push({ seq: row.stop, locationCode: row.location_code!, aisle: row.aisle!, position: row.position!, lines: [line] });
-    }
-    return [
-      {
-        id: wave.id,
-        status: wave.status,
-        policy: wave.policy as Policy,
-        distance: Number(wave.distance),
-        sShapeDistance: Number(wave.s_shape_distance),
-        orders: orders.filter((o) => o.wave_id === id).map((o) => ({ externalId: o.external_id, orderNumber: o.order_number, tote: o.tote })),
-        stops,
-        unplaced,
-        picker: wave.picker_id ? { id: wave.picker_id, username: wave.picker_username!, name: wave.picker_name! } : null,
-        createdAt: wave.created_at.toISOString(),
-      },
-    ];
-  });
-}
-
-export async function loadWave(db: Executor, tenantId: string, waveId: string): Promise<Wave> {
-  const [wave] = await loadWaves(db, tenantId, [waveId]);
-  if (!wave) throw notFound(`Wave ${waveId}`);
-  return wave;
-}
-
-/** The tenant's most recent waves, newest first, optionally of one status (the console's list). */
-export async function recentWaves(db: Executor, tenantId: string, query: { limit: number; status?: WaveStatus | undefined }): Promise<Wave[]> {
-  const rows = await db
-    .selectFrom('waves')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(query.limit)
-    .execute();
-  return loadWaves(db, tenantId, rows.map((row) => row.id));
-}
-
-/** A keyset page of the tenant's waves, oldest first, optionally of one status. */
-export async function listWaves(db: Db, tenantId: string, query: { limit: number; cursor?: string | undefined; status?: WaveStatus | undefined }) {
-  const filtered = db
-    .selectFrom('waves')
-    .where('tenant_id', '=', tenantId)
-    .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!));
-  let page = filtered.select(['id', sql<string>`created_at::text`.as('created_key')]);
-  if (query.cursor !== undefined) {
-    const [createdAt, id] = decodeCursor(query.cursor, ['string', 'string']) as [string, string];
-    if (!/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(Date.parse(createdAt))) {
-      throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
-    }
-    page = page.where(sql<boolean>`(created_at, id) > (${createdAt}::timestamptz, ${id}::uuid)`);
-  }
-  const [rows, counted] = await Promise.all([
-    page.orderBy('created_at').orderBy('id').limit(query.limit + 1).execute(),
-    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  const shown = rows.slice(0, query.limit);
-  const hasMore = rows.length > query.limit;
-  const last = shown.at(-1);
-  return {
-    waves: await loadWaves(db, tenantId, shown.map((row) => row.id)),
-    pagination: {
-      limit: query.limit,
-      hasMore,
-      nextCursor: hasMore && last ? encodeCursor([last.created_key, last.id]) : null,
-      total: Number(counted.total),
-    },
-  };
 }

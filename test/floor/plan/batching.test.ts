@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chooseWave, type WaveCandidate, type WaveLimits } from '../../src/floor/batching';
-import type { Layout, Place } from '../../src/floor/layout';
+import { chooseWave, type WaveCandidate, type WaveLimits } from '../../../src/floor/plan/batching';
+import type { Layout, Place } from '../../../src/floor/plan/layout';
 
 const classic: Layout = { aisles: 10, positionsPerAisle: 30, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 1 };
 

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Executor, Tx } from '../db';
 import type { DomainEvent } from '../events/types';
-import type { Layout } from '../floor/layout';
-import { findLayout } from '../floor/layouts';
-import { waveProgress, type Progress } from '../floor/progress';
+import type { Layout } from '../floor/plan/layout';
+import { findLayout } from '../floor/layout-store';
+import { waveProgress, type Progress } from '../floor/plan/progress';
 import type { Wave } from '../floor/schemas';
-import { loadWaves } from '../floor/waves';
+import { loadWaves } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
 import { respondWithWrite } from '../http/write';
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { LOCK_CLASS, lockInClass } from '../db/locks';
 import { ApiError, conflict } from '../http/errors';
-import { layoutProblem, type Layout } from './layout';
+import { layoutProblem, type Layout } from './plan/layout';
 
 /**
  * Serializes the writes of one tenant's floor description (layout and locations): each replaces a

@@ -1,5 +1,5 @@
 import { aisleX, positionY, type Layout, type Place } from './layout';
-import { floorOf, WalkBuilder, type Floor, type Point } from './routing/walk';
+import { floorOf, WalkBuilder, type Floor, type Point } from './walks/walk';
 
 /** A stop of a wave on the floor, and whether every line of it has a pick recorded. */
 export interface StopState extends Place {

@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db';
 import type { OrderStatus } from '../events/types';
-import type { Layout } from '../floor/layout';
-import { findLayout } from '../floor/layouts';
-import { routePolyline } from '../floor/progress';
-import { aisleX, positionY } from '../floor/layout';
+import type { Layout } from '../floor/plan/layout';
+import { findLayout } from '../floor/layout-store';
+import { routePolyline } from '../floor/plan/progress';
+import { aisleX, positionY } from '../floor/plan/layout';
 import { listLocations } from '../floor/locations';
 import { ORDER_STATUSES } from '../orders/schemas';
 import type { OrderIssue } from '../orders/tables';
-import { loadPickerWaves, stopStates, type PickerWave } from './picker-waves';
+import { loadPickerWaves, stopStates, type PickerWave } from './picker-view';
 
 /** How many orders with issues the board lists. */
 const BOARD_ISSUES = 50;
