@@ -69,6 +69,11 @@ export interface RouteWrite<T extends WorkDone, B = unknown> {
    * X-Idempotency-Key, whose answer must commit with the write.
    */
   alone?: (db: Db) => Promise<T | undefined>;
+  /**
+   * Runs once the write has committed, before its answer is sent: what this instance must act on
+   * before anyone hears of the write (a revoked key forgotten), and only if it did commit.
+   */
+  committed?: (done: T) => void;
 }
 
 /**
@@ -89,12 +94,17 @@ export async function respondWithWrite<T extends WorkDone, B>(request: FastifyRe
   const idempotent = request.idempotency;
   if (write.alone && !idempotent) {
     const done = await runAlone(request, reply, write.alone);
-    if (done) return reply.send(serialized(reply, await write.answer(done, db)));
+    if (done) {
+      write.committed?.(done);
+      return reply.send(serialized(reply, await write.answer(done, db)));
+    }
   }
   let expiredKeyFreed = false;
   for (;;) {
     try {
+      let committed: T | undefined;
       const payload = await runWrite(db, write.tenantId, write.work, async (done, tx, riders) => {
+        committed = done;
         const outcome = await write.answer(done, tx);
         // A request judged ahead of its rate-limit verdict commits only if the verdict lets it (rate-limit.ts).
         await applyRateLimitVerdict(request, reply);
@@ -105,6 +115,7 @@ export async function respondWithWrite<T extends WorkDone, B>(request: FastifyRe
         return payload;
       });
       if (idempotent) idempotent.settled = true;
+      if (committed) write.committed?.(committed);
       return reply.send(payload);
     } catch (error) {
       // A refusal is the answer, whatever is stored under the key.

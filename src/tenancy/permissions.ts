@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-/** The five permissions of spec §5.3; a key holds a subset, fixed when it is issued. */
+/** The five permissions; a key holds a subset, fixed when it is issued. */
 export const PERMISSIONS = ['products:read', 'products:write', 'orders:read', 'orders:write', 'webhooks:manage'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
