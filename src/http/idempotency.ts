@@ -114,7 +114,7 @@ export interface IdempotencyOptions {
 }
 
 /**
- * `X-Idempotency-Key` on the public writes (spec §8, DESIGN.md §3, docs/limits.md). No row is
+ * `X-Idempotency-Key` on the public writes (docs/limits.md). No row is
  * written before the answer: a key is held on its instance while its request runs, and the answer
  * is stored by the write transaction's commit (`respondWithWrite`), or, for an answer given outside
  * one, when it is sent. The table's primary key finds a retry out (its answer fails to store, and

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
+import { stockUpdated } from '../catalog/stock-events';
 import { conflict, notFound, validationError } from '../http/errors';
 import { moveOrder } from '../orders/lifecycle';
 import { prepareRecheck, runRecheck } from '../orders/revalidation';
@@ -18,7 +19,7 @@ export async function startPicking(tx: Tx, tenantId: string, externalId: string)
 }
 
 /**
- * IN_PICKING → PICKED (DESIGN.md §2). Stock of each product drops by what was picked, never below
+ * IN_PICKING → PICKED. Stock of each product drops by what was picked, never below
  * zero (a picker who finds more than the books say proves the books wrong); a line picked short
  * changes the order's items. Returns the picked order and the events to emit.
  */
@@ -79,10 +80,7 @@ export async function completePicking(
       .returning('stock')
       .executeTakeFirstOrThrow();
     if (Number(stock) !== Number(product.stock)) {
-      events.push({
-        event: 'product.stock_updated',
-        data: { productId: product.id, sku: product.sku, previousStock: Number(product.stock), newStock: Number(stock), reason: 'ORDER_PICKED' },
-      });
+      events.push(stockUpdated(product, Number(product.stock), Number(stock), 'ORDER_PICKED'));
     }
   }
   if (adjusted.length > 0) {
