@@ -1,3 +1,4 @@
+// A tenant's webhooks and their deliveries, for the management routes: every query is scoped by the tenant.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
@@ -14,8 +15,6 @@ import type { DeliveriesQuery } from './schemas';
 import { encryptSecret, livePreviousSecret, rotateSecret, signingSecrets } from './secrets';
 import { sendWebhook, type AttemptOutcome } from './sender';
 import type { DeliveryStatus } from './tables';
-
-/** A tenant's webhooks and their deliveries: every query is scoped by the tenant. */
 
 /** Dead letters re-queued by one replay call; call again for the rest. */
 export const REPLAY_BATCH = 500;
