@@ -1,6 +1,7 @@
 import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import { recheckWaitingOrders } from '../orders/revalidation';
+import { stockUpdated } from './stock-events';
 
 /** What one accepted upsert did, as the write's consequences need it. */
 export interface WrittenProduct {
@@ -20,7 +21,7 @@ export interface WrittenProduct {
  * orders for products that were created, got another sku or more stock.
  * `ordersWaiting` is what the statement that took those products' keys found: when no order waits
  * for them, there is nothing to re-check. A single upsert done alone records its event in its own
- * statement (`stockUpdatedEventSql` in upsert.ts), the same event.
+ * statement (`stockUpdatedEventSql`), the same event.
  */
 export async function afterProductWrites(tx: Tx, tenantId: string, written: WrittenProduct[], ordersWaiting: boolean): Promise<DomainEvent[]> {
   const events: DomainEvent[] = [];
@@ -28,10 +29,7 @@ export async function afterProductWrites(tx: Tx, tenantId: string, written: Writ
   for (const product of written) {
     const { previousStock } = product;
     if (previousStock !== null && previousStock !== product.stock) {
-      events.push({
-        event: 'product.stock_updated',
-        data: { productId: product.id, sku: product.sku, previousStock, newStock: product.stock, reason: 'INVENTORY_SYNC' },
-      });
+      events.push(stockUpdated(product, previousStock, product.stock, 'INVENTORY_SYNC'));
     }
     if (product.created || product.skuChanged || (previousStock !== null && product.stock > previousStock)) {
       revalidate.push(product.externalId);

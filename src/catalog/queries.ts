@@ -1,8 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db';
 import { settledBefore } from '../db/settled';
-import { decodeCursor, encodeCursor } from '../http/cursor';
-import { validationError } from '../http/errors';
+import { decodeCursor } from '../http/cursor';
+import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
+import { UUID } from '../http/uuid';
 import type { ProductRow } from './fields';
 import type { ListQuery } from './schemas';
 
@@ -22,31 +23,26 @@ export interface ProductPage {
   total: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-/** Where the previous page ended, and the listing's total (counted once, on its first page). */
-interface Position {
-  updatedAt?: string;
-  id: string;
-  total: number;
-}
-
 /*
- * Cursors are keyset positions. The whole catalog is listed by `id`, which never changes, so a
- * product that exists throughout a listing appears exactly once however it is written meanwhile.
- * With `updated_since` the order is (updatedAt, id): a product written again moves behind the
- * cursor and is listed again, which is what an incremental sync wants.
+ * Cursors are keyset positions, carrying the listing's total (counted once, on its first page).
+ * The whole catalog is listed by `id`, which never changes, so a product that exists throughout a
+ * listing appears exactly once however it is written meanwhile. With `updated_since` the order is
+ * (updatedAt, id): a product written again moves behind the cursor and is listed again, which is
+ * what an incremental sync wants.
  */
-function readCursor(cursor: string, byUpdate: boolean): Position {
+const BY_ID: KeyColumn[] = [{ name: 'id', type: 'uuid' }];
+const BY_UPDATE: KeyColumn[] = [{ name: 'updated_at', type: 'timestamptz' }, ...BY_ID];
+
+/** Where the previous page ended (the key, in the listing's order), and the listing's total. */
+function readCursor(cursor: string, byUpdate: boolean): { key: string[]; total: number } {
   if (byUpdate) {
-    const [updatedAt, id, total] = decodeCursor(cursor, ['string', 'string', 'number']) as [string, string, number];
-    if (TIMESTAMP.test(updatedAt) && UUID.test(id)) return { updatedAt, id, total };
-  } else {
-    const [id, total] = decodeCursor(cursor, ['string', 'number']) as [string, number];
-    if (UUID.test(id)) return { id, total };
+    const [updatedAt, id, total] = decodeCursor<[string, string, number]>(cursor, ['string', 'string', 'number'], ([updatedAt, id]) => TIMESTAMP.test(updatedAt) && UUID.test(id));
+    return { key: [updatedAt, id], total };
   }
-  throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
+  const [id, total] = decodeCursor<[string, number]>(cursor, ['string', 'number'], ([id]) => UUID.test(id));
+  return { key: [id], total };
 }
 
 type ListedRow = ProductRow & { updated_key: string; catalog_total: string | null };
@@ -67,12 +63,9 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
   }
   const where = sql.join(filters, sql` AND `);
 
-  const after = !position
-    ? sql`true`
-    : byUpdate
-      ? sql`(updated_at, id) > (${position.updatedAt}::timestamptz, ${position.id}::uuid)`
-      : sql`id > ${position.id}::uuid`;
-  const order = byUpdate ? sql`updated_at, id` : sql`id`;
+  const columns = byUpdate ? BY_UPDATE : BY_ID;
+  const after = position ? keysetAfter(columns, position.key) : sql`true`;
+  const order = sql.join(columns.map((column) => sql.ref(column.name)));
 
   // The whole catalog's total rides along with its first page, read in the same snapshot: an empty
   // page means none matched.
@@ -87,12 +80,8 @@ export async function listProducts(db: Executor, tenantId: string, query: ListQu
   ]);
   const total = counted ?? Number(page.rows[0]?.catalog_total ?? 0);
 
-  const rows = page.rows.slice(0, limit);
-  const hasMore = page.rows.length > limit;
-  const last = rows.at(-1);
-  const nextCursor =
-    hasMore && last ? encodeCursor(byUpdate ? [last.updated_key, last.id, total] : [last.id, total]) : null;
-  return { rows, hasMore, nextCursor, total: total };
+  const { rows, hasMore, nextCursor } = pageOf(page.rows, limit, (last) => (byUpdate ? [last.updated_key, last.id, total] : [last.id, total]));
+  return { rows, hasMore, nextCursor, total };
 }
 
 /** A filtered listing's total: a count of what matches, as large as the match. */

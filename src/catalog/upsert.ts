@@ -8,6 +8,7 @@ import { recordEvents } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, sentColumns, unknownLocationWarning, type SentColumn } from './fields';
+import { stockUpdatedEventSql } from './stock-events';
 import type { ProductInput } from './schemas';
 
 export interface UpsertResult {
@@ -76,16 +77,6 @@ export interface UpsertMode {
    */
   alone?: boolean;
 }
-
-/**
- * `product.stock_updated` of a stock sync (as `afterProductWrites` builds it) for the statement
- * below, when it updated the stock of an existing product: its `written` and locked `old` rows.
- */
-const stockUpdatedEventSql = sql`(
-  SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
-    'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
-  FROM written JOIN old ON true
-  WHERE written.stock <> old.stock)`;
 
 /**
  * POST /products in one statement: lock and read the current row, find another holder of the

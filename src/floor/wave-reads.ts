@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db';
-import { decodeCursor, encodeCursor } from '../http/cursor';
-import { notFound, validationError } from '../http/errors';
+import { decodeCursor } from '../http/cursor';
+import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
+import { UUID } from '../http/uuid';
+import { notFound } from '../http/errors';
 import type { Policy } from './plan/layout';
 import type { Wave, WaveLine } from './schemas';
 import type { WaveStatus } from './tables';
@@ -147,6 +149,12 @@ export async function recentWaves(db: Executor, tenantId: string, query: { limit
   return loadWaves(db, tenantId, rows.map((row) => row.id));
 }
 
+/** Waves in the order they were made. */
+const BY_CREATION: KeyColumn[] = [
+  { name: 'created_at', type: 'timestamptz' },
+  { name: 'id', type: 'uuid' },
+];
+
 /** A keyset page of the tenant's waves, oldest first, optionally of one status. */
 export async function listWaves(db: Db, tenantId: string, query: { limit: number; cursor?: string | undefined; status?: WaveStatus | undefined }) {
   const filtered = db
@@ -155,26 +163,16 @@ export async function listWaves(db: Db, tenantId: string, query: { limit: number
     .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!));
   let page = filtered.select(['id', sql<string>`created_at::text`.as('created_key')]);
   if (query.cursor !== undefined) {
-    const [createdAt, id] = decodeCursor(query.cursor, ['string', 'string']) as [string, string];
-    if (!/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(Date.parse(createdAt))) {
-      throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
-    }
-    page = page.where(sql<boolean>`(created_at, id) > (${createdAt}::timestamptz, ${id}::uuid)`);
+    const key = decodeCursor<[string, string]>(query.cursor, ['string', 'string'], ([createdAt, id]) => UUID.test(id) && !Number.isNaN(Date.parse(createdAt)));
+    page = page.where(keysetAfter(BY_CREATION, key));
   }
-  const [rows, counted] = await Promise.all([
+  const [fetched, counted] = await Promise.all([
     page.orderBy('created_at').orderBy('id').limit(query.limit + 1).execute(),
     filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  const shown = rows.slice(0, query.limit);
-  const hasMore = rows.length > query.limit;
-  const last = shown.at(-1);
+  const { rows, hasMore, nextCursor } = pageOf(fetched, query.limit, (last) => [last.created_key, last.id]);
   return {
-    waves: await loadWaves(db, tenantId, shown.map((row) => row.id)),
-    pagination: {
-      limit: query.limit,
-      hasMore,
-      nextCursor: hasMore && last ? encodeCursor([last.created_key, last.id]) : null,
-      total: Number(counted.total),
-    },
+    waves: await loadWaves(db, tenantId, rows.map((row) => row.id)),
+    pagination: { limit: query.limit, hasMore, nextCursor, total: Number(counted.total) },
   };
 }

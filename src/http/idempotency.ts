@@ -8,6 +8,7 @@ import { prepared } from '../db/prepared';
 import { open, seal } from '../security/secret-box';
 import { ApiError, errorBody, validationError } from './errors';
 import type { Clock } from './rate-limit';
+import { UUID_V4 } from './uuid';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 /**
@@ -25,11 +26,6 @@ const PURGE_INTERVAL_MS = 60_000;
 const PURGE_BATCH = 1000;
 
 const HEADER = 'x-idempotency-key';
-/**
- * Either case: a UUID is case-insensitive, and macOS `uuidgen` prints uppercase. Spelled without the
- * `i` flag because the same source is the header's `pattern` in the route schema and the document.
- */
-const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 /** Headers that describe this delivery of a response rather than the response itself. */
 const UNSTORED_HEADERS = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'x-request-id', 'retry-after']);

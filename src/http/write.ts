@@ -69,6 +69,11 @@ export interface RouteWrite<T extends WorkDone, B = unknown> {
    * X-Idempotency-Key, whose answer must commit with the write.
    */
   alone?: (db: Db) => Promise<T | undefined>;
+  /**
+   * Runs once the write has committed, before its answer is sent: what this instance must act on
+   * before anyone hears of the write (a revoked key forgotten), and only if it did commit.
+   */
+  committed?: (done: T) => void;
 }
 
 /**
@@ -89,12 +94,15 @@ export async function respondWithWrite<T extends WorkDone, B>(request: FastifyRe
   const idempotent = request.idempotency;
   if (write.alone && !idempotent) {
     const done = await runAlone(request, reply, write.alone);
-    if (done) return reply.send(serialized(reply, await write.answer(done, db)));
+    if (done) {
+      write.committed?.(done);
+      return reply.send(serialized(reply, await write.answer(done, db)));
+    }
   }
   let expiredKeyFreed = false;
   for (;;) {
     try {
-      const payload = await runWrite(db, write.tenantId, write.work, async (done, tx, riders) => {
+      const { done, payload } = await runWrite(db, write.tenantId, write.work, async (done, tx, riders) => {
         const outcome = await write.answer(done, tx);
         // A request judged ahead of its rate-limit verdict commits only if the verdict lets it (rate-limit.ts).
         await applyRateLimitVerdict(request, reply);
@@ -102,9 +110,10 @@ export async function respondWithWrite<T extends WorkDone, B>(request: FastifyRe
         if (idempotent) {
           riders.beforeCommit = answerInsert(db, idempotent, reply, payload, config.secretKey);
         }
-        return payload;
+        return { done, payload };
       });
       if (idempotent) idempotent.settled = true;
+      write.committed?.(done);
       return reply.send(payload);
     } catch (error) {
       // A refusal is the answer, whatever is stored under the key.

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db';
 import { settledBefore } from '../db/settled';
-import { decodeCursor, encodeCursor } from '../http/cursor';
-import { validationError } from '../http/errors';
+import { decodeCursor, isCount } from '../http/cursor';
+import { keysetAfter, pageOf } from '../http/pagination';
+import { UUID } from '../http/uuid';
 import type { ListQuery, OrderView } from './schemas';
 import { itemsOf, orderView } from './store';
 
@@ -13,15 +14,14 @@ export interface OrderListing {
   total: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Where the previous page ended (in the listing's order), and the listing's total. */
-function readCursor(cursor: string, sortColumn: string): { key: string; id: string; total: number } {
-  const [mode, key, id, total] = decodeCursor(cursor, ['string', 'string', 'string', 'number']) as [string, string, string, number];
-  if (mode !== sortColumn || !UUID.test(id) || !Number.isSafeInteger(total) || total < 0) {
-    throw validationError([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
-  }
-  return { key, id, total };
+/** Where the previous page ended (the key, in the listing's order), and the listing's total. */
+function readCursor(cursor: string, sortColumn: string): { key: [string, string]; total: number } {
+  const [, key, id, total] = decodeCursor<[string, string, string, number]>(
+    cursor,
+    ['string', 'string', 'string', 'number'],
+    ([mode, , id, total]) => mode === sortColumn && UUID.test(id) && isCount(total),
+  );
+  return { key: [key, id], total };
 }
 
 /**
@@ -45,8 +45,8 @@ export async function listOrders(db: Executor, tenantId: string, query: ListQuer
   }
 
   let page = filtered.selectAll().select(sql<string>`${sql.ref(sortColumn)}::text`.as('sort_key'));
-  if (position) page = page.where(sql<boolean>`(${sql.ref(sortColumn)}, id) > (${position.key}::timestamptz, ${position.id}::uuid)`);
-  const [rows, total] = await Promise.all([
+  if (position) page = page.where(keysetAfter([{ name: sortColumn, type: 'timestamptz' }, { name: 'id', type: 'uuid' }], position.key));
+  const [fetched, total] = await Promise.all([
     page.orderBy(sortColumn).orderBy('id').limit(limit + 1).execute(),
     position
       ? position.total
@@ -55,14 +55,7 @@ export async function listOrders(db: Executor, tenantId: string, query: ListQuer
           .executeTakeFirstOrThrow()
           .then((counted) => Number(counted.total)),
   ]);
-  const hasMore = rows.length > limit;
-  const shown = rows.slice(0, limit);
-  const items = await itemsOf(db, tenantId, shown.map((row) => row.id));
-  const last = shown.at(-1);
-  return {
-    orders: shown.map((row) => orderView(row, items.get(row.id) ?? [])),
-    hasMore,
-    nextCursor: hasMore && last ? encodeCursor([sortColumn, last.sort_key, last.id, total]) : null,
-    total,
-  };
+  const { rows, hasMore, nextCursor } = pageOf(fetched, limit, (last) => [sortColumn, last.sort_key, last.id, total]);
+  const items = await itemsOf(db, tenantId, rows.map((row) => row.id));
+  return { orders: rows.map((row) => orderView(row, items.get(row.id) ?? [])), hasMore, nextCursor, total };
 }

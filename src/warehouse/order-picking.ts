@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../db';
+import { stockUpdated } from '../catalog/stock-events';
 import type { DomainEvent } from '../events/types';
 import { conflict, notFound, validationError } from '../http/errors';
 import { moveOrder, statusChanged } from '../orders/lifecycle';
@@ -154,13 +155,7 @@ async function takeStock(tx: Tx, tenantId: string, productIds: (string | null)[]
     FROM lines l JOIN products p ON p.tenant_id = ${tenantId} AND p.id = l.product_id
     WHERE greatest(p.stock - (l.taken - l.quantity), 0) <> greatest(p.stock - l.taken, 0)`.execute(tx);
   return new Map(
-    rows.map((row) => [
-      Number(row.line),
-      {
-        event: 'product.stock_updated',
-        data: { productId: row.id, sku: row.sku, previousStock: Number(row.previous), newStock: Number(row.stock), reason: 'ORDER_PICKED' },
-      },
-    ]),
+    rows.map((row) => [Number(row.line), stockUpdated(row, Number(row.previous), Number(row.stock), 'ORDER_PICKED')]),
   );
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { MAX_STOCK } from '../catalog/schemas';
+import { stockUpdated } from '../catalog/stock-events';
 import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import { conflict, notFound, validationError } from '../http/errors';
@@ -57,7 +58,7 @@ export async function adjustStock(
   const newStock = Number(updated.stock);
   const events: DomainEvent[] = [];
   if (newStock !== previousStock) {
-    events.push({ event: 'product.stock_updated', data: { productId: product.id, sku: product.sku, previousStock, newStock, reason: 'MANUAL_ADJUSTMENT' } });
+    events.push(stockUpdated(product, previousStock, newStock, 'MANUAL_ADJUSTMENT'));
   }
   // More stock may satisfy orders waiting on it.
   if (newStock > previousStock) events.push(...(await recheckWaitingOrders(tx, tenantId, [product.external_id])));
