@@ -1,9 +1,11 @@
 /**
- * A single-block warehouse: parallel aisles between a front and a back cross aisle, the depot on
- * the front cross aisle. Position p of aisle a stands at x = (a-1)*aisleSpacing,
- * y = crossAisleOffset + (p-1)*positionSpacing; the front cross aisle is y = 0, the back one
- * y = 2*crossAisleOffset + (N-1)*positionSpacing. A picker walks only along aisle centre lines and
- * the two cross aisles and picks both sides of an aisle from its centre line.
+ * A warehouse of parallel aisles between a front and a back cross aisle, the depot on the front
+ * cross aisle, and middle cross aisles running across every aisle: k of them make k+1 blocks.
+ * Position p of aisle a stands at x = (a-1)*aisleSpacing, y = crossAisleOffset +
+ * (p-1)*positionSpacing + the widths of the middle cross aisles before p. The front cross aisle is
+ * y = 0, a middle one lies halfway between the two positions it separates, and the back one
+ * crossAisleOffset behind the last position. A picker walks only along aisle centre lines and
+ * cross aisles and picks both sides of an aisle from its centre line.
  */
 export interface Layout {
   aisles: number;
@@ -12,6 +14,14 @@ export interface Layout {
   positionSpacing: number;
   crossAisleOffset: number;
   depotAisle: number;
+  /** Middle cross aisles; none when left out. */
+  crossAisles?: readonly CrossAisle[];
+}
+
+/** A middle cross aisle between positions `afterPosition` and `afterPosition + 1`, `width` wide. */
+export interface CrossAisle {
+  afterPosition: number;
+  width: number;
 }
 
 /** Aisle 1..aisles from the left, position 1..positionsPerAisle from the front. */
@@ -26,10 +36,11 @@ export type Policy = (typeof POLICIES)[number];
 /** Large enough for any real floor, small enough that a route stays cheap to compute. */
 export const MAX_AISLES = 1_000;
 export const MAX_POSITIONS_PER_AISLE = 10_000;
+export const MAX_CROSS_AISLES = 20;
 
 /** Why a layout is unusable (field name and message), or undefined; e.g. depotAisle outside 1..aisles. */
 export function layoutProblem(layout: Layout): { field: string; message: string } | undefined {
-  const counts: [keyof Layout, number][] = [
+  const counts: ['aisles' | 'positionsPerAisle', number][] = [
     ['aisles', MAX_AISLES],
     ['positionsPerAisle', MAX_POSITIONS_PER_AISLE],
   ];
@@ -46,6 +57,22 @@ export function layoutProblem(layout: Layout): { field: string; message: string 
   }
   if (!Number.isInteger(layout.depotAisle) || layout.depotAisle < 1 || layout.depotAisle > layout.aisles) {
     return { field: 'depotAisle', message: `depotAisle must be an aisle of the layout, 1 to ${layout.aisles}` };
+  }
+  return crossAisleProblem(layout);
+}
+
+function crossAisleProblem(layout: Layout): { field: string; message: string } | undefined {
+  const crossAisles = layout.crossAisles ?? [];
+  if (crossAisles.length > MAX_CROSS_AISLES) return { field: 'crossAisles', message: `crossAisles must hold at most ${MAX_CROSS_AISLES} cross aisles` };
+  const seen = new Set<number>();
+  for (const [index, { afterPosition, width }] of crossAisles.entries()) {
+    const field = `crossAisles[${index}]`;
+    if (!Number.isInteger(afterPosition) || afterPosition < 1 || afterPosition >= layout.positionsPerAisle) {
+      return { field: `${field}.afterPosition`, message: `afterPosition must be a whole number from 1 to ${layout.positionsPerAisle - 1}` };
+    }
+    if (seen.has(afterPosition)) return { field: `${field}.afterPosition`, message: `afterPosition ${afterPosition} has a cross aisle already` };
+    seen.add(afterPosition);
+    if (!Number.isFinite(width) || width <= 0) return { field: `${field}.width`, message: 'width must be a number above 0' };
   }
   return undefined;
 }
@@ -69,10 +96,19 @@ export function aisleX(layout: Layout, aisle: number): number {
 
 /** y of a position along its aisle, measured from the front cross aisle. */
 export function positionY(layout: Layout, position: number): number {
-  return layout.crossAisleOffset + (position - 1) * layout.positionSpacing;
+  let y = layout.crossAisleOffset + (position - 1) * layout.positionSpacing;
+  for (const crossAisle of layout.crossAisles ?? []) if (crossAisle.afterPosition < position) y += crossAisle.width;
+  return y;
+}
+
+/** y of the centre line of each middle cross aisle, front to back. */
+export function middleCrossAisleYs(layout: Layout): number[] {
+  return [...(layout.crossAisles ?? [])]
+    .sort((a, b) => a.afterPosition - b.afterPosition)
+    .map(({ afterPosition }) => (positionY(layout, afterPosition) + positionY(layout, afterPosition + 1)) / 2);
 }
 
 /** y of the back cross aisle. */
 export function backY(layout: Layout): number {
-  return 2 * layout.crossAisleOffset + (layout.positionsPerAisle - 1) * layout.positionSpacing;
+  return positionY(layout, layout.positionsPerAisle) + layout.crossAisleOffset;
 }
