@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../http/rate-limit';
 import { responses } from '../http/schemas';
-import { endSession, signIn } from '../staff/sessions';
+import { respondWithWrite } from '../http/write';
+import { endSession, startSession, verifySignIn } from '../staff/sessions';
 import { clearSessionCookie, consoleRoute, installConsoleAuth, setSessionCookie } from './auth';
 import { packingRoutes } from './packer-routes';
 import { pickingRoutes } from './picker-routes';
@@ -36,9 +37,14 @@ export const consoleRoutes =
         },
       },
       async (request, reply) => {
-        const { token, session } = await signIn(db, { ...request.body, address: request.ip }, clock());
-        setSessionCookie(reply, token, secure);
-        return { success: true as const, data: { user: session.user, warehouse: session.warehouse }, requestId: request.id };
+        const now = clock();
+        const verified = await verifySignIn(db, { ...request.body, address: request.ip }, now);
+        return respondWithWrite(request, reply, {
+          work: (tx) => startSession(tx, verified, now),
+          // The cookie names a session that exists: set once the session has committed.
+          committed: ({ token }) => setSessionCookie(reply, token, secure),
+          answer: ({ session: { user, warehouse } }) => ({ body: { success: true as const, data: { user, warehouse }, requestId: request.id } }),
+        });
       },
     );
 
@@ -51,11 +57,15 @@ export const consoleRoutes =
     app.delete(
       '/session',
       { schema: { ...consoleRoute, operationId: 'signOut', summary: 'Sign out: the session ends and the cookie is cleared', response: responses({ 200: SignedOutResponse }) } },
-      async (request, reply) => {
-        await endSession(db, request.staff.tokenHash);
-        clearSessionCookie(reply, secure);
-        return { success: true as const, data: { signedOut: true as const }, requestId: request.id };
-      },
+      async (request, reply) =>
+        respondWithWrite(request, reply, {
+          work: async (tx) => {
+            await endSession(tx, request.staff.tokenHash);
+            return {};
+          },
+          committed: () => clearSessionCookie(reply, secure),
+          answer: () => ({ body: { success: true as const, data: { signedOut: true as const }, requestId: request.id } }),
+        }),
     );
 
     await app.register(pickingRoutes);

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '../db';
+import type { Db, Executor, Tx } from '../db';
 import { ApiError } from '../http/errors';
-import { checkSignInLimits, clearSignInFailures, limitKeys, recordSignInFailure } from './limits';
+import { checkSignInLimits, clearSignInFailures, limitKeys, recordSignInFailure, type LimitKeys } from './limits';
 import { unknownUserHash, verifyPin } from './pins';
 import type { StaffRole } from './tables';
 import { normalUsername } from './users';
@@ -29,16 +29,23 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 
 const signInRefused = () => new ApiError('UNAUTHORIZED', 'Unknown warehouse, user or PIN');
 
+/** A user whose sign-in passed the limits and the PIN check: what a new session is made of. */
+export interface VerifiedSignIn {
+  user: Me['user'] & { tenantId: string };
+  warehouse: Me['warehouse'];
+  keys: LimitKeys;
+}
+
 /**
- * Signs a user in: a new session and its token (for the cookie). Wrong warehouse, user or PIN and a
- * disabled user all answer the same 401, after the same PIN check; failures count against the
- * limits of limits.ts (429 once used up).
+ * Checks a sign-in: the limits of limits.ts (429 once used up), then the warehouse, user and PIN.
+ * Wrong warehouse, user or PIN and a disabled user all answer the same 401, after the same PIN
+ * check, and the failure is recorded at once: it counts against the limits whatever happens next.
  */
-export async function signIn(
-  db: Db,
+export async function verifySignIn(
+  db: Executor,
   input: { warehouse: string; username: string; pin: string; address: string },
   now: number,
-): Promise<{ token: string; session: Session }> {
+): Promise<VerifiedSignIn> {
   const warehouse = input.warehouse.toLowerCase();
   const username = normalUsername(input.username);
   const keys = limitKeys(warehouse, username, input.address);
@@ -59,29 +66,32 @@ export async function signIn(
     await recordSignInFailure(db, keys, now);
     throw signInRefused();
   }
-  await clearSignInFailures(db, keys, now);
+  return {
+    user: { id: user.id, tenantId: user.tenant_id, username: user.username, name: user.name, role: user.role },
+    warehouse: { slug: user.slug, name: user.tenant_name },
+    keys,
+  };
+}
+
+/** Starts a session for a verified sign-in, clearing its failures; its token (for the cookie) is never stored. */
+export async function startSession(tx: Tx, verified: VerifiedSignIn, now: number): Promise<{ token: string; session: Session }> {
+  const { user, warehouse, keys } = verified;
+  await clearSignInFailures(tx, keys, now);
   const token = randomBytes(32).toString('base64url');
   const hash = tokenHash(token);
-  await db.deleteFrom('staff_sessions').where('expires_at', '<=', new Date(now)).execute();
-  await db
+  await tx.deleteFrom('staff_sessions').where('expires_at', '<=', new Date(now)).execute();
+  await tx
     .insertInto('staff_sessions')
     .values({
       token_hash: hash,
-      tenant_id: user.tenant_id,
+      tenant_id: user.tenantId,
       user_id: user.id,
       idle_expires_at: new Date(now + SESSION_IDLE_MS),
       expires_at: new Date(now + SESSION_MAX_MS),
     })
     .execute();
-  return {
-    token,
-    session: {
-      tenantId: user.tenant_id,
-      tokenHash: hash,
-      user: { id: user.id, username: user.username, name: user.name, role: user.role },
-      warehouse: { slug: user.slug, name: user.tenant_name },
-    },
-  };
+  const { tenantId, ...shown } = user;
+  return { token, session: { tenantId, tokenHash: hash, user: shown, warehouse } };
 }
 
 /** The live session of a token, its idle expiry moved on; undefined when unknown, expired or its user disabled. */
@@ -111,6 +121,6 @@ export async function sessionOf(db: Db, token: string, now: number): Promise<Ses
   };
 }
 
-export async function endSession(db: Db, hash: string): Promise<void> {
+export async function endSession(db: Executor, hash: string): Promise<void> {
   await db.deleteFrom('staff_sessions').where('token_hash', '=', hash).execute();
 }
