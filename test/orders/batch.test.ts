@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { useTenant } from '../helpers/setup';
 import { eventsOf, item, order, seedProducts, warehouse } from './helpers';
 
 /*
@@ -116,31 +117,25 @@ describe('POST /orders/batch: set-based, with the answers of the orders sent one
 });
 
 describe('order batches racing stock changes', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-  });
-  afterAll(() => ctx.close());
+  const setup = useTenant();
 
   it('batches, single orders, product batches and stock adjustments on the same products all answer, and never promise more than the stock', async () => {
     const products = ['R0', 'R1', 'R2', 'R3'];
-    await seedProducts(tenant, products.map((externalId) => ({ externalId, sku: `SKU-${externalId}`, stock: 6 })));
-    const floor = warehouse(ctx, tenant);
+    await seedProducts(setup.tenant, products.map((externalId) => ({ externalId, sku: `SKU-${externalId}`, stock: 6 })));
+    const floor = warehouse(setup.ctx, setup.tenant);
     // Each order takes two different products, in an order that differs from order to order.
     const orderOf = (id: string, n: number) => order(id, [item(products[n % 4]!), item(products[(n + 1 + (n % 3)) % 4]!, 2)]);
     const requests = [
-      ...Array.from({ length: 4 }, (_, b) => tenant.api.post('/orders/batch', { orders: Array.from({ length: 10 }, (_, i) => orderOf(`RB${b}-${i}`, b * 10 + i)) })),
-      ...Array.from({ length: 8 }, (_, i) => tenant.api.post('/orders', orderOf(`RS-${i}`, i + 3))),
-      tenant.api.post('/products/batch', { products: products.map((externalId) => ({ externalId, sku: `SKU-${externalId}`, name: externalId, stock: 9 })) }),
+      ...Array.from({ length: 4 }, (_, b) => setup.tenant.api.post('/orders/batch', { orders: Array.from({ length: 10 }, (_, i) => orderOf(`RB${b}-${i}`, b * 10 + i)) })),
+      ...Array.from({ length: 8 }, (_, i) => setup.tenant.api.post('/orders', orderOf(`RS-${i}`, i + 3))),
+      setup.tenant.api.post('/products/batch', { products: products.map((externalId) => ({ externalId, sku: `SKU-${externalId}`, name: externalId, stock: 9 })) }),
       ...products.map((externalId) => floor.post(`/products/${externalId}/stock`, { delta: 2 })),
     ];
     const answers = await Promise.all(requests);
     for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
     for (const batchAnswer of answers.slice(0, 4)) expect(batchAnswer.body.data).toMatchObject({ successCount: 10, errorCount: 0 });
 
-    const orders = (await tenant.api.get('/orders', { limit: '100' })).body.data as {
+    const orders = (await setup.tenant.api.get('/orders', { limit: '100' })).body.data as {
       status: string;
       issues: { type: string; productExternalId: string }[];
       items: { productExternalId: string; quantity: number }[];
@@ -148,7 +143,7 @@ describe('order batches racing stock changes', () => {
     expect(orders).toHaveLength(48);
     let short = 0;
     for (const product of products) {
-      const stock = (await tenant.api.get(`/products/${product}`)).body.data.stock;
+      const stock = (await setup.tenant.api.get(`/products/${product}`)).body.data.stock;
       // The lines that count as covered: of PENDING orders with no stock issue on the product.
       const promised = orders
         .filter((o) => o.status === 'PENDING' && !o.issues.some((issue) => issue.type === 'INSUFFICIENT_STOCK' && issue.productExternalId === product))

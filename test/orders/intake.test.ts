@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { describe, expect, it } from 'vitest';
+import { useTenant } from '../helpers/setup';
 import { eventsOf, item, order, seedProducts, warehouse } from './helpers';
 
 describe('POST /orders', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-    await seedProducts(tenant, [
+  const setup = useTenant({
+    products: [
       { externalId: 'P1', sku: 'SKU-P1', stock: 10 },
       { externalId: 'P2', sku: 'SKU-P2', stock: 5 },
       { externalId: 'LOW', sku: 'SKU-LOW', stock: 3 },
-    ]);
+    ],
   });
-  afterAll(() => ctx.close());
 
   describe('validation', () => {
     const valid = order('V-1', [item('P1')]);
@@ -46,52 +41,46 @@ describe('POST /orders', () => {
       ['the same product twice', { ...valid, items: [item('P1'), item('P1', 2)] }, 'items[1].productExternalId'],
     ];
     it.each(cases)('%s → 400 VALIDATION_ERROR naming %s, nothing stored', async (_name, body, field) => {
-      const response = await tenant.api.post('/orders', body);
+      const response = await setup.tenant.api.post('/orders', body);
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
       expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
-      expect((await tenant.api.get('/orders/V-1')).status).toBe(404);
+      expect((await setup.tenant.api.get('/orders/V-1')).status).toBe(404);
     });
 
     it('takes a quantity of up to 1,000,000 units', async () => {
-      await seedProducts(tenant, [{ externalId: 'BULK', sku: 'SKU-BULK', stock: 1_000_000_000 }]);
-      const response = await tenant.api.post('/orders', order('V-MAX', [item('BULK', 1_000_000)]));
+      await seedProducts(setup.tenant, [{ externalId: 'BULK', sku: 'SKU-BULK', stock: 1_000_000_000 }]);
+      const response = await setup.tenant.api.post('/orders', order('V-MAX', [item('BULK', 1_000_000)]));
       expect(response.status).toBe(201);
       expect(response.body.data).toMatchObject({ status: 'PENDING', hasIssues: false });
-      expect((await tenant.api.get('/orders/V-MAX')).body.data.items).toEqual([expect.objectContaining({ quantity: 1_000_000 })]);
+      expect((await setup.tenant.api.get('/orders/V-MAX')).body.data.items).toEqual([expect.objectContaining({ quantity: 1_000_000 })]);
     });
 
     it('takes ISO 8601 dates with or without a time, and every optional field', async () => {
-      const body = order('V-2', [item('P1')], {
+      // Every optional field but the dates comes back as sent.
+      const asSent = {
         priority: 'urgent',
         channel: 'web',
-        orderDate: '2026-04-23T10:15:00+02:00',
-        dueDate: '2026-04-30',
         shippingMethod: 'express',
         shippingAddress: '1 Main St',
         notes: 'fragile',
         customer: { externalId: 'C-1', name: 'Ada', email: 'ada@example.com', phone: '+1 555' },
         metadata: { source: 'erp', lines: 1 },
-      });
-      expect((await tenant.api.post('/orders', body)).status).toBe(201);
-      const { data } = (await tenant.api.get('/orders/V-2')).body;
+      };
+      const body = order('V-2', [item('P1')], { ...asSent, orderDate: '2026-04-23T10:15:00+02:00', dueDate: '2026-04-30' });
+      expect((await setup.tenant.api.post('/orders', body)).status).toBe(201);
+      const { data } = (await setup.tenant.api.get('/orders/V-2')).body;
       expect(data).toMatchObject({
-        priority: 'urgent',
-        channel: 'web',
+        ...asSent,
         orderDate: '2026-04-23T08:15:00.000Z',
         dueDate: '2026-04-30T00:00:00.000Z',
-        shippingMethod: 'express',
-        shippingAddress: '1 Main St',
-        notes: 'fragile',
-        customer: { externalId: 'C-1', name: 'Ada', email: 'ada@example.com', phone: '+1 555' },
-        metadata: { source: 'erp', lines: 1 },
         items: [{ productExternalId: 'P1', productSku: 'SKU-P1', quantity: 1 }],
       });
     });
   });
 
   it('creates a PENDING order without issues when every item resolves (201 created)', async () => {
-    const response = await tenant.api.post('/orders', order('A-1', [item('P1', 2), item('P2', 1)]));
+    const response = await setup.tenant.api.post('/orders', order('A-1', [item('P1', 2), item('P2', 1)]));
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
       success: true,
@@ -104,7 +93,7 @@ describe('POST /orders', () => {
   });
 
   it('accepts an order with an unknown product or a mismatched sku in PENDING_VALIDATION, with order.issue_detected', async () => {
-    const response = await tenant.api.post('/orders', order('U-1', [item('P1'), item('GHOST'), item('P2', 1, 'SKU-WRONG')]));
+    const response = await setup.tenant.api.post('/orders', order('U-1', [item('P1'), item('GHOST'), item('P2', 1, 'SKU-WRONG')]));
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
       action: 'created',
@@ -120,7 +109,7 @@ describe('POST /orders', () => {
     });
     expect(response.body.warnings).toHaveLength(2);
     expect(response.body.warnings?.[1]).toContain('SKU-P2');
-    const events = await eventsOf(ctx, tenant, 'order.issue_detected');
+    const events = await eventsOf(setup.ctx, setup.tenant, 'order.issue_detected');
     expect(events.at(-1)?.data).toEqual({
       externalId: 'U-1',
       orderNumber: 'N-U-1',
@@ -134,10 +123,10 @@ describe('POST /orders', () => {
   });
 
   it('flags INSUFFICIENT_STOCK, counting what other open orders hold, and stays PENDING', async () => {
-    const first = await tenant.api.post('/orders', order('S-1', [item('LOW', 2)]));
+    const first = await setup.tenant.api.post('/orders', order('S-1', [item('LOW', 2)]));
     expect(first.body.data).toMatchObject({ status: 'PENDING', hasIssues: false });
     // 3 in stock, 2 held by S-1: 2 more is too many.
-    const second = await tenant.api.post('/orders', order('S-2', [item('LOW', 2)]));
+    const second = await setup.tenant.api.post('/orders', order('S-2', [item('LOW', 2)]));
     expect(second.status).toBe(201);
     expect(second.body.data).toMatchObject({
       status: 'PENDING',
@@ -146,7 +135,7 @@ describe('POST /orders', () => {
       issues: [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'LOW', productSku: 'SKU-LOW' }],
     });
     expect(second.body.warnings).toEqual([expect.stringContaining('available stock (1)')]);
-    const detected = await eventsOf(ctx, tenant, 'order.issue_detected');
+    const detected = await eventsOf(setup.ctx, setup.tenant, 'order.issue_detected');
     expect(detected.at(-1)?.data).toEqual({
       externalId: 'S-2',
       orderNumber: 'N-S-2',
@@ -154,27 +143,27 @@ describe('POST /orders', () => {
       hasIssues: true,
       issues: [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'LOW', productSku: 'SKU-LOW' }],
     });
-    expect((await tenant.api.get('/orders', { has_issues: 'true', status: 'PENDING' })).body.data.map((o: { externalId: string }) => o.externalId)).toContain('S-2');
+    expect((await setup.tenant.api.get('/orders', { has_issues: 'true', status: 'PENDING' })).body.data.map((o: { externalId: string }) => o.externalId)).toContain('S-2');
   });
 
   it('refuses an orderNumber another order holds (409 CONFLICT)', async () => {
-    await tenant.api.post('/orders', order('D-1', [item('P1')], { orderNumber: 'SHARED' }));
-    const response = await tenant.api.post('/orders', order('D-2', [item('P1')], { orderNumber: 'SHARED' }));
+    await setup.tenant.api.post('/orders', order('D-1', [item('P1')], { orderNumber: 'SHARED' }));
+    const response = await setup.tenant.api.post('/orders', order('D-2', [item('P1')], { orderNumber: 'SHARED' }));
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe('CONFLICT');
-    expect((await tenant.api.get('/orders/D-2')).status).toBe(404);
+    expect((await setup.tenant.api.get('/orders/D-2')).status).toBe(404);
   });
 
   describe('upsert of an existing order', () => {
     it('updates a PENDING order: mutable fields change, fields left out keep their value (200 updated)', async () => {
-      await tenant.api.post('/orders', order('UP-1', [item('P1')], { notes: 'first', priority: 'low', channel: 'web', shippingMethod: 'post' }));
-      const response = await tenant.api.post(
+      await setup.tenant.api.post('/orders', order('UP-1', [item('P1')], { notes: 'first', priority: 'low', channel: 'web', shippingMethod: 'post' }));
+      const response = await setup.tenant.api.post(
         '/orders',
         order('UP-1', [item('P1', 3), item('P2')], { notes: 'second', priority: 'high', channel: 'phone', customer: { externalId: 'C-9' } }),
       );
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ action: 'updated', data: { status: 'PENDING', itemsCount: 2 } });
-      const { data } = (await tenant.api.get('/orders/UP-1')).body;
+      const { data } = (await setup.tenant.api.get('/orders/UP-1')).body;
       expect(data).toMatchObject({
         notes: 'second',
         priority: 'high',
@@ -190,11 +179,11 @@ describe('POST /orders', () => {
     });
 
     it('lets a PENDING_VALIDATION order fix its items: PENDING, order.issue_resolved and order.status_changed', async () => {
-      await tenant.api.post('/orders', order('FIX-1', [item('P1'), item('P2', 1, 'SKU-TYPO')]));
-      const response = await tenant.api.post('/orders', order('FIX-1', [item('P1'), item('P2')]));
+      await setup.tenant.api.post('/orders', order('FIX-1', [item('P1'), item('P2', 1, 'SKU-TYPO')]));
+      const response = await setup.tenant.api.post('/orders', order('FIX-1', [item('P1'), item('P2')]));
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ action: 'updated', data: { status: 'PENDING', hasIssues: false, unresolvedProducts: [] } });
-      const events = (await eventsOf(ctx, tenant)).filter((e) => e.data.externalId === 'FIX-1');
+      const events = (await eventsOf(setup.ctx, setup.tenant)).filter((e) => e.data.externalId === 'FIX-1');
       expect(events.map((e) => e.event)).toEqual(['order.issue_detected', 'order.issue_resolved', 'order.status_changed']);
       expect(events[1]?.data).toEqual({ externalId: 'FIX-1', orderNumber: 'N-FIX-1', status: 'PENDING', hasIssues: false, resolvedIssues: ['UNRESOLVED_PRODUCT'] });
       expect(events[2]?.data).toEqual({
@@ -207,19 +196,19 @@ describe('POST /orders', () => {
     });
 
     it('moves a PENDING order whose new items do not resolve back to PENDING_VALIDATION', async () => {
-      await tenant.api.post('/orders', order('BACK-1', [item('P1')]));
-      const response = await tenant.api.post('/orders', order('BACK-1', [item('NOPE')]));
+      await setup.tenant.api.post('/orders', order('BACK-1', [item('P1')]));
+      const response = await setup.tenant.api.post('/orders', order('BACK-1', [item('NOPE')]));
       expect(response.body.data).toMatchObject({ status: 'PENDING_VALIDATION', hasIssues: true });
-      const kinds = (await eventsOf(ctx, tenant)).filter((e) => e.data.externalId === 'BACK-1').map((e) => e.event);
+      const kinds = (await eventsOf(setup.ctx, setup.tenant)).filter((e) => e.data.externalId === 'BACK-1').map((e) => e.event);
       expect(kinds).toEqual(['order.issue_detected', 'order.status_changed']);
     });
 
     it('refuses a different orderNumber (409 CONFLICT): it is immutable', async () => {
-      await tenant.api.post('/orders', order('IMM-1', [item('P1')]));
-      const response = await tenant.api.post('/orders', order('IMM-1', [item('P1')], { orderNumber: 'OTHER' }));
+      await setup.tenant.api.post('/orders', order('IMM-1', [item('P1')]));
+      const response = await setup.tenant.api.post('/orders', order('IMM-1', [item('P1')], { orderNumber: 'OTHER' }));
       expect(response.status).toBe(409);
       expect(response.body.error.code).toBe('CONFLICT');
-      expect((await tenant.api.get('/orders/IMM-1')).body.data.orderNumber).toBe('N-IMM-1');
+      expect((await setup.tenant.api.get('/orders/IMM-1')).body.data.orderNumber).toBe('N-IMM-1');
     });
 
     it.each([
@@ -229,19 +218,19 @@ describe('POST /orders', () => {
       ['DISPATCHED', ['start-picking', 'complete-picking', 'pack', 'dispatch']],
     ] as const)('refuses an update of a %s order (409 CONFLICT), changing nothing', async (status, steps) => {
       const id = `LATE-${status}`;
-      await tenant.api.post('/orders', order(id, [item('P1')], { notes: 'original' }));
-      await warehouse(ctx, tenant).advance(id, ...steps);
-      const response = await tenant.api.post('/orders', order(id, [item('P2')], { notes: 'changed' }));
+      await setup.tenant.api.post('/orders', order(id, [item('P1')], { notes: 'original' }));
+      await warehouse(setup.ctx, setup.tenant).advance(id, ...steps);
+      const response = await setup.tenant.api.post('/orders', order(id, [item('P2')], { notes: 'changed' }));
       expect(response.status).toBe(409);
       expect(response.body.error.code).toBe('CONFLICT');
-      const { data } = (await tenant.api.get(`/orders/${id}`)).body;
+      const { data } = (await setup.tenant.api.get(`/orders/${id}`)).body;
       expect(data).toMatchObject({ status, notes: 'original', items: [{ productExternalId: 'P1' }] });
     });
 
     it('refuses an update of a CANCELLED order (409 CONFLICT)', async () => {
-      await tenant.api.post('/orders', order('GONE-1', [item('P1')]));
-      await tenant.api.post('/orders/GONE-1/cancel');
-      const response = await tenant.api.post('/orders', order('GONE-1', [item('P1')]));
+      await setup.tenant.api.post('/orders', order('GONE-1', [item('P1')]));
+      await setup.tenant.api.post('/orders/GONE-1/cancel');
+      const response = await setup.tenant.api.post('/orders', order('GONE-1', [item('P1')]));
       expect(response.status).toBe(409);
       expect(response.body.error.code).toBe('CONFLICT');
     });
