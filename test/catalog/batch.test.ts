@@ -1,29 +1,23 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../src/db/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait';
-import { createTestContext, twoTenants, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { twoTenants, usingPostgres } from '../helpers/context';
+import { useTenant } from '../helpers/setup';
 
-let ctx: TestContext;
-let tenant: TestTenant;
+const setup = useTenant();
 let seq = 0;
 const fresh = (extra: Record<string, unknown> = {}) => {
   seq++;
   return { externalId: `B-${seq}`, sku: `BSKU-${seq}`, name: `Batch product ${seq}`, ...extra };
 };
-const batch = (products: unknown[], api = tenant.api) => api.post('/products/batch', { products });
-const get = (externalId: string) => tenant.api.get(`/products/${encodeURIComponent(externalId)}`);
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  tenant = await ctx.tenant(UNLIMITED);
-});
-afterAll(() => ctx.close());
+const batch = (products: unknown[], api = setup.tenant.api) => api.post('/products/batch', { products });
+const get = (externalId: string) => setup.tenant.api.get(`/products/${encodeURIComponent(externalId)}`);
 
 describe('POST /products/batch', () => {
   it('creates and updates in one request, with counters', async () => {
     const existing = fresh({ stock: 1 });
-    await tenant.api.post('/products', existing);
+    await setup.tenant.api.post('/products', existing);
     const created = [fresh(), fresh()];
     const response = await batch([...created, { ...existing, stock: 2 }]);
     expect(response.status).toBe(200);
@@ -54,7 +48,7 @@ describe('POST /products/batch', () => {
 
   it('keeps the fields an item does not send (partial update, like the single upsert)', async () => {
     const product = fresh({ stock: 8, price: 3, brand: 'Keep', metadata: { k: 'v' } });
-    await tenant.api.post('/products', product);
+    await setup.tenant.api.post('/products', product);
     await batch([{ externalId: product.externalId, sku: product.sku, name: 'Renamed', price: null }]);
     expect((await get(product.externalId)).body.data).toMatchObject({ name: 'Renamed', stock: 8, price: null, brand: 'Keep', metadata: { k: 'v' } });
   });
@@ -84,7 +78,7 @@ describe('POST /products/batch', () => {
 
   it('answers 400 when the body has no products array', async () => {
     for (const body of [{}, { products: 'x' }, { products: { a: 1 } }]) {
-      const response = await tenant.api.post('/products/batch', body);
+      const response = await setup.tenant.api.post('/products/batch', body);
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
     }
@@ -113,7 +107,7 @@ describe('POST /products/batch', () => {
 
   it('fails DUPLICATE_SKU for a sku another product holds, while the holder itself is updated', async () => {
     const holder = fresh();
-    await tenant.api.post('/products', holder);
+    await setup.tenant.api.post('/products', holder);
     const intruder = fresh({ sku: holder.sku });
     const response = await batch([intruder, { ...holder, stock: 4 }]);
     expect(response.body.data).toEqual({ successCount: 1, createdCount: 0, updatedCount: 1, errorCount: 1 });
@@ -124,7 +118,7 @@ describe('POST /products/batch', () => {
   });
 
   it('reports unknown location codes as warnings with index and externalId, and saves the products', async () => {
-    await ctx.database.db.insertInto('warehouse_locations').values({ tenant_id: tenant.id, code: 'B-01' }).execute();
+    await setup.ctx.database.db.insertInto('warehouse_locations').values({ tenant_id: setup.tenant.id, code: 'B-01' }).execute();
     const products = [fresh({ locationCode: 'B-01' }), fresh({ locationCode: 'NOPE-1' }), fresh({ locationCode: 'NOPE-1' })];
     const response = await batch(products);
     expect(response.body.data.successCount).toBe(3);
@@ -141,15 +135,15 @@ describe('POST /products/batch', () => {
     const created = fresh({ stock: 6 });
     await batch([{ ...changed, stock: 4 }, unchanged, created]);
     const { rows } = await sql<{ data: { sku: string; previousStock: number; newStock: number; reason: string } }>`
-      SELECT data FROM events WHERE tenant_id = ${tenant.id} AND event = 'product.stock_updated'
-        AND data->>'sku' IN (${changed.sku}, ${unchanged.sku}, ${created.sku})`.execute(ctx.database.db);
+      SELECT data FROM events WHERE tenant_id = ${setup.tenant.id} AND event = 'product.stock_updated'
+        AND data->>'sku' IN (${changed.sku}, ${unchanged.sku}, ${created.sku})`.execute(setup.ctx.database.db);
     expect(rows.map((r) => r.data)).toEqual([
       { productId: expect.any(String), sku: changed.sku, previousStock: 10, newStock: 4, reason: 'INVENTORY_SYNC' },
     ]);
   });
 
   it('keeps tenants apart: B’s batch with A’s externalIds and skus creates B’s own products', async () => {
-    const [a, b] = await twoTenants(ctx);
+    const [a, b] = await twoTenants(setup.ctx);
     const product = fresh({ stock: 5 });
     await batch([product], a.api);
     const response = await batch([{ ...product, stock: 1 }], b.api);
@@ -162,14 +156,14 @@ describe('POST /products/batch', () => {
    * commits that transaction once the batch waits for it: the batch read the names before.
    */
   async function batchRacing(otherWrites: (trx: Transaction<Database>) => Promise<unknown>, products: unknown[]) {
-    const other = await ctx.database.db.startTransaction().execute();
+    const other = await setup.ctx.database.db.startTransaction().execute();
     try {
       const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(other);
       await otherWrites(other);
       const pending = batch(products);
       await waitFor('the batch to wait for the other transaction', async () => {
         const blocked = await sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${rows[0]!.pid}::int = ANY (pg_blocking_pids(pid))`.execute(ctx.database.db);
+          SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${rows[0]!.pid}::int = ANY (pg_blocking_pids(pid))`.execute(setup.ctx.database.db);
         return blocked.rows[0]!.n > 0;
       });
       await other.commit().execute();
@@ -185,8 +179,8 @@ describe('POST /products/batch', () => {
     // The other request creates one of the batch's products and binds another's sku to a product of its own.
     const response = await batchRacing(
       (other) => sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES
-        (${tenant.id}, ${racedId.externalId}, ${racedId.sku}, 'theirs'),
-        (${tenant.id}, 'THEIRS', ${racedSku.sku}, 'theirs')`.execute(other),
+        (${setup.tenant.id}, ${racedId.externalId}, ${racedId.sku}, 'theirs'),
+        (${setup.tenant.id}, 'THEIRS', ${racedSku.sku}, 'theirs')`.execute(other),
       [alone, { ...racedId, stock: 7 }, racedSku],
     );
     expect(response.body.data).toEqual({ successCount: 2, createdCount: 1, updatedCount: 1, errorCount: 1 });
@@ -197,10 +191,10 @@ describe('POST /products/batch', () => {
 
   it.skipIf(!usingPostgres)('runs again when a concurrent request takes the sku it moves a product to, and then fails that item', async () => {
     const [moving, other] = [fresh(), fresh()];
-    await tenant.api.post('/products', moving);
+    await setup.tenant.api.post('/products', moving);
     const newSku = `${moving.sku}-NEW`;
     const response = await batchRacing(
-      (trx) => sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant.id}, 'TAKER', ${newSku}, 'theirs')`.execute(trx),
+      (trx) => sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${setup.tenant.id}, 'TAKER', ${newSku}, 'theirs')`.execute(trx),
       [{ ...moving, sku: newSku }, other],
     );
     expect(response.body.data).toEqual({ successCount: 1, createdCount: 1, updatedCount: 0, errorCount: 1 });

@@ -1,31 +1,24 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { upsertProductAlone } from '../../src/catalog/upsert';
 import { isWriteNeedingTransaction } from '../../src/db/errors';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { useTenant } from '../helpers/setup';
 import { item, order } from '../orders/helpers';
 
-let ctx: TestContext;
-let tenant: TestTenant;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  tenant = await ctx.tenant(UNLIMITED);
-});
-afterAll(() => ctx.close());
+const setup = useTenant();
 
 const stored = async (externalId: string) => {
   const { rows } = await sql<{ sku: string; name: string; stock: number }>`
-    SELECT sku, name, stock FROM products WHERE tenant_id = ${tenant.id} AND external_id = ${externalId}`.execute(ctx.database.db);
+    SELECT sku, name, stock FROM products WHERE tenant_id = ${setup.tenant.id} AND external_id = ${externalId}`.execute(setup.ctx.database.db);
   return rows[0];
 };
 const stockEvents = async (productId: string) => {
   const { rows } = await sql<{ data: Record<string, unknown> }>`
-    SELECT data FROM events WHERE tenant_id = ${tenant.id} AND event = 'product.stock_updated' AND data->>'productId' = ${productId}`.execute(ctx.database.db);
+    SELECT data FROM events WHERE tenant_id = ${setup.tenant.id} AND event = 'product.stock_updated' AND data->>'productId' = ${productId}`.execute(setup.ctx.database.db);
   return rows.map((r) => r.data);
 };
 const alone = (input: { externalId: string; sku: string; name: string; stock?: number; price?: number }) =>
-  upsertProductAlone(ctx.database.db, tenant.id, input);
+  upsertProductAlone(setup.ctx.database.db, setup.tenant.id, input);
 
 /**
  * A single POST /products is first tried as one autocommitted statement; what it leaves to the
@@ -54,18 +47,18 @@ describe('a single product upsert as one statement', () => {
   });
 
   it('aborts, undoing its write, when orders wait for the product it creates or restocks', async () => {
-    expect((await tenant.api.post('/orders', order('A-ORDER', [item('A-3', 1, 'A-SKU-3')]))).status).toBe(201);
+    expect((await setup.tenant.api.post('/orders', order('A-ORDER', [item('A-3', 1, 'A-SKU-3')]))).status).toBe(201);
 
     await expect(alone({ externalId: 'A-3', sku: 'A-SKU-3', name: 'awaited', stock: 0 })).rejects.toSatisfy(isWriteNeedingTransaction);
     expect(await stored('A-3')).toBeUndefined();
 
     // Through the API the same request then runs in a transaction: the order is now short of stock.
-    expect((await tenant.api.post('/products', { externalId: 'A-3', sku: 'A-SKU-3', name: 'awaited', stock: 0 })).status).toBe(201);
-    expect((await tenant.api.get('/orders/A-ORDER')).body.data).toMatchObject({ status: 'PENDING', hasIssues: true });
+    expect((await setup.tenant.api.post('/products', { externalId: 'A-3', sku: 'A-SKU-3', name: 'awaited', stock: 0 })).status).toBe(201);
+    expect((await setup.tenant.api.get('/orders/A-ORDER')).body.data).toMatchObject({ status: 'PENDING', hasIssues: true });
 
     await expect(alone({ externalId: 'A-3', sku: 'A-SKU-3', name: 'awaited', stock: 2 })).rejects.toSatisfy(isWriteNeedingTransaction);
     expect(await stored('A-3')).toMatchObject({ stock: 0 });
-    expect((await tenant.api.post('/products', { externalId: 'A-3', sku: 'A-SKU-3', name: 'awaited', stock: 2 })).status).toBe(200);
-    expect((await tenant.api.get('/orders/A-ORDER')).body.data).toMatchObject({ status: 'PENDING', hasIssues: false });
+    expect((await setup.tenant.api.post('/products', { externalId: 'A-3', sku: 'A-SKU-3', name: 'awaited', stock: 2 })).status).toBe(200);
+    expect((await setup.tenant.api.get('/orders/A-ORDER')).body.data).toMatchObject({ status: 'PENDING', hasIssues: false });
   });
 });
