@@ -1,30 +1,25 @@
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
-import { createTestContext, openTestDatabase, testConfig, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { openTestDatabase, testConfig } from '../helpers/context';
+import { useTenant } from '../helpers/setup';
 
 /** The envelope on every JSON answer, and each error kind (docs/errors.md). */
 describe('response envelope and errors', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-  });
-  afterAll(() => ctx.close());
+  const setup = useTenant();
 
   const post = (path: string, payload: string, contentType = 'application/json') =>
-    ctx.app.inject({
+    setup.ctx.app.inject({
       method: 'POST',
       url: `${PUBLIC_PREFIX}${path}`,
-      headers: { authorization: `Bearer ${tenant.key}`, 'content-type': contentType },
+      headers: { authorization: `Bearer ${setup.tenant.key}`, 'content-type': contentType },
       payload,
     });
 
   it('carries a UUID requestId in the body and the same one in X-Request-Id, success or error', async () => {
-    const ok = await tenant.api.get('/products');
-    const failed = await tenant.api.get('/products/does-not-exist');
+    const ok = await setup.tenant.api.get('/products');
+    const failed = await setup.tenant.api.get('/products/does-not-exist');
     const ids = new Set<string>();
     for (const response of [ok, failed]) {
       expect(response.body.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -37,7 +32,7 @@ describe('response envelope and errors', () => {
   });
 
   it('answers unknown routes with 404 NOT_FOUND in the envelope', async () => {
-    const response = await ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/nothing-here` });
+    const response = await setup.ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/nothing-here` });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND' }, requestId: expect.any(String) });
   });
@@ -46,7 +41,7 @@ describe('response envelope and errors', () => {
     const response = await post('/products', '{"externalId": "P-1", "sku": ');
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'body' }] });
-    expect((await tenant.api.get('/products/P-1')).status).toBe(404);
+    expect((await setup.tenant.api.get('/products/P-1')).status).toBe(404);
   });
 
   it('answers a body that is not JSON with 400 naming Content-Type', async () => {
@@ -56,7 +51,7 @@ describe('response envelope and errors', () => {
   });
 
   it('names each invalid field with its JSON path', async () => {
-    const response = await tenant.api.post('/orders', {
+    const response = await setup.tenant.api.post('/orders', {
       externalId: 'O-1',
       orderNumber: 'N-1',
       items: [{ productExternalId: 'P', productSku: 'S', quantity: 1 }, { productExternalId: 'P', quantity: 0 }],

@@ -1,22 +1,17 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
 import { API_KEYS_CHANNEL } from '../../src/tenancy/key-cache';
-import { ApiClient, createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
+import { ApiClient, createTestContext, usingPostgres, type TestContext } from '../helpers/context';
+import { useTenant } from '../helpers/setup';
 import type { Refusal } from '../helpers/answers';
 
 /** Spec §5: every public route but health needs a valid key with the route's permission. */
 describe('API key authentication (spec §5)', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTenant({ key: {} });
 
   const getProducts = (headers: Record<string, string>) =>
-    ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/products`, headers });
+    setup.ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/products`, headers });
 
   function expectError(response: { statusCode: number; json(): unknown }, status: number, code: string) {
     expect(response.statusCode).toBe(status);
@@ -26,7 +21,7 @@ describe('API key authentication (spec §5)', () => {
   }
 
   it('accepts a valid key', async () => {
-    expect((await tenant.api.get('/products')).status).toBe(200);
+    expect((await setup.tenant.api.get('/products')).status).toBe(200);
   });
 
   describe('401 UNAUTHORIZED', () => {
@@ -35,13 +30,13 @@ describe('API key authentication (spec §5)', () => {
     });
 
     it('when the header has no Bearer prefix', async () => {
-      expectError(await getProducts({ authorization: tenant.key }), 401, 'UNAUTHORIZED');
-      expectError(await getProducts({ authorization: `Basic ${tenant.key}` }), 401, 'UNAUTHORIZED');
+      expectError(await getProducts({ authorization: setup.tenant.key }), 401, 'UNAUTHORIZED');
+      expectError(await getProducts({ authorization: `Basic ${setup.tenant.key}` }), 401, 'UNAUTHORIZED');
     });
 
     it('when the key does not have the pk_live_ + 40 characters format', async () => {
       expectError(await getProducts({ authorization: 'Bearer pk_live_short' }), 401, 'UNAUTHORIZED');
-      expectError(await getProducts({ authorization: `Bearer ${tenant.key.replace('pk_live_', 'pk_test_')}` }), 401, 'UNAUTHORIZED');
+      expectError(await getProducts({ authorization: `Bearer ${setup.tenant.key.replace('pk_live_', 'pk_test_')}` }), 401, 'UNAUTHORIZED');
     });
 
     it('when a well-formed key was never issued', async () => {
@@ -49,14 +44,14 @@ describe('API key authentication (spec §5)', () => {
     });
 
     it('when the key has expired', async () => {
-      const { key } = await ctx.issueKey(tenant.slug, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+      const { key } = await setup.ctx.issueKey(setup.tenant.slug, { expiresAt: new Date(Date.now() - 1000).toISOString() });
       expectError(await getProducts({ authorization: `Bearer ${key}` }), 401, 'UNAUTHORIZED');
     });
 
     it('from the moment a key is revoked', async () => {
-      const { key, id, api } = await ctx.issueKey(tenant.slug);
+      const { key, id, api } = await setup.ctx.issueKey(setup.tenant.slug);
       expect((await api.get('/products')).status).toBe(200);
-      expect((await ctx.admin('POST', `/api/v1/admin/api-keys/${id}/revoke`)).status).toBe(200);
+      expect((await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${id}/revoke`)).status).toBe(200);
       expectError(await getProducts({ authorization: `Bearer ${key}` }), 401, 'UNAUTHORIZED');
     });
   });
@@ -64,8 +59,8 @@ describe('API key authentication (spec §5)', () => {
   describe('on every instance sharing the database, though each caches keys', () => {
     /** A second instance that has seen (and cached) the key, and a way to ask it. */
     async function secondInstance() {
-      const other = await buildApp({ config: ctx.config, database: ctx.database, logger: false });
-      const { key, id } = await ctx.issueKey(tenant.slug);
+      const other = await buildApp({ config: setup.ctx.config, database: setup.ctx.database, logger: false });
+      const { key, id } = await setup.ctx.issueKey(setup.tenant.slug);
       const viaOther = () => other.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/products`, headers: { authorization: `Bearer ${key}` } });
       expect((await viaOther()).statusCode).toBe(200);
       return { other, id, viaOther };
@@ -85,7 +80,7 @@ describe('API key authentication (spec §5)', () => {
     it('a key revoked through the operator API is refused by the other instance', async () => {
       const { other, id, viaOther } = await secondInstance();
       try {
-        expect((await ctx.admin('POST', `/api/v1/admin/api-keys/${id}/revoke`)).status).toBe(200);
+        expect((await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${id}/revoke`)).status).toBe(200);
         await refusedWithinASecond(viaOther);
       } finally {
         await other.close();
@@ -95,7 +90,7 @@ describe('API key authentication (spec §5)', () => {
     it('a key revoked by hand in SQL is refused too (the table announces every change)', async () => {
       const { other, id, viaOther } = await secondInstance();
       try {
-        await ctx.database.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).execute();
+        await setup.ctx.database.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).execute();
         await refusedWithinASecond(viaOther);
       } finally {
         await other.close();
@@ -105,14 +100,14 @@ describe('API key authentication (spec §5)', () => {
     it.skipIf(!usingPostgres)('an instance that lost its subscription looks every key up until it is back', async () => {
       const { other, id, viaOther } = await secondInstance();
       try {
-        await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = ${`LISTEN "${API_KEYS_CHANNEL}"`}`.execute(ctx.database.db);
+        await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = ${`LISTEN "${API_KEYS_CHANNEL}"`}`.execute(setup.ctx.database.db);
         // With the subscription gone, a change is not heard: only a lookup can see it.
         await new Promise((resolve) => setTimeout(resolve, 100));
-        await sql`ALTER TABLE api_keys DISABLE TRIGGER api_key_changed`.execute(ctx.database.db);
+        await sql`ALTER TABLE api_keys DISABLE TRIGGER api_key_changed`.execute(setup.ctx.database.db);
         try {
-          await ctx.database.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).execute();
+          await setup.ctx.database.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).execute();
         } finally {
-          await sql`ALTER TABLE api_keys ENABLE TRIGGER api_key_changed`.execute(ctx.database.db);
+          await sql`ALTER TABLE api_keys ENABLE TRIGGER api_key_changed`.execute(setup.ctx.database.db);
         }
         expectError(await viaOther(), 401, 'UNAUTHORIZED');
       } finally {
@@ -122,10 +117,10 @@ describe('API key authentication (spec §5)', () => {
   });
 
   it('rotation issues a working key with the same permissions and deactivates the old one', async () => {
-    const old = await ctx.issueKey(tenant.slug, { permissions: ['products:read'] });
-    const rotated = await ctx.admin('POST', `/api/v1/admin/api-keys/${old.id}/rotate`);
+    const old = await setup.ctx.issueKey(setup.tenant.slug, { permissions: ['products:read'] });
+    const rotated = await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${old.id}/rotate`);
     expect(rotated.status).toBe(201);
-    const fresh = new ApiClient(ctx.app, rotated.body.data.key);
+    const fresh = new ApiClient(setup.ctx.app, rotated.body.data.key);
     expect((await fresh.get('/products')).status).toBe(200);
     expect((await fresh.get('/orders')).status).toBe(403);
     expectError(await getProducts({ authorization: `Bearer ${old.key}` }), 401, 'UNAUTHORIZED');
@@ -139,9 +134,9 @@ describe('API key authentication (spec §5)', () => {
       ['orders:write', 'POST', '/orders'],
       ['webhooks:manage', 'GET', '/webhooks'],
     ];
-    const { key } = await ctx.issueKey(tenant.slug, { permissions: ['products:read'] });
+    const { key } = await setup.ctx.issueKey(setup.tenant.slug, { permissions: ['products:read'] });
     for (const [permission, method, path] of routes.slice(1)) {
-      const response = await ctx.app.inject({
+      const response = await setup.ctx.app.inject({
         method: method as 'GET' | 'POST',
         url: `${PUBLIC_PREFIX}${path}`,
         headers: { authorization: `Bearer ${key}` },
@@ -155,9 +150,9 @@ describe('API key authentication (spec §5)', () => {
 
   describe('IP allow list (§5.6)', () => {
     it('admits addresses inside a CIDR range and refuses others with 403 IP_NOT_ALLOWED', async () => {
-      const { key } = await ctx.issueKey(tenant.slug, { allowedIps: ['203.0.113.0/24', '2001:db8::1'] });
+      const { key } = await setup.ctx.issueKey(setup.tenant.slug, { allowedIps: ['203.0.113.0/24', '2001:db8::1'] });
       const from = (remoteAddress: string) =>
-        ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/products`, headers: { authorization: `Bearer ${key}` }, remoteAddress });
+        setup.ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/products`, headers: { authorization: `Bearer ${key}` }, remoteAddress });
       expect((await from('203.0.113.77')).statusCode).toBe(200);
       expect((await from('::ffff:203.0.113.5')).statusCode).toBe(200);
       expect((await from('2001:db8::1')).statusCode).toBe(200);
@@ -173,8 +168,8 @@ describe('API key authentication (spec §5)', () => {
           headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': '203.0.113.9' },
           remoteAddress: '127.0.0.1',
         });
-      const { key } = await ctx.issueKey(tenant.slug, { allowedIps: ['203.0.113.0/24'] });
-      expectError(await request(ctx.app, key), 403, 'IP_NOT_ALLOWED');
+      const { key } = await setup.ctx.issueKey(setup.tenant.slug, { allowedIps: ['203.0.113.0/24'] });
+      expectError(await request(setup.ctx.app, key), 403, 'IP_NOT_ALLOWED');
 
       const proxied = await createTestContext({ trustProxy: true });
       try {
@@ -187,6 +182,6 @@ describe('API key authentication (spec §5)', () => {
   });
 
   it('needs no key for GET /health', async () => {
-    expect((await ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/health` })).statusCode).toBe(200);
+    expect((await setup.ctx.app.inject({ method: 'GET', url: `${PUBLIC_PREFIX}/health` })).statusCode).toBe(200);
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, twoTenants, type TestContext, type TestTenant } from '../helpers/context';
+import { useTenant } from '../helpers/setup';
 
 const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
 const register = (tenant: TestTenant, overrides: Record<string, unknown> = {}) =>
@@ -135,20 +136,14 @@ describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
 });
 
 describe('webhook URLs in production (spec §2.3)', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  beforeAll(async () => {
-    ctx = await createTestContext({ nodeEnv: 'production' });
-    tenant = await ctx.tenant();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTenant({ config: { nodeEnv: 'production' }, key: {} });
 
   it('refuses http:// with VALIDATION_ERROR on registration and on change', async () => {
-    const response = await register(tenant, { url: 'http://example.com/hook' });
+    const response = await register(setup.tenant, { url: 'http://example.com/hook' });
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'url', message: 'must use https' }] });
-    const { id } = (await register(tenant, { url: 'https://example.com/hook' })).body.data;
-    expect((await tenant.api.patch(`/webhooks/${id}`, { url: 'http://example.com/hook' })).status).toBe(400);
+    const { id } = (await register(setup.tenant, { url: 'https://example.com/hook' })).body.data;
+    expect((await setup.tenant.api.patch(`/webhooks/${id}`, { url: 'http://example.com/hook' })).status).toBe(400);
   });
 });
 
@@ -204,16 +199,10 @@ const NON_PUBLIC_URLS = [
 ];
 
 describe('destination guard with no configuration (PICKPORT_WEBHOOK_ALLOW_PRIVATE unset)', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  beforeAll(async () => {
-    ctx = await createTestContext({ webhookAllowPrivate: false });
-    tenant = await ctx.tenant();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTenant({ config: { webhookAllowPrivate: false }, key: {} });
 
   it.each(NON_PUBLIC_URLS)('refuses %s with 400 naming url', async (url) => {
-    const response = await register(tenant, { url });
+    const response = await register(setup.tenant, { url });
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({
       code: 'VALIDATION_ERROR',
@@ -229,32 +218,26 @@ describe('destination guard with no configuration (PICKPORT_WEBHOOK_ALLOW_PRIVAT
       'http://[::ffff:93.184.216.34]/hook',
       'http://[64:ff9b::5db8:d822]/hook',
     ]) {
-      const response = await register(tenant, { url });
+      const response = await register(setup.tenant, { url });
       expect(response.status, url).toBe(201);
     }
   });
 
   it('refuses a change of url to a non-public address and keeps the stored one', async () => {
-    const { id } = (await register(tenant, { url: 'https://example.com/kept' })).body.data;
-    const changed = await tenant.api.patch(`/webhooks/${id}`, { url: 'http://169.254.169.254/latest' });
+    const { id } = (await register(setup.tenant, { url: 'https://example.com/kept' })).body.data;
+    const changed = await setup.tenant.api.patch(`/webhooks/${id}`, { url: 'http://169.254.169.254/latest' });
     expect(changed.status).toBe(400);
     expect(changed.body.error.details[0]?.field).toBe('url');
-    expect((await tenant.api.get(`/webhooks/${id}`)).body.data.url).toBe('https://example.com/kept');
+    expect((await setup.tenant.api.get(`/webhooks/${id}`)).body.data.url).toBe('https://example.com/kept');
   });
 });
 
 describe('PICKPORT_WEBHOOK_ALLOW_PRIVATE=true (local development)', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  beforeAll(async () => {
-    ctx = await createTestContext({ webhookAllowPrivate: true });
-    tenant = await ctx.tenant();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTenant({ config: { webhookAllowPrivate: true }, key: {} });
 
   it('accepts loopback and private destinations', async () => {
     for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:8080/hook', 'http://10.0.0.8/hook', 'http://[::1]/hook']) {
-      expect((await register(tenant, { url })).status, url).toBe(201);
+      expect((await register(setup.tenant, { url })).status, url).toBe(201);
     }
   });
 });
