@@ -1,18 +1,14 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, usingPostgres, type ApiClient, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { twoTenants, usingPostgres, type ApiClient, type TestTenant, UNLIMITED } from '../helpers/context';
+import { useTestContext } from '../helpers/setup';
 import { listAroundLateCommit, settle } from '../helpers/wait';
 
-let ctx: TestContext;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const setup = useTestContext();
 
 /** A tenant holding `count` products L-000… in one batch. */
 async function catalog(count: number): Promise<TestTenant> {
-  const tenant = await ctx.tenant(UNLIMITED);
+  const tenant = await setup.ctx.tenant(UNLIMITED);
   for (let start = 0; start < count; start += 200) {
     const products = Array.from({ length: Math.min(200, count - start) }, (_, i) => {
       const n = String(start + i).padStart(3, '0');
@@ -40,7 +36,7 @@ async function pageAll(api: ApiClient, query: Record<string, string>, between: (
 
 describe('GET /products/{externalId}', () => {
   it('returns every product field and the read-only ones', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     const product = {
       externalId: 'FULL/1 é',
       sku: 'FULL-1',
@@ -77,7 +73,7 @@ describe('GET /products/{externalId}', () => {
   });
 
   it('answers 404 NOT_FOUND for an unknown externalId, and for another case of a known one', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     await tenant.api.post('/products', { externalId: 'Case-1', sku: 'C1', name: 'c' });
     for (const externalId of ['nothing-here', 'case-1']) {
       const response = await tenant.api.get(`/products/${externalId}`);
@@ -178,7 +174,7 @@ describe('GET /products', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     // The late write's product is stamped with its start, before the product written after it.
     const { whileRunning, afterCommit: listed } = await listAroundLateCommit(
-      ctx.database.db,
+      setup.ctx.database.db,
       (late) => sql`UPDATE products SET name = 'late', updated_at = now() WHERE tenant_id = ${own.id} AND external_id = 'L-000'`.execute(late),
       () => own.api.post('/products', { externalId: 'L-001', sku: 'LS-001', name: 'early' }),
       async () => (await own.api.get('/products', { updated_since: since })).body.data,
@@ -192,7 +188,7 @@ describe('GET /products', () => {
 
   it('returns every pre-existing product exactly once while another client writes', async () => {
     const own = await catalog(150);
-    const writer = (await ctx.issueKey(own.slug, UNLIMITED)).api;
+    const writer = (await setup.ctx.issueKey(own.slug, UNLIMITED)).api;
     let round = 0;
     const write = async () => {
       round++;
@@ -216,7 +212,7 @@ describe('GET /products', () => {
   });
 
   it('lists only the caller’s tenant', async () => {
-    const [a, b] = await twoTenants(ctx);
+    const [a, b] = await twoTenants(setup.ctx);
     await a.api.post('/products', { externalId: 'T-1', sku: 'T-1', name: 'a' });
     await b.api.post('/products', { externalId: 'T-2', sku: 'T-2', name: 'b' });
     const listed = await b.api.get('/products');

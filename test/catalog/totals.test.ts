@@ -1,13 +1,9 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, UNLIMITED, type TestContext, type TestTenant } from '../helpers/context';
+import { describe, expect, it } from 'vitest';
+import { twoTenants, UNLIMITED, type TestTenant } from '../helpers/context';
+import { useTestContext } from '../helpers/setup';
 
-let ctx: TestContext;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const setup = useTestContext();
 
 const product = (n: number | string, extra: Record<string, unknown> = {}) => ({ externalId: `T-${n}`, sku: `TS-${n}`, name: `Counted ${n}`, ...extra });
 
@@ -22,7 +18,7 @@ async function firstPageTotals(tenant: TestTenant): Promise<{ active: number; al
 /** What the tenant's products table holds, counted row by row. */
 async function countedRows(tenant: TestTenant): Promise<{ active: number; all: number }> {
   const { rows } = await sql<{ active: string; all: string }>`
-    SELECT count(*) FILTER (WHERE is_active) AS active, count(*) AS all FROM products WHERE tenant_id = ${tenant.id}`.execute(ctx.database.db);
+    SELECT count(*) FILTER (WHERE is_active) AS active, count(*) AS all FROM products WHERE tenant_id = ${tenant.id}`.execute(setup.ctx.database.db);
   return { active: Number(rows[0]?.active), all: Number(rows[0]?.all) };
 }
 
@@ -33,7 +29,7 @@ async function expectTotals(tenant: TestTenant, expected: { active: number; all:
 
 describe('GET /products total of the whole catalog', () => {
   it('follows creates, and updates turning isActive off and on', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     await expectTotals(tenant, { active: 0, all: 0 });
 
     expect((await tenant.api.post('/products', product(1))).status).toBe(201);
@@ -53,7 +49,7 @@ describe('GET /products total of the whole catalog', () => {
   });
 
   it('counts only the items of a batch that succeed', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     await tenant.api.post('/products', product('held'));
     const response = await tenant.api.post('/products/batch', {
       products: [
@@ -69,9 +65,9 @@ describe('GET /products total of the whole catalog', () => {
   });
 
   it('is unchanged by a write whose transaction rolls back', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     await tenant.api.post('/products/batch', { products: [1, 2, 3].map((n) => product(n)) });
-    const aborted = ctx.database.db.transaction().execute(async (tx) => {
+    const aborted = setup.ctx.database.db.transaction().execute(async (tx) => {
       await sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant.id}, 'T-9', 'TS-9', 'Rolled back')`.execute(tx);
       await sql`UPDATE products SET is_active = false WHERE tenant_id = ${tenant.id}`.execute(tx);
       throw new Error('abort');
@@ -80,13 +76,13 @@ describe('GET /products total of the whole catalog', () => {
     // A statement that fails after its insert: the third row takes the first one's sku.
     const failed = sql`
       INSERT INTO products (tenant_id, external_id, sku, name)
-      VALUES (${tenant.id}, 'T-10', 'TS-10', 'Fails'), (${tenant.id}, 'T-11', 'TS-1', 'Fails')`.execute(ctx.database.db);
+      VALUES (${tenant.id}, 'T-10', 'TS-10', 'Fails'), (${tenant.id}, 'T-11', 'TS-1', 'Fails')`.execute(setup.ctx.database.db);
     await expect(failed).rejects.toMatchObject({ code: '23505' });
     await expectTotals(tenant, { active: 3, all: 3 });
   });
 
   it('keeps each tenant to its own products', async () => {
-    const [a, b] = await twoTenants(ctx);
+    const [a, b] = await twoTenants(setup.ctx);
     await a.api.post('/products/batch', { products: [1, 2, 3, 4].map((n) => product(n, { isActive: n % 2 === 0 })) });
     await b.api.post('/products', product(1));
     await expectTotals(a, { active: 2, all: 4 });
@@ -94,7 +90,7 @@ describe('GET /products total of the whole catalog', () => {
   });
 
   it('stays exact under concurrent creates, batches, flips and failing batches', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     const writes: Promise<unknown>[] = [];
     for (let round = 0; round < 8; round++) {
       writes.push(tenant.api.post('/products', product(`single-${round}`, { isActive: round % 3 !== 0 })));
@@ -107,7 +103,7 @@ describe('GET /products total of the whole catalog', () => {
       writes.push(tenant.api.post('/products/batch', { products: Array.from({ length: 10 }, (_, i) => product(`batch-${round + 1}-${i}`, { isActive: round % 2 === 0 })) }));
       writes.push(tenant.api.post('/products', product(`single-${Math.max(0, round - 1)}`, { isActive: round % 2 === 0 })));
       writes.push(
-        ctx.database.db
+        setup.ctx.database.db
           .transaction()
           .execute(async (tx) => {
             await sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant.id}, ${`T-gone-${round}`}, ${`TS-gone-${round}`}, 'Rolled back')`.execute(tx);
@@ -125,7 +121,7 @@ describe('GET /products total of the whole catalog', () => {
 
 describe('GET /products total of a filtered listing', () => {
   it('counts what matches updated_since, not the catalog', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     await tenant.api.post('/products/batch', { products: [1, 2, 3].map((n) => product(n)) });
     const response = await tenant.api.get('/products', { updated_since: '2999-01-01T00:00:00Z' });
     expect(response.status).toBe(200);

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../src/config';
+import type { Clock } from '../../src/http/rate-limit';
 import { seedProducts, type ProductSeed } from '../orders/helpers';
 import { createTestContext, UNLIMITED, type KeyOptions, type TestContext, type TestTenant } from './context';
 
-/** What a test file or `describe` block reads once its `beforeAll` has run. */
-export interface TenantSetup {
-  readonly ctx: TestContext;
+export interface TenantSetup extends ContextSetup {
   readonly tenant: TestTenant;
 }
 
 export interface TenantSetupOptions {
   /** Passed to createTestContext. */
   config?: Partial<Config>;
-  /** The tenant's key; UNLIMITED unless told otherwise. */
+  /** The tenant's key; UNLIMITED unless told otherwise (`{}`: every permission, the default limits). */
   key?: KeyOptions;
   /** Catalog products the tenant holds before the first test. */
   products?: ProductSeed[];
@@ -23,23 +22,43 @@ function ready<T>(value: T | undefined, name: string): T {
   return value;
 }
 
+/** What a test file or `describe` block reads once its `beforeAll` has run. */
+export interface ContextSetup {
+  readonly ctx: TestContext;
+}
+
 /**
  * Registers, in the current file or `describe`, a `beforeAll` that opens a test context on a fresh
- * database and makes one tenant (with `products`, if given), and an `afterAll` that closes it.
- * Read `ctx` and `tenant` of the answer inside tests and hooks, once the setup has run.
+ * database (createTestContext with `config` and `options`) and an `afterAll` that closes it. Read
+ * `ctx` of the answer inside tests and hooks, once the setup has run.
  */
-export function useTenant({ config, key = UNLIMITED, products }: TenantSetupOptions = {}): TenantSetup {
+export function useTestContext(config?: Partial<Config>, options?: { clock?: Clock }): ContextSetup {
   let ctx: TestContext | undefined;
-  let tenant: TestTenant | undefined;
   beforeAll(async () => {
-    ctx = await createTestContext(config);
-    tenant = await ctx.tenant(key);
-    if (products) await seedProducts(tenant, products);
+    ctx = await createTestContext(config, options);
   });
   afterAll(() => ctx?.close());
   return {
     get ctx() {
       return ready(ctx, 'ctx');
+    },
+  };
+}
+
+/**
+ * useTestContext, and then one tenant (with `products`, if given) made in `beforeAll`. Read `ctx`
+ * and `tenant` of the answer inside tests and hooks, once the setup has run.
+ */
+export function useTenant({ config, key = UNLIMITED, products }: TenantSetupOptions = {}): TenantSetup {
+  const context = useTestContext(config);
+  let tenant: TestTenant | undefined;
+  beforeAll(async () => {
+    tenant = await context.ctx.tenant(key);
+    if (products) await seedProducts(tenant, products);
+  });
+  return {
+    get ctx() {
+      return context.ctx;
     },
     get tenant() {
       return ready(tenant, 'tenant');

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers/context';
+import { describe, expect, it } from 'vitest';
+import { createTestContext } from '../helpers/context';
+import { useTestContext } from '../helpers/setup';
 
 describe('GET /health', () => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTestContext();
 
   it('answers 200 without a key, with the version, the database check and a requestId', async () => {
-    const response = await ctx.app.inject({ method: 'GET', url: '/api/v1/public/health' });
+    const response = await setup.ctx.app.inject({ method: 'GET', url: '/api/v1/public/health' });
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body).toMatchObject({ status: 'ok', version: expect.any(String), checks: { database: 'ok' } });

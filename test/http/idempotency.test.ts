@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_TTL_MS, purgeExpiredIdempotencyKeys } from '../../src/http/idempotency';
 import { ApiClient, createTestContext, usingPostgres, type TestContext, type TestTenant } from '../helpers/context';
+import { useTestContext } from '../helpers/setup';
 import { Gate, manualClock, probeApp, probeExecutions } from './limits-probe';
 
 describe('Idempotent writes: X-Idempotency-Key', () => {
@@ -318,14 +319,10 @@ describe('Idempotent writes: X-Idempotency-Key', () => {
 });
 
 describe('Idempotency and rate limits on the public routes themselves', () => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTestContext();
 
   it('POST /products replays with the key, refuses another body under it, and every answer carries the rate-limit headers', async () => {
-    const { api } = await ctx.tenant();
+    const { api } = await setup.ctx.tenant();
     const key = randomUUID();
     const product = { externalId: 'idem-1', sku: 'IDEM-1', name: 'Once' };
     const created = await api.post('/products', product, { 'x-idempotency-key': key });
@@ -347,7 +344,7 @@ describe('Idempotency and rate limits on the public routes themselves', () => {
   });
 
   it('documents X-Idempotency-Key on the public writes in the OpenAPI document', async () => {
-    const document = (await ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' })).json();
+    const document = (await setup.ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' })).json();
     const parameters = document.paths['/api/v1/public/products'].post.parameters as { name: string; in: string }[];
     expect(parameters).toContainEqual(expect.objectContaining({ name: 'x-idempotency-key', in: 'header' }));
   });

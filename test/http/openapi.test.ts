@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/http/errors';
-import { createTestContext, type TestContext } from '../helpers/context';
+import { useTestContext } from '../helpers/setup';
 
 interface Operation {
   operationId?: string;
@@ -12,14 +12,10 @@ interface Operation {
 
 /** Every endpoint of the public API is in the OpenAPI document, generated from the route schemas. */
 describe('OpenAPI document and reference pages', () => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTestContext();
 
   it('serves an OpenAPI 3.1 document without a key, listing every public endpoint of the spec', async () => {
-    const response = await ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' });
+    const response = await setup.ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' });
     expect(response.statusCode).toBe(200);
     const document = response.json();
     expect(document.openapi).toBe('3.1.0');
@@ -56,17 +52,17 @@ describe('OpenAPI document and reference pages', () => {
   });
 
   it('serves readable reference pages at /docs, titled Pickport', async () => {
-    const response = await ctx.app.inject({ method: 'GET', url: '/docs/' });
+    const response = await setup.ctx.app.inject({ method: 'GET', url: '/docs/' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/html');
     expect(response.body).toContain('<title>Pickport API reference</title>');
-    const initializer = await ctx.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    const initializer = await setup.ctx.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
     const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer.body)?.[1];
     expect(Buffer.from(logo ?? '', 'base64').toString()).toContain('>Pickport</text>');
   });
 
   function operations(): [string, Operation][] {
-    const document = ctx.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
+    const document = setup.ctx.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
     return Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as [string, Operation]),
     );
@@ -121,7 +117,7 @@ describe('OpenAPI document and reference pages', () => {
   });
 
   it('names the shared error schema ErrorResponse, its code an enum of every code in the table', () => {
-    const document = ctx.app.swagger() as unknown as { components: { schemas: Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }> } };
+    const document = setup.ctx.app.swagger() as unknown as { components: { schemas: Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }> } };
     expect(Object.keys(document.components.schemas)).toEqual(['ErrorResponse']);
     expect(document.components.schemas.ErrorResponse!.properties.error.properties.code.enum.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
     const cancel = operations().find(([, operation]) => operation.operationId === 'cancelOrder')![1];

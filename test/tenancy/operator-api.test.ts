@@ -1,47 +1,43 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers/context';
+import { describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/setup';
 
 /** DESIGN.md §2: the operator API, behind the admin token. */
 describe('operator API: tenants and API keys', () => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTestContext();
 
   it('refuses calls without the admin token, or with a wrong one', async () => {
-    const none = await ctx.app.inject({ method: 'GET', url: '/api/v1/admin/tenants' });
+    const none = await setup.ctx.app.inject({ method: 'GET', url: '/api/v1/admin/tenants' });
     expect(none.statusCode).toBe(401);
     expect(none.json().error.code).toBe('UNAUTHORIZED');
-    const wrong = await ctx.app.inject({ method: 'GET', url: '/api/v1/admin/tenants', headers: { authorization: 'Bearer not-the-token' } });
+    const wrong = await setup.ctx.app.inject({ method: 'GET', url: '/api/v1/admin/tenants', headers: { authorization: 'Bearer not-the-token' } });
     expect(wrong.statusCode).toBe(401);
   });
 
   it('does not take an API key in place of the admin token', async () => {
-    const tenant = await ctx.tenant();
-    const response = await ctx.app.inject({ method: 'GET', url: '/api/v1/admin/tenants', headers: { authorization: `Bearer ${tenant.key}` } });
+    const tenant = await setup.ctx.tenant();
+    const response = await setup.ctx.app.inject({ method: 'GET', url: '/api/v1/admin/tenants', headers: { authorization: `Bearer ${tenant.key}` } });
     expect(response.statusCode).toBe(401);
   });
 
   describe('tenants', () => {
     it('creates a tenant (201) and lists it', async () => {
-      const created = await ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'acme', name: 'Acme Ltd' });
+      const created = await setup.ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'acme', name: 'Acme Ltd' });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ success: true, data: { id: expect.any(String), slug: 'acme', name: 'Acme Ltd' } });
-      const listed = await ctx.admin('GET', '/api/v1/admin/tenants');
+      const listed = await setup.ctx.admin('GET', '/api/v1/admin/tenants');
       expect(listed.body.data.map((t: { slug: string }) => t.slug)).toContain('acme');
     });
 
     it('answers 409 CONFLICT for a taken slug', async () => {
-      await ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'taken', name: 'First' });
-      const again = await ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'taken', name: 'Second' });
+      await setup.ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'taken', name: 'First' });
+      const again = await setup.ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'taken', name: 'Second' });
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('CONFLICT');
     });
 
     it('validates slug and name, naming each bad field', async () => {
-      const response = await ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'Not A Slug' });
+      const response = await setup.ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'Not A Slug' });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
       const fields = response.body.error.details.map((d: { field: string }) => d.field);
@@ -51,8 +47,8 @@ describe('operator API: tenants and API keys', () => {
 
   describe('API keys', () => {
     it('issues pk_live_ + 40 characters, shows it once and stores only a hash', async () => {
-      await ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'keys-co', name: 'Keys' });
-      const issued = await ctx.admin('POST', '/api/v1/admin/tenants/keys-co/api-keys', {
+      await setup.ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'keys-co', name: 'Keys' });
+      const issued = await setup.ctx.admin('POST', '/api/v1/admin/tenants/keys-co/api-keys', {
         name: 'ERP',
         permissions: ['products:read', 'orders:write'],
         rateLimitPerMinute: 120,
@@ -73,27 +69,27 @@ describe('operator API: tenants and API keys', () => {
         expiresAt: '2030-01-01T00:00:00.000Z',
       });
 
-      const listed = await ctx.admin('GET', '/api/v1/admin/tenants/keys-co/api-keys');
+      const listed = await setup.ctx.admin('GET', '/api/v1/admin/tenants/keys-co/api-keys');
       expect(listed.body.data).toHaveLength(1);
       expect(listed.body.data[0]).toMatchObject({ id: issued.body.data.id, status: 'active' });
       expect(JSON.stringify(listed.body)).not.toContain(key);
 
-      const stored = await sql<Record<string, unknown>>`SELECT * FROM api_keys WHERE id = ${issued.body.data.id}`.execute(ctx.database.db);
+      const stored = await sql<Record<string, unknown>>`SELECT * FROM api_keys WHERE id = ${issued.body.data.id}`.execute(setup.ctx.database.db);
       expect(JSON.stringify(stored.rows)).not.toContain(key.slice(12));
     });
 
     it('applies the default limits of 60 per minute and 10 000 per day', async () => {
-      const tenant = await ctx.tenant();
-      const listed = await ctx.admin('GET', `/api/v1/admin/tenants/${tenant.slug}/api-keys`);
+      const tenant = await setup.ctx.tenant();
+      const listed = await setup.ctx.admin('GET', `/api/v1/admin/tenants/${tenant.slug}/api-keys`);
       expect(listed.body.data[0]).toMatchObject({ rateLimitPerMinute: 60, dailyLimit: 10_000, allowedIps: null, expiresAt: null });
     });
 
     it('rejects unknown permissions and malformed allowedIps entries', async () => {
-      const tenant = await ctx.tenant();
-      const badPermission = await ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/api-keys`, { permissions: ['products:delete'] });
+      const tenant = await setup.ctx.tenant();
+      const badPermission = await setup.ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/api-keys`, { permissions: ['products:delete'] });
       expect(badPermission.status).toBe(400);
       expect(badPermission.body.error.details[0]?.field).toMatch(/^permissions/);
-      const badIp = await ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/api-keys`, {
+      const badIp = await setup.ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/api-keys`, {
         permissions: ['products:read'],
         allowedIps: ['10.0.0.1', '10.0.0.0/33', 'example.com'],
       });
@@ -102,30 +98,30 @@ describe('operator API: tenants and API keys', () => {
     });
 
     it('answers 404 for keys of an unknown tenant, and for unknown key ids', async () => {
-      expect((await ctx.admin('POST', '/api/v1/admin/tenants/nobody/api-keys', { permissions: ['products:read'] })).status).toBe(404);
-      expect((await ctx.admin('GET', '/api/v1/admin/tenants/nobody/api-keys')).status).toBe(404);
+      expect((await setup.ctx.admin('POST', '/api/v1/admin/tenants/nobody/api-keys', { permissions: ['products:read'] })).status).toBe(404);
+      expect((await setup.ctx.admin('GET', '/api/v1/admin/tenants/nobody/api-keys')).status).toBe(404);
       const unknown = '00000000-0000-4000-8000-000000000000';
-      expect((await ctx.admin('POST', `/api/v1/admin/api-keys/${unknown}/revoke`)).status).toBe(404);
-      expect((await ctx.admin('POST', `/api/v1/admin/api-keys/${unknown}/rotate`)).status).toBe(404);
+      expect((await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${unknown}/revoke`)).status).toBe(404);
+      expect((await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${unknown}/rotate`)).status).toBe(404);
     });
 
     it('shows revoked keys as revoked and keeps the first revocation time', async () => {
-      const tenant = await ctx.tenant();
-      const first = await ctx.admin('POST', `/api/v1/admin/api-keys/${tenant.keyId}/revoke`);
-      const second = await ctx.admin('POST', `/api/v1/admin/api-keys/${tenant.keyId}/revoke`);
+      const tenant = await setup.ctx.tenant();
+      const first = await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${tenant.keyId}/revoke`);
+      const second = await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${tenant.keyId}/revoke`);
       expect(first.body.data.status).toBe('revoked');
       expect(second.body.data.revokedAt).toBe(first.body.data.revokedAt);
     });
 
     it('rotates with the same permissions and limits, and refuses to rotate a revoked key', async () => {
-      const tenant = await ctx.tenant({ permissions: ['orders:read'], rateLimitPerMinute: 30, dailyLimit: 900 });
-      const rotated = await ctx.admin('POST', `/api/v1/admin/api-keys/${tenant.keyId}/rotate`);
+      const tenant = await setup.ctx.tenant({ permissions: ['orders:read'], rateLimitPerMinute: 30, dailyLimit: 900 });
+      const rotated = await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${tenant.keyId}/rotate`);
       expect(rotated.status).toBe(201);
       expect(rotated.body.data).toMatchObject({ permissions: ['orders:read'], rateLimitPerMinute: 30, dailyLimit: 900 });
       expect(rotated.body.data.key).not.toBe(tenant.key);
-      const keys = await ctx.admin('GET', `/api/v1/admin/tenants/${tenant.slug}/api-keys`);
+      const keys = await setup.ctx.admin('GET', `/api/v1/admin/tenants/${tenant.slug}/api-keys`);
       expect(keys.body.data.map((k: { status: string }) => k.status)).toEqual(['revoked', 'active']);
-      const again = await ctx.admin('POST', `/api/v1/admin/api-keys/${tenant.keyId}/rotate`);
+      const again = await setup.ctx.admin('POST', `/api/v1/admin/api-keys/${tenant.keyId}/rotate`);
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('CONFLICT');
     });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, UNLIMITED } from '../helpers/context';
+import { describe, expect, it } from 'vitest';
+import { UNLIMITED } from '../helpers/context';
+import { useTestContext } from '../helpers/setup';
 import { item, order, seedProducts, stockOf, warehouse } from '../orders/helpers';
 
 type Action =
@@ -33,17 +34,13 @@ interface ModelOrder {
  * verdict matches it.
  */
 describe('stock and reservations under any sequence of order operations (property)', () => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-  });
-  afterAll(() => ctx.close());
+  const setup = useTestContext();
 
   it('stock never goes negative and holds add up', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 2, maxLength: 2 }), fc.array(action, { maxLength: 12 }), async (initial, actions) => {
-        const tenant = await ctx.tenant(UNLIMITED);
-        const floor = warehouse(ctx, tenant);
+        const tenant = await setup.ctx.tenant(UNLIMITED);
+        const floor = warehouse(setup.ctx, tenant);
         const products = initial.map((stock, i) => ({ externalId: `P${i}`, sku: `SKU-P${i}`, stock }));
         await seedProducts(tenant, products);
         const stock = [...initial];
