@@ -92,6 +92,12 @@ describe('POST /orders', () => {
     expect(response.body.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  /** The last order.issue_detected event is the order's (`order()` numbers it N-<externalId>), with `status` and `issues`. */
+  async function expectIssueDetected(externalId: string, status: string, issues: unknown[]) {
+    const events = await eventsOf(setup.ctx, setup.tenant, 'order.issue_detected');
+    expect(events.at(-1)?.data).toEqual({ externalId, orderNumber: `N-${externalId}`, status, hasIssues: true, issues });
+  }
+
   it('accepts an order with an unknown product or a mismatched sku in PENDING_VALIDATION, with order.issue_detected', async () => {
     const response = await setup.tenant.api.post('/orders', order('U-1', [item('P1'), item('GHOST'), item('P2', 1, 'SKU-WRONG')]));
     expect(response.status).toBe(201);
@@ -109,17 +115,10 @@ describe('POST /orders', () => {
     });
     expect(response.body.warnings).toHaveLength(2);
     expect(response.body.warnings?.[1]).toContain('SKU-P2');
-    const events = await eventsOf(setup.ctx, setup.tenant, 'order.issue_detected');
-    expect(events.at(-1)?.data).toEqual({
-      externalId: 'U-1',
-      orderNumber: 'N-U-1',
-      status: 'PENDING_VALIDATION',
-      hasIssues: true,
-      issues: [
-        { type: 'UNRESOLVED_PRODUCT', productExternalId: 'GHOST', productSku: 'SKU-GHOST' },
-        { type: 'UNRESOLVED_PRODUCT', productExternalId: 'P2', productSku: 'SKU-WRONG' },
-      ],
-    });
+    await expectIssueDetected('U-1', 'PENDING_VALIDATION', [
+      { type: 'UNRESOLVED_PRODUCT', productExternalId: 'GHOST', productSku: 'SKU-GHOST' },
+      { type: 'UNRESOLVED_PRODUCT', productExternalId: 'P2', productSku: 'SKU-WRONG' },
+    ]);
   });
 
   it('flags INSUFFICIENT_STOCK, counting what other open orders hold, and stays PENDING', async () => {
@@ -135,14 +134,7 @@ describe('POST /orders', () => {
       issues: [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'LOW', productSku: 'SKU-LOW' }],
     });
     expect(second.body.warnings).toEqual([expect.stringContaining('available stock (1)')]);
-    const detected = await eventsOf(setup.ctx, setup.tenant, 'order.issue_detected');
-    expect(detected.at(-1)?.data).toEqual({
-      externalId: 'S-2',
-      orderNumber: 'N-S-2',
-      status: 'PENDING',
-      hasIssues: true,
-      issues: [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'LOW', productSku: 'SKU-LOW' }],
-    });
+    await expectIssueDetected('S-2', 'PENDING', [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'LOW', productSku: 'SKU-LOW' }]);
     expect((await setup.tenant.api.get('/orders', { has_issues: 'true', status: 'PENDING' })).body.data.map((o: { externalId: string }) => o.externalId)).toContain('S-2');
   });
 
