@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createPickportClient, signWebhook, verifyWebhook, WebhookVerificationError, type PickportClient, type WebhookVerificationCode } from '@pickport/client';
-import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
-import { createTestContext, type TestContext, UNLIMITED } from '../helpers/context';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { UNLIMITED } from '../helpers/context';
+import { useDeliveries } from '../helpers/setup';
 import { waitFor } from '../helpers/wait';
-import { Receiver, type ReceivedRequest } from '../webhooks/receiver';
+import { type ReceivedRequest } from '../webhooks/receiver';
 import { listen } from './service';
 
 const SECRET = 'the-receivers-secret-0123456789abcdef';
@@ -89,27 +88,17 @@ describe('verifyWebhook and signWebhook', () => {
 });
 
 describe('verifyWebhook on deliveries from the service', () => {
-  let ctx: TestContext;
-  let worker: DeliveryWorker;
-  let receiver: Receiver;
+  const setup = useDeliveries();
   let pickport: PickportClient;
 
   beforeAll(async () => {
-    ctx = await createTestContext();
-    worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), pollIntervalMs: 200 });
-    receiver = await new Receiver().start();
-    pickport = createPickportClient({ baseUrl: await listen(ctx), apiKey: (await ctx.tenant(UNLIMITED)).key });
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await receiver.close();
-    await ctx.close();
+    pickport = createPickportClient({ baseUrl: await listen(setup.ctx), apiKey: (await setup.ctx.tenant(UNLIMITED)).key });
   });
 
   async function webhook() {
     const path = `/${randomUUID()}`;
-    const created = await pickport.webhooks.create({ url: `${receiver.url}${path}`, events: ['product.stock_updated', 'order.status_changed'], secret: SECRET });
-    return { id: created.data.id, received: () => receiver.requests.filter((r) => r.path === `/hook${path}`) };
+    const created = await pickport.webhooks.create({ url: `${setup.receiver.url}${path}`, events: ['product.stock_updated', 'order.status_changed'], secret: SECRET });
+    return { id: created.data.id, received: () => setup.receiver.requests.filter((r) => r.path === `/hook${path}`) };
   }
 
   const verify = (request: ReceivedRequest, secret: string) => verifyWebhook(request.raw, request.headers, secret);

@@ -1,7 +1,10 @@
+import pino from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../src/config';
 import type { Clock } from '../../src/http/rate-limit';
+import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
 import { seedProducts, type ProductSeed } from '../orders/helpers';
+import { Receiver } from '../webhooks/receiver';
 import { createTestContext, UNLIMITED, type KeyOptions, type TestContext, type TestTenant } from './context';
 
 export interface TenantSetup extends ContextSetup {
@@ -62,6 +65,51 @@ export function useTenant({ config, key = UNLIMITED, products }: TenantSetupOpti
     },
     get tenant() {
       return ready(tenant, 'tenant');
+    },
+  };
+}
+
+export interface DeliverySetup extends ContextSetup {
+  /** A delivery worker on the context's database and config. */
+  readonly worker: DeliveryWorker;
+  /** A webhook receiver on loopback. */
+  readonly receiver: Receiver;
+}
+
+/**
+ * useTestContext (with `config`), a delivery worker polling every `pollIntervalMs` (counting in the
+ * app's metrics with `metrics`) and a webhook receiver, started in `beforeAll` and stopped in
+ * `afterAll`: worker first, then receiver, then context.
+ */
+export function useDeliveries(config?: Partial<Config>, { pollIntervalMs = 200, metrics = false }: { pollIntervalMs?: number; metrics?: boolean } = {}): DeliverySetup {
+  let ctx: TestContext | undefined;
+  let worker: DeliveryWorker | undefined;
+  let receiver: Receiver | undefined;
+  beforeAll(async () => {
+    ctx = await createTestContext(config);
+    receiver = await new Receiver().start();
+    worker = await startDeliveryWorker({
+      database: ctx.database,
+      config: ctx.config,
+      log: pino({ level: 'silent' }),
+      pollIntervalMs,
+      ...(metrics ? { metrics: ctx.app.metrics } : {}),
+    });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await receiver?.close();
+    await ctx?.close();
+  });
+  return {
+    get ctx() {
+      return ready(ctx, 'ctx');
+    },
+    get worker() {
+      return ready(worker, 'worker');
+    },
+    get receiver() {
+      return ready(receiver, 'receiver');
     },
   };
 }

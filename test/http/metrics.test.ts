@@ -4,20 +4,18 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_PREFIX } from '../../src/app';
 import { ConfigError, loadConfig } from '../../src/config';
 import { emit } from '../../src/events/outbox';
 import { startMetricsListener } from '../../src/http/metrics';
 import { startServer } from '../../src/server';
-import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
-import { ADMIN_TOKEN, createTestContext, testConfig, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { ADMIN_TOKEN, createTestContext, testConfig, usingPostgres, type TestTenant, UNLIMITED } from '../helpers/context';
+import { useDeliveries } from '../helpers/setup';
 import { freePort } from '../helpers/ports';
 import { waitFor } from '../helpers/wait';
 import { floorOf, seedPlacedProducts } from '../floor/helpers';
 import { item, order } from '../orders/helpers';
-import { Receiver } from '../webhooks/receiver';
 
 /** One line of the text exposition: a sample with its labels, sorted so that a test can name them in any order. */
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|NaN|\+Inf|-Inf)$/;
@@ -46,33 +44,17 @@ const PRODUCTS = `${PUBLIC_PREFIX}/products`;
 const SECRET = 'whsec_metrics_tests_0123456789abcdef';
 
 describe('metrics: GET /metrics in the Prometheus text format', () => {
-  let ctx: TestContext;
-  let worker: DeliveryWorker;
-  let receiver: Receiver;
+  // One retry: a receiver that always fails gives one failed attempt, then a dead letter.
+  const setup = useDeliveries({ webhookRetryDelaysMs: [50] }, { pollIntervalMs: 100, metrics: true });
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    // One retry: a receiver that always fails gives one failed attempt, then a dead letter.
-    ctx = await createTestContext({ webhookRetryDelaysMs: [50] });
-    receiver = await new Receiver().start();
-    receiver.answer = (request) => ({ status: request.path.endsWith('/failing') ? 500 : 200 });
-    worker = await startDeliveryWorker({
-      database: ctx.database,
-      config: ctx.config,
-      log: pino({ level: 'silent' }),
-      pollIntervalMs: 100,
-      metrics: ctx.app.metrics,
-    });
-    tenant = await ctx.tenant(UNLIMITED);
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await receiver.close();
-    await ctx.close();
+    setup.receiver.answer = (request) => ({ status: request.path.endsWith('/failing') ? 500 : 200 });
+    tenant = await setup.ctx.tenant(UNLIMITED);
   });
 
   async function scrape(): Promise<Map<string, number>> {
-    const response = await ctx.admin('GET', '/metrics');
+    const response = await setup.ctx.admin('GET', '/metrics');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     return parseExposition(String(response.body));
@@ -80,7 +62,7 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
 
   it('answers 401 in the envelope without the admin token, and with a tenant API key', async () => {
     for (const authorization of [undefined, `Bearer ${tenant.key}`]) {
-      const response = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
+      const response = await setup.ctx.app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
       expect(response.statusCode).toBe(401);
       expect(response.json()).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
     }
@@ -95,10 +77,10 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
     expect((await tenant.api.post('/products', again, { 'x-idempotency-key': key })).status).toBe(201);
     const replayed = await tenant.api.post('/products', again, { 'x-idempotency-key': key });
     expect(replayed.headers['x-idempotency-replayed']).toBe('true');
-    const limited = await ctx.tenant({ rateLimitPerMinute: 1, dailyLimit: 1000 });
+    const limited = await setup.ctx.tenant({ rateLimitPerMinute: 1, dailyLimit: 1000 });
     expect((await limited.api.get('/products')).status).toBe(200);
     expect((await limited.api.get('/products')).status).toBe(429);
-    expect((await ctx.app.inject({ method: 'GET', url: `/no/such/${randomUUID()}` })).statusCode).toBe(404);
+    expect((await setup.ctx.app.inject({ method: 'GET', url: `/no/such/${randomUUID()}` })).statusCode).toBe(404);
 
     const samples = await scrape();
     const requests = (method: string, route: string, status: number) => samples.get(sampleKey('pickport_http_requests_total', { method, route, status }));
@@ -124,15 +106,15 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
   it('counts deliveries by outcome with their lag, and reads pending and dead letters from the database', async () => {
     const before = await scrape();
     for (const path of ['ok', 'failing']) {
-      const response = await tenant.api.post('/webhooks', { url: `${receiver.url}/${randomUUID()}/${path}`, events: ['product.stock_updated'], secret: SECRET });
+      const response = await tenant.api.post('/webhooks', { url: `${setup.receiver.url}/${randomUUID()}/${path}`, events: ['product.stock_updated'], secret: SECRET });
       expect(response.status).toBe(201);
     }
     const event = { event: 'product.stock_updated', data: { productId: randomUUID(), sku: 'SKU-m-1', previousStock: 5, newStock: 4, reason: 'INVENTORY_SYNC' } } as const;
-    await ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, [event]));
+    await setup.ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, [event]));
     const deadLetters = async () =>
-      Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'dead_letter'`.execute(ctx.database.db)).rows[0]!.n);
+      Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'dead_letter'`.execute(setup.ctx.database.db)).rows[0]!.n);
     await waitFor('the failing delivery dead-lettered', async () => (await deadLetters()) === 1);
-    await waitFor('the other delivered', () => receiver.requests.some((r) => r.path.endsWith('/ok')));
+    await waitFor('the other delivered', () => setup.receiver.requests.some((r) => r.path.endsWith('/ok')));
 
     // Each attempt is counted once the receiver has answered; its row is written right after.
     const delivered = sampleKey('pickport_webhook_deliveries_total', { outcome: 'delivered' });
@@ -155,8 +137,8 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
   });
 
   it('shows orders by status and waves in progress, over every tenant', async () => {
-    const picker = await ctx.tenant(UNLIMITED);
-    const floor = await floorOf(ctx, picker, [{ code: 'A-01', aisle: 1, position: 1 }]);
+    const picker = await setup.ctx.tenant(UNLIMITED);
+    const floor = await floorOf(setup.ctx, picker, [{ code: 'A-01', aisle: 1, position: 1 }]);
     await seedPlacedProducts(picker, [{ externalId: 'SOCK', locationCode: 'A-01' }]);
     expect((await picker.api.post('/orders', order('W-1', [item('SOCK')]))).status).toBe(201);
     expect((await picker.api.post('/orders', order('W-2', [item('SOCK')]))).status).toBe(201);
@@ -189,7 +171,7 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
   });
 
   it('serves the same exposition without a token on the separate metrics listener', async () => {
-    const listener = await startMetricsListener(ctx.app.metrics, 0, '127.0.0.1', ctx.app.log);
+    const listener = await startMetricsListener(setup.ctx.app.metrics, 0, '127.0.0.1', setup.ctx.app.log);
     try {
       const response = await fetch(`${listener.address}/metrics`);
       expect(response.status).toBe(200);

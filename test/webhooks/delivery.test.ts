@@ -3,13 +3,12 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
-import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
 import { buildApp, PUBLIC_PREFIX } from '../../src/app';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { type TestTenant, UNLIMITED } from '../helpers/context';
+import { useDeliveries } from '../helpers/setup';
 import { waitFor } from '../helpers/wait';
 import { Receiver, signatureIsValid, type Answer } from './receiver';
 
@@ -55,33 +54,19 @@ const EVENTS: DomainEvent[] = [
 const ALL_EVENTS = EVENTS.map((e) => e.event);
 
 describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
-  let ctx: TestContext;
-  let worker: DeliveryWorker;
-  let receiver: Receiver;
+  const setup = useDeliveries({ webhookTimeoutMs: TIMEOUT_MS, webhookRetryDelaysMs: RETRY_DELAYS });
   let tenant: TestTenant;
 
-  beforeAll(async () => {
-    ctx = await createTestContext({ webhookTimeoutMs: TIMEOUT_MS, webhookRetryDelaysMs: RETRY_DELAYS });
-    worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), pollIntervalMs: 200 });
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await ctx.close();
-  });
-  beforeAll(async () => {
-    receiver = await new Receiver().start();
-  });
   afterEach(() => {
-    receiver.requests.length = 0;
-    receiver.answer = () => ({ status: 200 });
+    setup.receiver.requests.length = 0;
+    setup.receiver.answer = () => ({ status: 200 });
   });
-  afterAll(() => receiver.close());
 
   /** The path of the current test's webhook on the shared receiver. */
   let path = '';
 
-  async function webhook(events: string[] = ALL_EVENTS, url = `${receiver.url}/${randomUUID()}`): Promise<string> {
-    tenant = await ctx.tenant(UNLIMITED);
+  async function webhook(events: string[] = ALL_EVENTS, url = `${setup.receiver.url}/${randomUUID()}`): Promise<string> {
+    tenant = await setup.ctx.tenant(UNLIMITED);
     path = new URL(url).pathname;
     const response = await tenant.api.post('/webhooks', { url, events, secret: SECRET });
     expect(response.status).toBe(201);
@@ -89,7 +74,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
   }
 
   /** What the receiver got for the current test's webhook. */
-  const ours = () => receiver.requests.filter((r) => r.path === path);
+  const ours = () => setup.receiver.requests.filter((r) => r.path === path);
 
   /** Answers `answer` to the first request for the current test's webhook, 200 to any other. */
   function firstOfThisTest(answer: Answer): Receiver['answer'] {
@@ -103,10 +88,10 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
   }
 
   const fire = (events: DomainEvent[], tenantId = tenant.id) =>
-    ctx.database.db.transaction().execute((tx) => emit(tx, tenantId, events));
+    setup.ctx.database.db.transaction().execute((tx) => emit(tx, tenantId, events));
 
   async function eventIdsOf(tenantId: string): Promise<string[]> {
-    const rows = await ctx.database.db.selectFrom('events').select('id').where('tenant_id', '=', tenantId).orderBy('occurred_at').execute();
+    const rows = await setup.ctx.database.db.selectFrom('events').select('id').where('tenant_id', '=', tenantId).orderBy('occurred_at').execute();
     return rows.map((r) => r.id);
   }
 
@@ -153,7 +138,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     const id = await webhook(['product.stock_updated']);
     const owner = tenant;
     const ownPath = path;
-    await webhook(['product.stock_updated'], `${receiver.url}${ownPath}`); // another tenant, same URL
+    await webhook(['product.stock_updated'], `${setup.receiver.url}${ownPath}`); // another tenant, same URL
     path = ownPath;
     await fire(EVENTS, owner.id);
     await waitFor('one delivery', () => ours().length >= 1);
@@ -167,7 +152,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
 
   it('retries a failing endpoint after each configured delay, then moves the delivery to the dead letters', async () => {
     const id = await webhook(['order.status_changed']);
-    receiver.answer = () => ({ status: 500, body: 'boom' });
+    setup.receiver.answer = () => ({ status: 500, body: 'boom' });
     await fire([EVENTS[0]!]);
     const dead = await waitFor('a dead letter', async () => {
       const list = await tenant.api.get(`/webhooks/${id}/dead-letters`);
@@ -191,7 +176,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
 
   it('schedules each retry at its configured delay after the failed attempt, plus at most 10% jitter', async () => {
     const id = await webhook(['order.status_changed']);
-    receiver.answer = () => ({ status: 500 });
+    setup.receiver.answer = () => ({ status: 500 });
     await fire([EVENTS[0]!]);
     await waitFor('a dead letter', async () => (await tenant.api.get(`/webhooks/${id}/dead-letters`)).body.data[0]);
     const attempts = (await tenant.api.get(`/webhooks/${id}/deliveries`)).body.data.reverse();
@@ -214,11 +199,11 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
 
   it('replays dead letters with the same X-Service-Event-Id, once however often replay is called', async () => {
     const id = await webhook(['order.status_changed', 'product.stock_updated']);
-    receiver.answer = () => ({ status: 503 });
+    setup.receiver.answer = () => ({ status: 503 });
     await fire([EVENTS[0]!, EVENTS[4]!]);
     await waitFor('two dead letters', async () => (await tenant.api.get(`/webhooks/${id}/dead-letters`)).body.pagination.total === 2);
     const replayedAfter = performance.now();
-    receiver.answer = () => ({ status: 200 });
+    setup.receiver.answer = () => ({ status: 200 });
 
     const onlyStock = await tenant.api.post(`/webhooks/${id}/replay`, { event: 'product.stock_updated' });
     expect(onlyStock.status).toBe(200);
@@ -237,7 +222,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
 
   it('replays only dead letters within the from/to range', async () => {
     const id = await webhook(['order.status_changed']);
-    receiver.answer = () => ({ status: 500 });
+    setup.receiver.answer = () => ({ status: 500 });
     await fire([EVENTS[0]!]);
     await waitFor('a dead letter', async () => (await tenant.api.get(`/webhooks/${id}/dead-letters`)).body.pagination.total === 1);
     const future = new Date(Date.now() + 60_000).toISOString();
@@ -249,7 +234,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
 
   it('counts a receiver that answers after the timeout as a failed attempt (TIMEOUT)', async () => {
     const id = await webhook(['order.status_changed']);
-    receiver.answer = firstOfThisTest({ hang: true });
+    setup.receiver.answer = firstOfThisTest({ hang: true });
     await fire([EVENTS[0]!]);
     const history = await waitFor('the retry recorded', async () => {
       const data = (await tenant.api.get(`/webhooks/${id}/deliveries`)).body.data;
@@ -297,7 +282,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
     const id = await webhook(['order.status_changed']);
-    receiver.answer = () => ({ status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } });
+    setup.receiver.answer = () => ({ status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } });
     await fire([EVENTS[0]!]);
     const first = await waitFor('the first attempt', async () => (await tenant.api.get(`/webhooks/${id}/deliveries`, { status: 'failed' })).body.data.at(-1));
     expect(first).toMatchObject({ statusCode: 302, error: 'HTTP_STATUS' });
@@ -306,11 +291,11 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
 
   it('waits at least Retry-After (capped at the longest delay) after a 429', async () => {
     await webhook(['order.status_changed']);
-    receiver.answer = firstOfThisTest({ status: 429, headers: { 'retry-after': '1' } });
+    setup.receiver.answer = firstOfThisTest({ status: 429, headers: { 'retry-after': '1' } });
     await fire([EVENTS[0]!]);
     const [eventId] = await eventIdsOf(tenant.id);
-    await waitFor('the retry', () => receiver.ofEvent(eventId!).length >= 2, 10_000);
-    const [first, retry] = receiver.ofEvent(eventId!);
+    await waitFor('the retry', () => setup.receiver.ofEvent(eventId!).length >= 2, 10_000);
+    const [first, retry] = setup.receiver.ofEvent(eventId!);
     expect(retry!.at - first!.at).toBeGreaterThanOrEqual(1_000 - 5);
   });
 
@@ -331,23 +316,23 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     await waitFor('the control delivery', () => ours().length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(ours()).toHaveLength(1);
-    expect(receiver.requests.filter((r) => silentPaths.includes(r.path))).toEqual([]);
+    expect(setup.receiver.requests.filter((r) => silentPaths.includes(r.path))).toEqual([]);
     expect(ours()[0]!.headers['x-service-event-id']).toBe((await eventIdsOf(tenant.id))[0]);
-    const pending = await ctx.database.db.selectFrom('webhook_deliveries').select('status').where('tenant_id', '=', deletedOwner.id).execute();
+    const pending = await setup.ctx.database.db.selectFrom('webhook_deliveries').select('status').where('tenant_id', '=', deletedOwner.id).execute();
     expect(pending).toEqual([]);
     // Events of the time it was inactive are not sent later either.
     await owner.api.patch(`/webhooks/${inactive}`, { isActive: true });
-    expect(await ctx.database.db.selectFrom('webhook_deliveries').select('id').where('tenant_id', '=', owner.id).execute()).toEqual([]);
+    expect(await setup.ctx.database.db.selectFrom('webhook_deliveries').select('id').where('tenant_id', '=', owner.id).execute()).toEqual([]);
   });
 
   it('holds the retries of a webhook deactivated meanwhile, and resumes them when it is active again', async () => {
     const id = await webhook(['order.status_changed']);
-    receiver.answer = () => ({ status: 500 });
+    setup.receiver.answer = () => ({ status: 500 });
     await fire([EVENTS[0]!]);
     await waitFor('the first attempt', () => ours().length >= 1);
     await tenant.api.patch(`/webhooks/${id}`, { isActive: false });
     const sentBefore = ours().length;
-    receiver.answer = () => ({ status: 200 });
+    setup.receiver.answer = () => ({ status: 200 });
     await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS[1]! * 2));
     expect(ours().length).toBeLessThanOrEqual(sentBefore + 1); // at most one already claimed
     await tenant.api.patch(`/webhooks/${id}`, { isActive: true });
@@ -366,7 +351,7 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
     expect(signatureIsValid(sent, SECRET)).toBe(true);
     expect(sent.headers['x-service-delivery-id']).toBe(ok.body.data.deliveryId);
 
-    receiver.answer = () => ({ status: 500 });
+    setup.receiver.answer = () => ({ status: 500 });
     const failed = await tenant.api.post(`/webhooks/${id}/test`, { event: 'order.status_changed' });
     expect(failed.body.data).toMatchObject({ delivered: false, statusCode: 500, error: 'HTTP_STATUS' });
     await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS[0]! * 4));
@@ -416,51 +401,41 @@ describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
  * off: the name resolves to loopback, so the send-time check on the resolved address refuses it.
  */
 describe('destination guard at send time, with no configuration', () => {
-  let ctx: TestContext;
+  const setup = useDeliveries({ webhookAllowPrivate: false, webhookRetryDelaysMs: [60_000] }, { pollIntervalMs: 100 });
   let permissive: FastifyInstance;
-  let receiver: Receiver;
-  let worker: DeliveryWorker;
   beforeAll(async () => {
-    ctx = await createTestContext({ webhookAllowPrivate: false, webhookRetryDelaysMs: [60_000] });
-    permissive = await buildApp({ config: { ...ctx.config, webhookAllowPrivate: true }, database: ctx.database, logger: false });
-    receiver = await new Receiver().start();
-    worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), pollIntervalMs: 100 });
+    permissive = await buildApp({ config: { ...setup.ctx.config, webhookAllowPrivate: true }, database: setup.ctx.database, logger: false });
   });
-  afterAll(async () => {
-    await worker.stop();
-    await receiver.close();
-    await permissive.close();
-    await ctx.close();
-  });
+  afterAll(() => permissive.close());
 
   async function storedWhileAllowed(tenant: TestTenant): Promise<string> {
     const registered = await permissive.inject({
       method: 'POST',
       url: `${PUBLIC_PREFIX}/webhooks`,
       headers: { authorization: `Bearer ${tenant.key}` },
-      payload: { url: `http://localhost:${new URL(receiver.url).port}/hook`, events: ['order.status_changed'], secret: SECRET },
+      payload: { url: `http://localhost:${new URL(setup.receiver.url).port}/hook`, events: ['order.status_changed'], secret: SECRET },
     });
     expect(registered.statusCode).toBe(201);
     return registered.json().data.id;
   }
 
   it('the test operation records BLOCKED_DESTINATION and the receiver gets nothing', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     const id = await storedWhileAllowed(tenant);
     const response = await tenant.api.post(`/webhooks/${id}/test`, { event: 'order.status_changed' });
     expect(response.body.data).toMatchObject({ delivered: false, statusCode: null, error: 'BLOCKED_DESTINATION' });
-    expect(receiver.requests).toHaveLength(0);
+    expect(setup.receiver.requests).toHaveLength(0);
   });
 
   it('the delivery worker records BLOCKED_DESTINATION and the receiver gets nothing', async () => {
-    const tenant = await ctx.tenant(UNLIMITED);
+    const tenant = await setup.ctx.tenant(UNLIMITED);
     const id = await storedWhileAllowed(tenant);
-    await ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, [EVENTS[0]!]));
+    await setup.ctx.database.db.transaction().execute((tx) => emit(tx, tenant.id, [EVENTS[0]!]));
     const attempted = await waitFor('an attempt recorded', async () => {
       const history: { status: string }[] = (await tenant.api.get(`/webhooks/${id}/deliveries`)).body.data;
       return history.find((delivery) => delivery.status !== 'pending');
     });
     expect(attempted).toMatchObject({ status: 'failed', error: 'BLOCKED_DESTINATION', statusCode: null });
-    expect(receiver.requests).toHaveLength(0);
+    expect(setup.receiver.requests).toHaveLength(0);
   });
 });

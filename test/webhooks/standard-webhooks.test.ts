@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { WebhookVerificationError } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emit } from '../../src/events/outbox';
 import type { DomainEvent } from '../../src/events/types';
-import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { type TestTenant, UNLIMITED } from '../helpers/context';
+import { useDeliveries } from '../helpers/setup';
 import { waitFor } from '../helpers/wait';
-import { Receiver, signatureIsValid, verifyStandard, type ReceivedRequest } from './receiver';
+import { signatureIsValid, verifyStandard, type ReceivedRequest } from './receiver';
 
 const OLD_SECRET = 'whsec_standard_old_0123456789abcdefgh';
 const NEW_SECRET = 'a-new-secret-of-at-least-32-characters!';
@@ -36,38 +35,28 @@ const refusedBy = (request: Pick<ReceivedRequest, 'raw' | 'headers'>, secret: st
 };
 
 describe('Standard Webhooks signatures and secret rotation', () => {
-  let ctx: TestContext;
-  let worker: DeliveryWorker;
-  let receiver: Receiver;
+  const setup = useDeliveries({ webhookRetryDelaysMs: RETRY_DELAYS });
   let tenant: TestTenant;
   let other: TestTenant;
 
   beforeAll(async () => {
-    ctx = await createTestContext({ webhookRetryDelaysMs: RETRY_DELAYS });
-    worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), pollIntervalMs: 200 });
-    receiver = await new Receiver().start();
-    tenant = await ctx.tenant(UNLIMITED);
-    other = await ctx.tenant(UNLIMITED);
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await receiver.close();
-    await ctx.close();
+    tenant = await setup.ctx.tenant(UNLIMITED);
+    other = await setup.ctx.tenant(UNLIMITED);
   });
   afterEach(() => {
-    receiver.answer = () => ({ status: 200 });
+    setup.receiver.answer = () => ({ status: 200 });
     vi.useRealTimers();
   });
 
   /** Registers a webhook with its own path on the receiver; answers its id and a view of what arrived there. */
   async function webhook(owner = tenant, events = ['order.status_changed', 'product.stock_updated']) {
     const path = `/hook/${randomUUID()}`;
-    const response = await owner.api.post('/webhooks', { url: `${receiver.url}${path.slice('/hook'.length)}`, events, secret: OLD_SECRET });
+    const response = await owner.api.post('/webhooks', { url: `${setup.receiver.url}${path.slice('/hook'.length)}`, events, secret: OLD_SECRET });
     expect(response.status).toBe(201);
-    return { id: response.body.data.id as string, path, received: () => receiver.requests.filter((r) => r.path === path) };
+    return { id: response.body.data.id as string, path, received: () => setup.receiver.requests.filter((r) => r.path === path) };
   }
 
-  const fire = (events: DomainEvent[], tenantId = tenant.id) => ctx.database.db.transaction().execute((tx) => emit(tx, tenantId, events));
+  const fire = (events: DomainEvent[], tenantId = tenant.id) => setup.ctx.database.db.transaction().execute((tx) => emit(tx, tenantId, events));
 
   async function testSend(id: string, received: () => ReceivedRequest[], owner = tenant): Promise<ReceivedRequest> {
     const before = received().length;
@@ -102,7 +91,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
   it('keeps webhook-id across the attempts of one event, each attempt signed on its own', async () => {
     const { path, received } = await webhook();
     let first = true;
-    receiver.answer = (request) => (first && request.path === path ? ((first = false), { status: 500 }) : { status: 200 });
+    setup.receiver.answer = (request) => (first && request.path === path ? ((first = false), { status: 500 }) : { status: 200 });
     await fire([STATUS_CHANGED]);
     await waitFor('the retry', () => received().length >= 2);
     const [failed, retried] = received();
@@ -161,7 +150,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     const read = await tenant.api.get(`/webhooks/${id}`);
     expect(JSON.stringify(read.body)).not.toContain(NEW_SECRET);
     expect(JSON.stringify(read.body)).not.toContain(OLD_SECRET);
-    const stored = await ctx.database.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const stored = await setup.ctx.database.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(stored.previous_secret_ciphertext).toMatch(/^v1\./);
     expect(JSON.stringify(stored)).not.toContain(NEW_SECRET);
     expect(JSON.stringify(stored)).not.toContain(OLD_SECRET);
@@ -222,7 +211,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
   it('signs a delivery already queued with the secrets current when it is sent', async () => {
     const { id, path, received } = await webhook(tenant, ['order.status_changed']);
     let first = true;
-    receiver.answer = (request) => (first && request.path === path ? ((first = false), { status: 500 }) : { status: 200 });
+    setup.receiver.answer = (request) => (first && request.path === path ? ((first = false), { status: 500 }) : { status: 200 });
     await fire([STATUS_CHANGED]);
     await waitFor('the first attempt', () => received().length >= 1);
     expect(verifyStandard(received()[0]!, OLD_SECRET)).toEqual(received()[0]!.body);
@@ -267,7 +256,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
 
   it('needs the webhooks:manage permission', async () => {
     const { id } = await webhook();
-    const { api } = await ctx.issueKey(tenant.slug, { permissions: ['orders:write'] });
+    const { api } = await setup.ctx.issueKey(tenant.slug, { permissions: ['orders:write'] });
     const response = await api.post(`/webhooks/${id}/rotate-secret`, { secret: NEW_SECRET });
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe('FORBIDDEN');
