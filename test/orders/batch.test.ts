@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { useTenant } from '../helpers/setup';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { useTenant, useTestContext } from '../helpers/setup';
 import { eventsOf, item, order, seedProducts, warehouse } from './helpers';
 
 /*
@@ -72,19 +72,17 @@ async function stateOf(ctx: TestContext, tenant: TestTenant) {
 }
 
 describe('POST /orders/batch: set-based, with the answers of the orders sent one by one', () => {
-  let ctx: TestContext;
+  const setup = useTestContext();
   let batched: TestTenant;
   let oneByOne: TestTenant;
   beforeAll(async () => {
-    ctx = await createTestContext();
-    [batched, oneByOne] = [await ctx.tenant(UNLIMITED), await ctx.tenant(UNLIMITED)];
+    [batched, oneByOne] = [await setup.ctx.tenant(UNLIMITED), await setup.ctx.tenant(UNLIMITED)];
     for (const tenant of [batched, oneByOne]) {
       await seedProducts(tenant, catalog);
       for (const existing of before) expect((await tenant.api.post('/orders', existing)).status).toBe(201);
-      await warehouse(ctx, tenant).advance('LATE', 'start-picking');
+      await warehouse(setup.ctx, tenant).advance('LATE', 'start-picking');
     }
   });
-  afterAll(() => ctx.close());
 
   it('gives every order the result, stored order and events it gets when sent on its own', async () => {
     const response = await batched.api.post('/orders/batch', { orders: batch });
@@ -94,7 +92,7 @@ describe('POST /orders/batch: set-based, with the answers of the orders sent one
 
     const { data, errors, warnings } = response.body;
     expect({ data, errors, warnings }).toEqual(asBatch(answers));
-    expect(await stateOf(ctx, batched)).toEqual(await stateOf(ctx, oneByOne));
+    expect(await stateOf(setup.ctx, batched)).toEqual(await stateOf(setup.ctx, oneByOne));
 
     // What the comparison covers, spelled out.
     expect(data).toEqual({ successCount: 9, createdCount: 7, updatedCount: 2, errorCount: 7 });
@@ -111,7 +109,7 @@ describe('POST /orders/batch: set-based, with the answers of the orders sent one
     expect(await issuesOf('V')).toMatchObject({ status: 'PENDING_VALIDATION', unresolvedProducts: [{ productExternalId: 'UNKNOWN' }] });
     // C and D were short until the second A freed 2 units of S; N1 was served by the update of X.
     for (const served of ['A', 'B', 'C', 'D', 'N1', 'N2', 'X']) expect(await issuesOf(served)).toMatchObject({ status: 'PENDING', hasIssues: false });
-    const resolved = await eventsOf(ctx, batched, 'order.issue_resolved');
+    const resolved = await eventsOf(setup.ctx, batched, 'order.issue_resolved');
     expect(resolved.map((event) => event.data.externalId).sort()).toEqual(['C', 'D', 'N1']);
   });
 });

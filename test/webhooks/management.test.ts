@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, twoTenants, type TestContext, type TestTenant } from '../helpers/context';
-import { useTenant } from '../helpers/setup';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { twoTenants, type TestTenant } from '../helpers/context';
+import { useTenant, useTestContext } from '../helpers/setup';
 
 const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
 const register = (tenant: TestTenant, overrides: Record<string, unknown> = {}) =>
   tenant.api.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.status_changed'], secret: SECRET, ...overrides });
 
 describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
-  let ctx: TestContext;
+  const setup = useTestContext();
   let tenant: TestTenant;
   let other: TestTenant;
   beforeAll(async () => {
-    ctx = await createTestContext();
-    [tenant, other] = await twoTenants(ctx);
+    [tenant, other] = await twoTenants(setup.ctx);
   });
-  afterAll(() => ctx.close());
 
   it('registers a webhook: 201 with id, url, events, isActive, secret and createdAt', async () => {
     const response = await register(tenant, { events: ['order.status_changed', 'product.stock_updated'] });
@@ -40,7 +38,7 @@ describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
     expect(JSON.stringify(one.body)).not.toContain(SECRET);
     const list = await tenant.api.get('/webhooks');
     expect(JSON.stringify(list.body)).not.toContain(SECRET);
-    const stored = await ctx.database.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const stored = await setup.ctx.database.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toContain(SECRET);
   });
 
@@ -55,7 +53,7 @@ describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
     expect(first.body.data.secret).toBe(SECRET);
 
     const { rows } = await sql<{ body: string; headers: unknown }>`
-      SELECT body, headers FROM idempotency_keys WHERE tenant_id = ${tenant.id} AND idempotency_key = ${key}`.execute(ctx.database.db);
+      SELECT body, headers FROM idempotency_keys WHERE tenant_id = ${tenant.id} AND idempotency_key = ${key}`.execute(setup.ctx.database.db);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.body).toMatch(/^v1\./);
     expect(JSON.stringify(rows[0])).not.toContain(SECRET);
@@ -128,7 +126,7 @@ describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
   });
 
   it('needs the webhooks:manage permission', async () => {
-    const { api } = await ctx.issueKey(tenant.slug, { permissions: ['products:read'] });
+    const { api } = await setup.ctx.issueKey(tenant.slug, { permissions: ['products:read'] });
     const response = await api.get('/webhooks');
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe('FORBIDDEN');
