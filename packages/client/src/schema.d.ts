@@ -8146,6 +8146,8 @@ export interface operations {
                             policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
                             /** @description In the layout's unit, depot to depot */
                             distance: number;
+                            /** @description Whether distance is proven the shortest walk there is (only optimal can be) */
+                            exact: boolean;
                             /** @description In walking order */
                             stops: {
                                 locationCode: string;

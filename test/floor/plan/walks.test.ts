@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aisleX, backY, layoutProblem, POLICIES, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
+import { aisleX, backY, layoutProblem, middleCrossAisleYs, POLICIES, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
 import { routePicks, routeWalk, shortestRouteLength, type RouteWalk } from '../../../src/floor/plan/walks';
 
 const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
@@ -15,11 +15,14 @@ function close(actual: number, expected: number): boolean {
   return Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
 }
 
-/** Shortest walk between two points of the aisle graph (y = 0 is the front cross aisle). */
+/** y of every cross aisle: the front one (0), the middle ones, the back one. */
+const crossYsOf = (layout: Layout) => [0, ...middleCrossAisleYs(layout), backY(layout)];
+
+/** Shortest walk between two points of the aisle graph (y = 0 is the front cross aisle): along the aisle, or over one cross aisle. */
 function between(layout: Layout, a: { aisle: number; y: number }, b: { aisle: number; y: number }): number {
   if (a.aisle === b.aisle) return Math.abs(a.y - b.y);
-  const back = backY(layout);
-  return Math.abs(aisleX(layout, a.aisle) - aisleX(layout, b.aisle)) + Math.min(a.y + b.y, 2 * back - a.y - b.y);
+  const detour = Math.min(...crossYsOf(layout).map((y) => Math.abs(a.y - y) + Math.abs(b.y - y)));
+  return Math.abs(aisleX(layout, a.aisle) - aisleX(layout, b.aisle)) + detour;
 }
 
 const depotOf = (layout: Layout) => ({ aisle: layout.depotAisle, y: 0 });
@@ -62,8 +65,8 @@ function sequenceLength(layout: Layout, stops: readonly Place[]): number {
 /**
  * What every policy's answer must be, whatever the instance:
  * - stops hold every given pick exactly once, picks of one place next to each other in the order given;
- * - the walk starts and ends at the depot and each of its legs runs along one aisle or along the
- *   front or back cross aisle, inside the floor;
+ * - the walk starts and ends at the depot and each of its legs runs along one aisle or along a
+ *   cross aisle (front, middle or back), inside the floor;
  * - `distance` is the length of that walk;
  * - the walk reaches the stops in the order given (each stop lies on the walk after the previous one).
  */
@@ -90,7 +93,7 @@ function expectSoundWalk(layout: Layout, picks: readonly Pick[], route: RouteWal
     }
     if (from.aisle !== to.aisle) {
       expect(to.y).toBe(from.y);
-      expect([0, back]).toContain(from.y);
+      expect(crossYsOf(layout)).toContain(from.y);
     }
     length += Math.abs(aisleX(layout, to.aisle) - aisleX(layout, from.aisle)) + Math.abs(to.y - from.y);
   }
@@ -193,17 +196,75 @@ describe('every policy (property)', () => {
   });
 });
 
+/** A small floor with 1 to 4 middle cross aisles, and up to `max` picks on it (places may repeat). */
+function blockInstance(max: number): fc.Arbitrary<{ layout: Layout; picks: Pick[] }> {
+  const layouts = smallLayout
+    .filter((layout) => layout.positionsPerAisle >= 2)
+    .chain((layout) =>
+      fc
+        .uniqueArray(fc.integer({ min: 1, max: layout.positionsPerAisle - 1 }), { minLength: 1, maxLength: Math.min(4, layout.positionsPerAisle - 1) })
+        .chain((afters) => fc.tuple(...afters.map((afterPosition) => fc.constantFrom(0.5, 1, 2).map((width) => ({ afterPosition, width })))))
+        .map((crossAisles): Layout => ({ ...layout, crossAisles })),
+    );
+  return layouts.chain((layout) =>
+    fc
+      .array(fc.record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) }), {
+        maxLength: max,
+      })
+      .map((places) => ({ layout, picks: places.map((place, id) => ({ ...place, id })) })),
+  );
+}
+
+describe('routes on floors with middle cross aisles (property)', () => {
+  it('optimal is exact and as short as Held–Karp over the pick points', () => {
+    fc.assert(
+      fc.property(blockInstance(8), ({ layout, picks }) => {
+        const exact = heldKarp(layout, picks);
+        const route = routePicks(layout, picks, 'optimal');
+        expect(route.exact).toBe(true);
+        expect(close(route.distance, exact), `optimal ${route.distance}, Held–Karp ${exact}`).toBe(true);
+        expect(close(shortestRouteLength(layout, picks), exact)).toBe(true);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('no heuristic is exact or shorter than optimal, and combined is never longer than s-shape', () => {
+    fc.assert(
+      fc.property(blockInstance(14), ({ layout, picks }) => {
+        const optimal = routePicks(layout, picks, 'optimal').distance;
+        for (const policy of HEURISTICS) {
+          const route = routePicks(layout, picks, policy);
+          expect(route.exact).toBe(false);
+          expect(route.distance).toBeGreaterThanOrEqual(optimal - 1e-9);
+        }
+        expect(routePicks(layout, picks, 'combined').distance).toBeLessThanOrEqual(routePicks(layout, picks, 's-shape').distance + 1e-9);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('every policy walks only along aisles and cross aisles, depot to depot, reaching its stops in order', () => {
+    fc.assert(
+      fc.property(blockInstance(14), fc.constantFrom(...POLICIES), ({ layout, picks }, policy) => {
+        expectSoundWalk(layout, picks, routeWalk(layout, picks, policy));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('routes of the simplest pick lists', () => {
   const layout: Layout = { ...classic, depotAisle: 4 };
 
   it.each(POLICIES)('%s: no picks is no walk', (policy) => {
-    expect(routePicks(layout, [], policy)).toEqual({ distance: 0, stops: [] });
+    expect(routePicks(layout, [], policy)).toEqual({ distance: 0, exact: policy === 'optimal', stops: [] });
   });
 
   it.each(POLICIES)('%s: one pick is there and back along the front and up the aisle', (policy) => {
     const pick = { aisle: 7, position: 12, id: 1 };
     // 3 aisles of 3 along the front, 1 + 11 up the aisle, each way.
-    expect(routePicks(layout, [pick], policy)).toEqual({ distance: 2 * 9 + 2 * 12, stops: [pick] });
+    expect(routePicks(layout, [pick], policy)).toEqual({ distance: 2 * 9 + 2 * 12, exact: policy === 'optimal', stops: [pick] });
   });
 
   it.each(POLICIES)('%s: picks all in one aisle are walked up to the farthest and back, front to back', (policy) => {
@@ -223,7 +284,7 @@ describe('routes of the simplest pick lists', () => {
       { aisle: 4, position: 5, id: 1 },
       { aisle: 4, position: 1, id: 2 },
     ];
-    expect(routePicks(layout, picks, policy)).toEqual({ distance: 2 * 5, stops: [picks[1], picks[0]] });
+    expect(routePicks(layout, picks, policy)).toEqual({ distance: 2 * 5, exact: policy === 'optimal', stops: [picks[1], picks[0]] });
   });
 
   it.each(POLICIES)('%s: picks at one place are stopped at together, in the order given', (policy) => {
