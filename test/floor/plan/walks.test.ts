@@ -196,20 +196,21 @@ describe('every policy (property)', () => {
   });
 });
 
-/** A small floor with 1 to 4 middle cross aisles, and up to `max` picks on it (places may repeat). */
-function blockInstance(max: number): fc.Arbitrary<{ layout: Layout; picks: Pick[] }> {
+/** A small floor with `min` to `max` middle cross aisles (as many as fit), and up to `maxPicks` picks on it (places may repeat). */
+function blockInstance(maxPicks: number, { min, max } = { min: 1, max: 4 }, minPicks = 0): fc.Arbitrary<{ layout: Layout; picks: Pick[] }> {
   const layouts = smallLayout
-    .filter((layout) => layout.positionsPerAisle >= 2)
+    .filter((layout) => layout.positionsPerAisle > min)
     .chain((layout) =>
       fc
-        .uniqueArray(fc.integer({ min: 1, max: layout.positionsPerAisle - 1 }), { minLength: 1, maxLength: Math.min(4, layout.positionsPerAisle - 1) })
+        .uniqueArray(fc.integer({ min: 1, max: layout.positionsPerAisle - 1 }), { minLength: min, maxLength: Math.min(max, layout.positionsPerAisle - 1) })
         .chain((afters) => fc.tuple(...afters.map((afterPosition) => fc.constantFrom(0.5, 1, 2).map((width) => ({ afterPosition, width })))))
         .map((crossAisles): Layout => ({ ...layout, crossAisles })),
     );
   return layouts.chain((layout) =>
     fc
       .array(fc.record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) }), {
-        maxLength: max,
+        minLength: minPicks,
+        maxLength: maxPicks,
       })
       .map((places) => ({ layout, picks: places.map((place, id) => ({ ...place, id })) })),
   );
@@ -241,6 +242,20 @@ describe('routes on floors with middle cross aisles (property)', () => {
         expect(routePicks(layout, picks, 'combined').distance).toBeLessThanOrEqual(routePicks(layout, picks, 's-shape').distance + 1e-9);
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('beyond what the exact methods settle (five or more middle cross aisles, over 12 places), optimal is not exact but no heuristic is shorter', () => {
+    fc.assert(
+      fc.property(blockInstance(30, { min: 5, max: 7 }, 20), ({ layout, picks }) => {
+        const route = routeWalk(layout, picks, 'optimal');
+        expectSoundWalk(layout, picks, route);
+        expect(close(shortestRouteLength(layout, picks), route.distance)).toBe(true);
+        if (new Set(picks.map((pick) => `${pick.aisle}:${pick.position}`)).size <= 12) return;
+        expect(route.exact).toBe(false);
+        for (const policy of HEURISTICS) expect(routePicks(layout, picks, policy).distance).toBeGreaterThanOrEqual(route.distance - 1e-9);
+      }),
+      { numRuns: 300 },
     );
   });
 

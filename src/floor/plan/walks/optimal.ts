@@ -175,29 +175,40 @@ const spaceFor = (crossAisles: number) => SPACES.get(crossAisles) ?? SPACES.set(
  * by the dynamic program; its states and subaisle combinations grow too fast beyond.
  */
 const MAX_DP_CROSS_AISLES = 4;
-/** Transitions the dynamic program may look at before it gives up (some 50 ms). */
+/**
+ * Transitions the dynamic program may look at on floors of three blocks before it gives up (some
+ * 15 ms); on one or two blocks it always finishes, its work linear in the number of aisles.
+ */
 const DP_WORK = 1_000_000;
 /** Up to this many distinct places, Held–Karp over the places settles any floor (12² × 2¹² steps, a few ms). */
 const MAX_HELD_KARP_PLACES = 12;
 
-interface Step {
-  previous: number;
+/** A combination of one pattern per subaisle of an aisle. */
+interface Option {
   /** Pattern index by subaisle. */
   choice: number[];
-  times: number[];
+  shapes: number[];
+  /** Numbers the shapes, for looking transitions up. */
+  key: number;
+  cost: number;
+}
+
+/** How the dynamic program reached each state after an aisle, by state: the state before, the option taken and the edges to the next aisle. */
+interface Steps {
+  previous: number[];
+  option: Option[];
+  transition: Transition[];
 }
 
 interface Solution {
   distance: number;
   /** By aisle, then subaisle: the patterns open to it. */
   aislePatterns: SubaislePattern[][][];
-  /** By aisle and state reached: the state before, the patterns and the edges to the next aisle that reach it best. */
-  steps: Map<number, Step>[];
+  steps: Steps[];
 }
 
-/** Every combination of one pattern per subaisle, with its cost and the numbering of its shapes. */
-function combinations(options: readonly SubaislePattern[][]): { choice: number[]; shapes: number[]; key: number; cost: number }[] {
-  let result = [{ choice: [] as number[], shapes: [] as number[], key: 0, cost: 0 }];
+function combinations(options: readonly SubaislePattern[][]): Option[] {
+  let result: Option[] = [{ choice: [], shapes: [], key: 0, cost: 0 }];
   options.forEach((subaisle, s) => {
     result = result.flatMap((partial) =>
       subaisle.map((pattern, p) => ({
@@ -220,56 +231,91 @@ function solve(floor: Floor): Solution | undefined {
   const aislePatterns = floor.spots.map((_, i) =>
     spotsByBlock(floor, i + 1).map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!)),
   );
-  let costs = new Map<number, number>([[EMPTY, 0]]);
-  const steps: Solution['steps'] = [];
+  // Sparse by state number: the states reached and their least costs.
+  let states = [EMPTY];
+  let costs: number[] = [0];
+  const steps: Steps[] = [];
   let work = 0;
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
-    const next = new Map<number, number>();
-    const chosen = new Map<number, Step>();
+    const reached: number[] = [];
+    const next: number[] = [];
+    const step: Steps = { previous: [], option: [], transition: [] };
     const lastAisle = aisle === floor.aisles;
     const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
     const options = combinations(aislePatterns[aisle - 1]!);
-    for (const [state, before] of costs) {
-      for (const { choice, shapes, key, cost } of options) {
-        const transitions = space.transitionsFrom(state, shapes, key, kind);
+    for (const state of states) {
+      const before = costs[state]!;
+      for (const option of options) {
+        const transitions = space.transitionsFrom(state, option.shapes, option.key, kind);
         work += transitions.length + 1;
-        for (const { times, width, next: after } of transitions) {
-          if (lastAisle && width > 0) continue;
-          const total = before + cost + width * floor.spacing;
-          if (total < (next.get(after) ?? Infinity)) {
-            next.set(after, total);
-            chosen.set(after, { previous: state, choice, times });
-          }
+        for (const transition of transitions) {
+          if (lastAisle && transition.width > 0) continue;
+          const after = transition.next;
+          const total = before + option.cost + transition.width * floor.spacing;
+          const known = next[after];
+          if (known === undefined) reached.push(after);
+          else if (total >= known) continue;
+          next[after] = total;
+          step.previous[after] = state;
+          step.option[after] = option;
+          step.transition[after] = transition;
         }
       }
-      if (work > DP_WORK) return undefined;
+      if (m > 3 && work > DP_WORK) return undefined;
     }
-    steps.push(chosen);
+    steps.push(step);
+    states = reached;
     costs = next;
   }
-  return { distance: costs.get(FINISHED)!, aislePatterns, steps };
+  return { distance: costs[FINISHED]!, aislePatterns, steps };
 }
 
 const HEURISTICS = [sShapeWalk, returnWalk, midpointWalk, largestGapWalk, combinedWalk];
-
-/** The best of the heuristics' walks, not proven shortest: for floors the exact methods cannot settle in time. */
-function bestHeuristicWalk(floor: Floor): Walk {
-  return HEURISTICS.map((walk) => walk(floor)).reduce((best, walk) => (walk.distance < best.distance ? walk : best));
-}
+/** Passes of the improvement step over the best heuristic's order of stops (each O(stops²)). */
+const IMPROVEMENT_PASSES = 8;
 
 /** Length of the shortest tour (or of the best walk found), without building it. */
 export function optimalDistance(floor: Floor): number {
   if (floor.pickAisles.length === 0) return 0;
-  return solve(floor)?.distance ?? heldKarp(floor)?.distance ?? bestHeuristicWalk(floor).distance;
+  return solve(floor)?.distance ?? heldKarp(floor)?.distance ?? improvedOrder(floor).distance;
 }
 
-/** The shortest tour by the dynamic program, else by Held–Karp when the places are few, else the best heuristic walk (not exact). */
+/**
+ * The shortest tour by the dynamic program, else by Held–Karp when the places are few, else (not
+ * exact) the best heuristic's order of stops improved by 2-opt, each leg a shortest walk.
+ */
 export function optimalWalk(floor: Floor): Walk {
   if (floor.pickAisles.length === 0) return new WalkBuilder(floor).finish(true);
   const solution = solve(floor);
   if (solution) return tourWalk(floor, solution);
   const tour = heldKarp(floor);
-  return tour ? heldKarpWalk(floor, tour.order) : bestHeuristicWalk(floor);
+  return tour ? sequenceWalk(floor, tour.order, true) : sequenceWalk(floor, improvedOrder(floor).order, false);
+}
+
+/**
+ * The best heuristic walk's stops, reordered by 2-opt (reversing a stretch of the order while that
+ * shortens the tour) with shortest legs between them: never longer than that walk.
+ */
+function improvedOrder(floor: Floor): { distance: number; order: Stop[] } {
+  const best = HEURISTICS.map((walk) => walk(floor)).reduce((a, b) => (b.distance < a.distance ? b : a));
+  const spotOf = new Map(floor.spots.flatMap((spots, i) => spots.map((spot) => [`${i + 1}:${spot.position}`, spot] as const)));
+  const order = best.visits.map(({ aisle, position }) => ({ aisle, spot: spotOf.get(`${aisle}:${position}`)! }));
+  const depot = { aisle: floor.depotAisle, y: 0 };
+  const point = (i: number) => (i < 0 || i >= order.length ? depot : { aisle: order[i]!.aisle, y: order[i]!.spot.y });
+  const leg = (i: number, j: number) => between(floor, point(i), point(j));
+  for (let pass = 0, improving = true; improving && pass < IMPROVEMENT_PASSES; pass++) {
+    improving = false;
+    for (let i = 0; i < order.length - 1; i++) {
+      for (let j = i + 1; j < order.length; j++) {
+        if (leg(i - 1, j) + leg(i, j + 1) < leg(i - 1, i) + leg(j, j + 1) - 1e-9) {
+          order.splice(i, j - i + 1, ...order.slice(i, j + 1).reverse());
+          improving = true;
+        }
+      }
+    }
+  }
+  const distance = order.reduce((sum, _, i) => sum + leg(i - 1, i), leg(order.length - 1, order.length));
+  return { distance, order };
 }
 
 interface Stop {
@@ -328,7 +374,7 @@ function heldKarp(floor: Floor): { distance: number; order: Stop[] } | undefined
 }
 
 /** The walk through the stops in order, each leg a shortest one. */
-function heldKarpWalk(floor: Floor, order: readonly Stop[]): Walk {
+function sequenceWalk(floor: Floor, order: readonly Stop[], exact: boolean): Walk {
   const builder = new WalkBuilder(floor);
   for (const { aisle, spot } of order) {
     const here = builder.here;
@@ -340,7 +386,7 @@ function heldKarpWalk(floor: Floor, order: readonly Stop[]): Walk {
     builder.visit(aisle, spot);
   }
   builder.goTo(builder.here.aisle, 0);
-  return builder.finish(true);
+  return builder.finish(exact);
 }
 
 /** Builds the chosen multigraph, then walks an Euler tour of it from the depot (Hierholzer's algorithm). */
@@ -367,15 +413,15 @@ function tourWalk(floor: Floor, { aislePatterns, steps }: Solution): Walk {
   };
   let state = FINISHED;
   for (let aisle = floor.aisles; aisle >= 1; aisle--) {
-    const step = steps[aisle - 1]!.get(state)!;
+    const step = steps[aisle - 1]!;
     const aisleCorners = corners[aisle - 1]!;
-    step.choice.forEach((pattern, s) => {
+    step.option[state]!.choice.forEach((pattern, s) => {
       const start = aisleCorners[s]!;
       const points = subaisleSpots[aisle - 1]![s]!.length + 2;
       segmentTimes(aislePatterns[aisle - 1]![s]![pattern]!, points - 1).forEach((times, i) => addEdge(start + i, start + i + 1, times));
     });
-    step.times.forEach((times, c) => times > 0 && addEdge(aisleCorners[c]!, corners[aisle]![c]!, times));
-    state = step.previous;
+    step.transition[state]!.times.forEach((times, c) => times > 0 && addEdge(aisleCorners[c]!, corners[aisle]![c]!, times));
+    state = step.previous[state]!;
   }
 
   const builder = new WalkBuilder(floor);
