@@ -123,23 +123,26 @@ class CartBound {
   /** The least walking any tour does in an aisle holding the ys of both sorted lists (merged on the fly), block by block. */
   private inAisle(a: readonly number[], b: readonly number[]): number {
     const cross = this.crossYs;
-    let [i, j, block, total] = [0, 0, 0, 0];
-    let [previous, gap, holds] = [0, 0, false];
-    const closeBlock = () => {
-      if (!holds) return;
-      const length = cross[block + 1]! - cross[block]!;
-      gap = Math.max(gap, cross[block + 1]! - previous);
-      total += Math.min(length, 2 * (length - gap));
-    };
+    let [i, j, block, total, previous, gap] = [0, 0, 0, 0, 0, 0];
+    let holds = false;
     while (i < a.length || j < b.length) {
       const y = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
-      for (; y > cross[block + 1]!; block++, previous = cross[block]!, gap = 0, holds = false) closeBlock();
+      while (y > cross[block + 1]!) {
+        if (holds) total += this.inBlock(block, previous, gap);
+        block++;
+        [previous, gap, holds] = [cross[block]!, 0, false];
+      }
       gap = Math.max(gap, y - previous);
       previous = y;
       holds = true;
     }
-    closeBlock();
-    return total;
+    return holds ? total + this.inBlock(block, previous, gap) : total;
+  }
+
+  /** One walk through the block, or in and out from both ends leaving out its largest gap (`gap` so far, or the one behind `last`). */
+  private inBlock(block: number, last: number, gap: number): number {
+    const length = this.crossYs[block + 1]! - this.crossYs[block]!;
+    return Math.min(length, 2 * (length - Math.max(gap, this.crossYs[block + 1]! - last)));
   }
 }
 

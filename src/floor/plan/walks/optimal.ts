@@ -94,17 +94,18 @@ interface Transition {
 class StateSpace {
   private readonly frontiers: (Frontier | undefined)[] = [undefined, undefined];
   private readonly ids = new Map<string, number>();
-  private readonly transitions: Map<number, Transition[]>[] = [new Map(), new Map()];
+  /** By state, then `key * 4 + kind`; sparse. */
+  private readonly transitions: Transition[][][] = [[], []];
 
   constructor(private readonly crossAisles: number) {}
 
   /** `shapes` by subaisle, front first; `key` numbers them; `kind` is 1 for the depot's aisle plus 2 when nothing is required right of it. */
   transitionsFrom(state: number, shapes: readonly number[], key: number, kind: number): Transition[] {
     const cache = this.transitions[state]!;
-    let list = cache.get(key * 4 + kind);
+    let list = cache[key * 4 + kind];
     if (!list) {
       list = this.work(state, shapes.map((shape) => SHAPES[shape]!), (kind & 1) === 1, (kind & 2) === 2);
-      cache.set(key * 4 + kind, list);
+      cache[key * 4 + kind] = list;
     }
     return list;
   }
@@ -116,7 +117,7 @@ class StateSpace {
       id = this.frontiers.length;
       this.ids.set(key, id);
       this.frontiers.push(frontier);
-      this.transitions.push(new Map());
+      this.transitions.push([]);
     }
     return id;
   }
@@ -222,15 +223,20 @@ function combinations(options: readonly SubaislePattern[][]): Option[] {
   return result;
 }
 
-/** The dynamic program, or undefined when the floor has too many cross aisles or the work exceeds its allowance. */
-function solve(floor: Floor): Solution | undefined {
+/**
+ * The dynamic program, or undefined when the floor has too many cross aisles or the work exceeds
+ * its allowance; `withSteps` keeps what rebuilding the tour needs.
+ */
+function solve(floor: Floor, withSteps: boolean): Solution | undefined {
   const m = floor.crossYs.length;
   if (m > MAX_DP_CROSS_AISLES) return undefined;
   const space = spaceFor(m);
   const lastRequired = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1] ?? 0);
-  const aislePatterns = floor.spots.map((_, i) =>
-    spotsByBlock(floor, i + 1).map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!)),
-  );
+  const patternsOf = (blocks: Spot[][]) => blocks.map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!));
+  // Aisles without spots share their patterns and combinations.
+  const empty = patternsOf(floor.crossYs.slice(1).map(() => []));
+  const emptyOptions = combinations(empty);
+  const aislePatterns = floor.spots.map((spots, i) => (spots.length === 0 ? empty : patternsOf(spotsByBlock(floor, i + 1))));
   // Sparse by state number: the states reached and their least costs.
   let states = [EMPTY];
   let costs: number[] = [0];
@@ -242,7 +248,7 @@ function solve(floor: Floor): Solution | undefined {
     const step: Steps = { previous: [], option: [], transition: [] };
     const lastAisle = aisle === floor.aisles;
     const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
-    const options = combinations(aislePatterns[aisle - 1]!);
+    const options = floor.spots[aisle - 1]!.length === 0 ? emptyOptions : combinations(aislePatterns[aisle - 1]!);
     for (const state of states) {
       const before = costs[state]!;
       for (const option of options) {
@@ -256,6 +262,7 @@ function solve(floor: Floor): Solution | undefined {
           if (known === undefined) reached.push(after);
           else if (total >= known) continue;
           next[after] = total;
+          if (!withSteps) continue;
           step.previous[after] = state;
           step.option[after] = option;
           step.transition[after] = transition;
@@ -277,7 +284,7 @@ const IMPROVEMENT_PASSES = 8;
 /** Length of the shortest tour (or of the best walk found), without building it. */
 export function optimalDistance(floor: Floor): number {
   if (floor.pickAisles.length === 0) return 0;
-  return solve(floor)?.distance ?? heldKarp(floor)?.distance ?? improvedOrder(floor).distance;
+  return solve(floor, false)?.distance ?? heldKarp(floor)?.distance ?? improvedOrder(floor).distance;
 }
 
 /**
@@ -286,7 +293,7 @@ export function optimalDistance(floor: Floor): number {
  */
 export function optimalWalk(floor: Floor): Walk {
   if (floor.pickAisles.length === 0) return new WalkBuilder(floor).finish(true);
-  const solution = solve(floor);
+  const solution = solve(floor, true);
   if (solution) return tourWalk(floor, solution);
   const tour = heldKarp(floor);
   return tour ? sequenceWalk(floor, tour.order, true) : sequenceWalk(floor, improvedOrder(floor).order, false);
