@@ -414,6 +414,47 @@ describe('hand-worked routes through four aisles', () => {
   });
 });
 
+describe('hand-worked routes on two blocks', () => {
+  // 4 aisles 3 apart, 10 positions, a middle cross aisle of width 1 after position 5: positions 1-5 at
+  // y 1-5, the middle cross aisle at y 6, positions 6-10 at y 7-11, the back cross aisle at y 12.
+  const layout: Layout = { ...classic, aisles: 4, positionsPerAisle: 10, crossAisles: [{ afterPosition: 5, width: 1 }] };
+  // Front block: aisle 1 at y 2, aisle 3 at y 3. Back block: aisle 2 at y 9, aisle 4 at y 8.
+  const picks = [
+    { aisle: 3, position: 3, id: 3 },
+    { aisle: 1, position: 2, id: 1 },
+    { aisle: 4, position: 7, id: 4 },
+    { aisle: 2, position: 8, id: 2 },
+  ];
+  const walk = (policy: (typeof POLICIES)[number]) => {
+    const route = routeWalk(layout, picks, policy);
+    expectSoundWalk(layout, picks, route);
+    return { distance: route.distance, exact: route.exact, ids: route.stops.map((stop) => stop.id) };
+  };
+
+  it('s-shape goes up aisle 1 to the back block, through aisles 2 and 4 there, then through aisle 3 of the front block', () => {
+    // up aisle 1 past y 2 to the middle: 6; along it to 2: 3; through the back block: 6; back to 4: 6; down to the middle: 6;
+    // along the middle to 3: 3; down aisle 3 through the front block: 6; home along the front: 6.
+    expect(walk('s-shape')).toEqual({ distance: 6 + 3 + 6 + 6 + 6 + 3 + 6 + 6, exact: false, ids: [1, 2, 4, 3] });
+  });
+
+  it('return goes up each aisle from the front, over the middle cross aisle, and back', () => {
+    expect(walk('return')).toEqual({ distance: 2 * 2 + 3 + 2 * 9 + 3 + 2 * 3 + 3 + 2 * 8 + 9, exact: false, ids: [1, 2, 3, 4] });
+  });
+
+  it('largest gap walks the back block as a loop through its two aisles and the front block down the last', () => {
+    expect(walk('largest-gap')).toEqual({ distance: 42, exact: false, ids: [1, 2, 4, 3] });
+  });
+
+  it('combined enters aisles 2 and 4 from the middle cross aisle and returns', () => {
+    // up aisle 1 to the middle: 6; to 2: 3; to y 9 and back: 6; to 4: 6; to y 8 and back: 4; to 3: 3; down aisle 3: 6; home: 6.
+    expect(walk('combined')).toEqual({ distance: 6 + 3 + 6 + 6 + 4 + 3 + 6 + 6, exact: false, ids: [1, 2, 4, 3] });
+  });
+
+  it('optimal finds the same 40, proven', () => {
+    expect(walk('optimal')).toMatchObject({ distance: 40, exact: true });
+  });
+});
+
 describe('layoutProblem', () => {
   it('accepts the classic layout and names the field of a bad one', () => {
     expect(layoutProblem(classic)).toBeUndefined();
