@@ -16,8 +16,6 @@ export interface Point {
 export interface Floor {
   aisles: number;
   depotAisle: number;
-  /** y of the back cross aisle. */
-  back: number;
   /** y of every cross aisle, front to back: 0, the middle ones, the back one. Block i lies between crossYs[i] and crossYs[i + 1]. */
   crossYs: number[];
   /** Distance between neighbouring aisles. */
@@ -40,7 +38,6 @@ export function floorOf(layout: Layout, places: readonly Place[]): Floor {
   return {
     aisles: layout.aisles,
     depotAisle: layout.depotAisle,
-    back: backY(layout),
     crossYs: [0, ...middleCrossAisleYs(layout), backY(layout)],
     spacing: layout.aisleSpacing,
     spots,
@@ -71,8 +68,8 @@ export interface Walk {
 
 /**
  * Records a walk move by move, refusing any move off the walkable lines: along one aisle, or
- * along a cross aisle (front, middle or back) between two aisles. The distance is the sum of the moves, so a policy
- * cannot report a length other than that of the walk it describes.
+ * along a cross aisle (front, middle or back) between two aisles. The distance is the sum of the
+ * moves, so a policy cannot report a length other than that of the walk it describes.
  */
 export class WalkBuilder {
   private distance = 0;
