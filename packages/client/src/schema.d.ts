@@ -8113,6 +8113,7 @@ export interface operations {
                      *       "data": {
                      *         "policy": "s-shape",
                      *         "distance": 164.8,
+                     *         "exact": false,
                      *         "stops": [
                      *           {
                      *             "locationCode": "A-03-2",
