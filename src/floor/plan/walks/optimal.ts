@@ -238,6 +238,7 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
   const empty = patternsOf(floor.crossYs.slice(1).map(() => []));
   const emptyOptions = combinations(empty);
   const aislePatterns = floor.spots.map((spots, i) => (spots.length === 0 ? empty : patternsOf(spotsByBlock(floor, i + 1))));
+  const bound = m > 3 ? pruning(floor, aislePatterns) : undefined;
   // Sparse by state number: the states reached and their least costs.
   let states = [EMPTY];
   let costs: number[] = [0];
@@ -252,6 +253,7 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
     const options = floor.spots[aisle - 1]!.length === 0 ? emptyOptions : combinations(aislePatterns[aisle - 1]!);
     for (const state of states) {
       const before = costs[state]!;
+      if (bound && before + bound.still(aisle, state) > bound.longest) continue;
       for (const option of options) {
         const transitions = space.transitionsFrom(state, option.shapes, option.key, kind);
         work += transitions.length + 1;
@@ -276,6 +278,30 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
     costs = next;
   }
   return { distance: costs[FINISHED]!, aislePatterns, steps };
+}
+
+/**
+ * For three blocks, where the states are many: a walk no shortest tour exceeds (the best
+ * heuristic's) and, from aisle `aisle` on, what any tour still has to walk (in each subaisle with
+ * picks its cheapest pattern; along the cross aisles, there and back to the last aisle it needs).
+ * A partial tour whose cost and that bound exceed the walk is left out.
+ */
+function pruning(floor: Floor, aislePatterns: SubaislePattern[][][]) {
+  // A little above, so that sums in another order never leave out the shortest tour.
+  const longest = Math.min(...HEURISTICS.map((walk) => walk(floor).distance)) * (1 + 1e-9) + 1e-9;
+  const inAisles = new Float64Array(floor.aisles + 2);
+  for (let aisle = floor.aisles; aisle >= 1; aisle--) {
+    const least = aislePatterns[aisle - 1]!.reduce((sum, options) => sum + Math.min(...options.map((pattern) => (pattern.shape === NOTHING ? 0 : pattern.cost))), 0);
+    inAisles[aisle] = inAisles[aisle + 1]! + (floor.spots[aisle - 1]!.length > 0 ? least : 0);
+  }
+  const first = Math.min(floor.depotAisle, floor.pickAisles[0]!);
+  const last = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1]!);
+  const across = (from: number) => 2 * Math.max(0, floor.x(last) - floor.x(from));
+  return {
+    longest,
+    /** Before `aisle` (the edges into it already counted): a tour not yet begun still spans first..last, one begun aisle..last. */
+    still: (aisle: number, state: number) => inAisles[aisle]! + across(state === EMPTY ? first : aisle),
+  };
 }
 
 const HEURISTICS = [sShapeWalk, returnWalk, midpointWalk, largestGapWalk, combinedWalk];
