@@ -99,6 +99,6 @@ export async function routeThrough(db: Executor, tenantId: string, locations: st
     .where('aisle', 'is not', null)
     .execute();
   const places = new Map(rows.map((row) => [row.code, { locationCode: row.code, aisle: row.aisle!, position: row.position! }]));
-  const { distance, stops } = routePicks(layout, codes.flatMap((code) => places.get(code) ?? []), policy);
-  return { policy, distance, stops, unplaced: codes.filter((code) => !places.has(code)) };
+  const { distance, exact, stops } = routePicks(layout, codes.flatMap((code) => places.get(code) ?? []), policy);
+  return { policy, distance, exact, stops, unplaced: codes.filter((code) => !places.has(code)) };
 }

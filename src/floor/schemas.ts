@@ -65,6 +65,7 @@ export const RouteResponse = Success(
   Type.Object({
     policy: PolicySchema,
     distance: Distance,
+    exact: Type.Boolean({ description: 'Whether distance is proven the shortest walk there is (only optimal can be)' }),
     stops: Type.Array(Type.Object({ locationCode: Type.String(), aisle: Type.Integer(), position: Type.Integer() }), { description: 'In walking order' }),
     unplaced: Type.Array(Type.String(), { description: 'Codes unknown or without a place, as sent; not part of the route' }),
   }),

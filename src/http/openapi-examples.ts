@@ -311,6 +311,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       200: ok({
         policy: 's-shape',
         distance: 164.8,
+        exact: false,
         stops: [
           { locationCode: 'A-03-2', aisle: 1, position: 3 },
           { locationCode: 'B-11-1', aisle: 2, position: 11 },

@@ -33,6 +33,7 @@ describe('floor: POST /routes', () => {
     const { data } = response.body;
     expect(data.policy).toBe('optimal');
     expect(data.distance).toBe(18);
+    expect(data.exact).toBe(true);
     expect([...data.stops].sort((a: { locationCode: string }, b: { locationCode: string }) => a.locationCode.localeCompare(b.locationCode))).toEqual([
       { locationCode: 'A-01', aisle: 1, position: 1 },
       { locationCode: 'B-03', aisle: 2, position: 3 },
@@ -47,13 +48,14 @@ describe('floor: POST /routes', () => {
       const response = await floor.post('/routes', { locations: ['B-03', 'A-01'], policy });
       expect(response.status).toBe(200);
       expect(response.body.data.policy).toBe(policy);
+      expect(response.body.data.exact).toBe(false);
       expect(response.body.data.distance).toBeGreaterThanOrEqual(18);
     }
   });
 
   it('answers distance 0 and no stops when nothing is placed', async () => {
     const { data } = (await floor.post('/routes', { locations: ['DOCK-1'] })).body;
-    expect(data).toEqual({ policy: 'optimal', distance: 0, stops: [], unplaced: ['DOCK-1'] });
+    expect(data).toEqual({ policy: 'optimal', distance: 0, exact: true, stops: [], unplaced: ['DOCK-1'] });
   });
 
   it('refuses bad input with 400 and answers 409 without a layout', async () => {

@@ -8113,6 +8113,7 @@ export interface operations {
                      *       "data": {
                      *         "policy": "s-shape",
                      *         "distance": 164.8,
+                     *         "exact": false,
                      *         "stops": [
                      *           {
                      *             "locationCode": "A-03-2",
@@ -8146,6 +8147,8 @@ export interface operations {
                             policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
                             /** @description In the layout's unit, depot to depot */
                             distance: number;
+                            /** @description Whether distance is proven the shortest walk there is (only optimal can be) */
+                            exact: boolean;
                             /** @description In walking order */
                             stops: {
                                 locationCode: string;

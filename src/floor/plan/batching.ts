@@ -1,4 +1,4 @@
-import { aisleX, backY, positionY, type Layout, type Place } from './layout';
+import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
 import { shortestRouteLength } from './walks';
 
 /** An order that could go on the cart: the places of its placed lines (may be empty) and its units. */
@@ -65,12 +65,13 @@ export function chooseWave(layout: Layout, candidates: readonly WaveCandidate[],
 
 /**
  * A lower bound of the shortest route through the cart's places, kept aisle by aisle: twice the
- * walk along the front from the depot to the farthest aisles, plus for each aisle with places the
- * least any tour spends in it (one walk through, or in and out from both ends leaving out its
- * largest gap).
+ * walk along the front from the depot to the farthest aisles, plus for each block of an aisle with
+ * places the least any tour spends in it (one walk through, or in and out from both ends leaving
+ * out its largest gap).
  */
 class CartBound {
-  private readonly back: number;
+  /** y of every cross aisle, front to back. */
+  private readonly crossYs: number[];
   /** Index aisle - 1: the cart's ys in that aisle, sorted, and the least walking there. */
   private readonly ys: number[][];
   private readonly inAisleNow: Float64Array;
@@ -78,7 +79,7 @@ class CartBound {
   private right: number;
 
   constructor(private readonly layout: Layout) {
-    this.back = backY(layout);
+    this.crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
     this.ys = Array.from({ length: layout.aisles }, () => []);
     this.inAisleNow = new Float64Array(layout.aisles);
     this.left = this.right = aisleX(layout, layout.depotAisle);
@@ -119,17 +120,29 @@ class CartBound {
     return added + 2 * (right - left - (this.right - this.left));
   }
 
-  /** The least walking any tour does in an aisle holding the ys of both sorted lists (merged on the fly). */
+  /** The least walking any tour does in an aisle holding the ys of both sorted lists (merged on the fly), block by block. */
   private inAisle(a: readonly number[], b: readonly number[]): number {
-    if (a.length + b.length === 0) return 0;
-    let [i, j, previous, gap] = [0, 0, 0, 0];
+    const cross = this.crossYs;
+    let [i, j, block, total, previous, gap] = [0, 0, 0, 0, 0, 0];
+    let holds = false;
     while (i < a.length || j < b.length) {
       const y = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+      while (y > cross[block + 1]!) {
+        if (holds) total += this.inBlock(block, previous, gap);
+        block++;
+        [previous, gap, holds] = [cross[block]!, 0, false];
+      }
       gap = Math.max(gap, y - previous);
       previous = y;
+      holds = true;
     }
-    gap = Math.max(gap, this.back - previous);
-    return Math.min(this.back, 2 * (this.back - gap));
+    return holds ? total + this.inBlock(block, previous, gap) : total;
+  }
+
+  /** One walk through the block, or in and out from both ends leaving out its largest gap (`gap` so far, or the one behind `last`). */
+  private inBlock(block: number, last: number, gap: number): number {
+    const length = this.crossYs[block + 1]! - this.crossYs[block]!;
+    return Math.min(length, 2 * (length - Math.max(gap, this.crossYs[block + 1]! - last)));
   }
 }
 

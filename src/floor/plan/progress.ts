@@ -13,11 +13,12 @@ export interface Progress {
   distanceLeft: number;
 }
 
-/** The shortest walk between two points of the aisle graph: along the aisle, or out over the nearer cross aisle. */
+/** The shortest walk between two points of the aisle graph: along the aisle, or over the cross aisle of least detour. */
 function walkTo(walk: WalkBuilder, floor: Floor, to: Point): void {
   const here = walk.here;
   if (here.aisle !== to.aisle) {
-    const crossY = here.y + to.y <= 2 * floor.back - here.y - to.y ? 0 : floor.back;
+    const detour = (y: number) => Math.abs(here.y - y) + Math.abs(to.y - y);
+    const crossY = floor.crossYs.reduce((best, y) => (detour(y) < detour(best) ? y : best));
     walk.goTo(here.aisle, crossY);
     walk.goTo(to.aisle, crossY);
   }

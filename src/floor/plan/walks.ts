@@ -8,6 +8,8 @@ export type { Point } from './walks/walk';
 export interface Route<T extends Place> {
   /** Length of the walk the policy describes, depot to depot (0 for no picks). */
   distance: number;
+  /** Whether `distance` is proven the shortest walk there is (only `optimal` can be). */
+  exact: boolean;
   /** Every given pick once, in walking order; picks at the same place are consecutive, in the order given. */
   stops: T[];
 }
@@ -27,15 +29,15 @@ const WALKS: Record<Policy, (floor: Floor) => Walk> = {
 };
 
 export function routePicks<T extends Place>(layout: Layout, picks: readonly T[], policy: Policy): Route<T> {
-  const { distance, stops } = routeWalk(layout, picks, policy);
-  return { distance, stops };
+  const { distance, exact, stops } = routeWalk(layout, picks, policy);
+  return { distance, exact, stops };
 }
 
 /** `routePicks` with the walk's polyline, for drawing a route or checking it. */
 export function routeWalk<T extends Place>(layout: Layout, picks: readonly T[], policy: Policy): RouteWalk<T> {
   const byPlace = groupByPlace(layout, picks);
-  const { distance, path, visits } = WALKS[policy](floorOf(layout, firstOfEach(byPlace)));
-  return { distance, path, stops: visits.flatMap((place) => byPlace.get(placeKey(place))!) };
+  const { distance, exact, path, visits } = WALKS[policy](floorOf(layout, firstOfEach(byPlace)));
+  return { distance, exact, path, stops: visits.flatMap((place) => byPlace.get(placeKey(place))!) };
 }
 
 /** The length of the `optimal` route through `places`, without building the route: for comparing many pick lists. */

@@ -19,6 +19,41 @@ function between(a: Place | 'depot', b: Place | 'depot'): number {
 
 const close = (a: number, b: number) => Math.abs(a - b) < 1e-9;
 
+describe('walking through stops on a floor with middle cross aisles', () => {
+  // Middle cross aisles of width 2 after positions 5 and 12 (given out of order), centre lines at y 7.5 and 16.5.
+  const blocks: Layout = { ...layout, crossAisles: [{ afterPosition: 12, width: 2 }, { afterPosition: 5, width: 2 }] };
+  const blockPlaces = fc.array(
+    fc.record({ aisle: fc.integer({ min: 1, max: blocks.aisles }), position: fc.integer({ min: 1, max: blocks.positionsPerAisle }) }),
+    { minLength: 1, maxLength: 12 },
+  );
+
+  it("equals the optimal route's length when the stops are in the optimal route's order", () => {
+    fc.assert(
+      fc.property(blockPlaces, (picks) => {
+        const route = routeWalk(blocks, picks, 'optimal');
+        expect(close(walkThrough(blocks, route.stops).distance, route.distance)).toBe(true);
+      }),
+    );
+  });
+
+  it('changes aisle over the cross aisle of least detour, a middle one too', () => {
+    // Position 6 of aisle 1 stands at y 9 (2 + 5 + the cross aisle of width 2), position 5 of aisle 4 at y 6;
+    // the cross aisle between them has its centre line at 7.5.
+    const walk = walkThrough(blocks, [{ aisle: 1, position: 6 }, { aisle: 4, position: 5 }]);
+    expect(walk.path).toEqual([
+      { aisle: 2, y: 0 },
+      { aisle: 1, y: 0 },
+      { aisle: 1, y: 9 },
+      { aisle: 1, y: 7.5 },
+      { aisle: 4, y: 7.5 },
+      { aisle: 4, y: 6 },
+      { aisle: 4, y: 0 },
+      { aisle: 2, y: 0 },
+    ]);
+    expect(walk.distance).toBe(3 + 9 + 1.5 + 9 + 1.5 + 6 + 6);
+  });
+});
+
 describe('walking through stops in a given order', () => {
   it('is the sum of the shortest walks between neighbours, depot to depot', () => {
     fc.assert(

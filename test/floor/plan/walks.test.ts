@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aisleX, backY, layoutProblem, POLICIES, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
+import { aisleX, backY, layoutProblem, middleCrossAisleYs, POLICIES, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
 import { routePicks, routeWalk, shortestRouteLength, type RouteWalk } from '../../../src/floor/plan/walks';
 
 const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
@@ -15,11 +15,14 @@ function close(actual: number, expected: number): boolean {
   return Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
 }
 
-/** Shortest walk between two points of the aisle graph (y = 0 is the front cross aisle). */
+/** y of every cross aisle: the front one (0), the middle ones, the back one. */
+const crossYsOf = (layout: Layout) => [0, ...middleCrossAisleYs(layout), backY(layout)];
+
+/** Shortest walk between two points of the aisle graph (y = 0 is the front cross aisle): along the aisle, or over one cross aisle. */
 function between(layout: Layout, a: { aisle: number; y: number }, b: { aisle: number; y: number }): number {
   if (a.aisle === b.aisle) return Math.abs(a.y - b.y);
-  const back = backY(layout);
-  return Math.abs(aisleX(layout, a.aisle) - aisleX(layout, b.aisle)) + Math.min(a.y + b.y, 2 * back - a.y - b.y);
+  const detour = Math.min(...crossYsOf(layout).map((y) => Math.abs(a.y - y) + Math.abs(b.y - y)));
+  return Math.abs(aisleX(layout, a.aisle) - aisleX(layout, b.aisle)) + detour;
 }
 
 const depotOf = (layout: Layout) => ({ aisle: layout.depotAisle, y: 0 });
@@ -62,8 +65,8 @@ function sequenceLength(layout: Layout, stops: readonly Place[]): number {
 /**
  * What every policy's answer must be, whatever the instance:
  * - stops hold every given pick exactly once, picks of one place next to each other in the order given;
- * - the walk starts and ends at the depot and each of its legs runs along one aisle or along the
- *   front or back cross aisle, inside the floor;
+ * - the walk starts and ends at the depot and each of its legs runs along one aisle or along a
+ *   cross aisle (front, middle or back), inside the floor;
  * - `distance` is the length of that walk;
  * - the walk reaches the stops in the order given (each stop lies on the walk after the previous one).
  */
@@ -90,7 +93,7 @@ function expectSoundWalk(layout: Layout, picks: readonly Pick[], route: RouteWal
     }
     if (from.aisle !== to.aisle) {
       expect(to.y).toBe(from.y);
-      expect([0, back]).toContain(from.y);
+      expect(crossYsOf(layout)).toContain(from.y);
     }
     length += Math.abs(aisleX(layout, to.aisle) - aisleX(layout, from.aisle)) + Math.abs(to.y - from.y);
   }
@@ -193,17 +196,90 @@ describe('every policy (property)', () => {
   });
 });
 
+/** A small floor with `min` to `max` middle cross aisles (as many as fit), and up to `maxPicks` picks on it (places may repeat). */
+function blockInstance(maxPicks: number, { min, max } = { min: 1, max: 4 }, minPicks = 0): fc.Arbitrary<{ layout: Layout; picks: Pick[] }> {
+  const layouts = smallLayout
+    .filter((layout) => layout.positionsPerAisle > min)
+    .chain((layout) =>
+      fc
+        .uniqueArray(fc.integer({ min: 1, max: layout.positionsPerAisle - 1 }), { minLength: min, maxLength: Math.min(max, layout.positionsPerAisle - 1) })
+        .chain((afters) => fc.tuple(...afters.map((afterPosition) => fc.constantFrom(0.5, 1, 2).map((width) => ({ afterPosition, width })))))
+        .map((crossAisles): Layout => ({ ...layout, crossAisles })),
+    );
+  return layouts.chain((layout) =>
+    fc
+      .array(fc.record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) }), {
+        minLength: minPicks,
+        maxLength: maxPicks,
+      })
+      .map((places) => ({ layout, picks: places.map((place, id) => ({ ...place, id })) })),
+  );
+}
+
+describe('routes on floors with middle cross aisles (property)', () => {
+  it('optimal is exact and as short as Held–Karp over the pick points', () => {
+    fc.assert(
+      fc.property(blockInstance(8), ({ layout, picks }) => {
+        const exact = heldKarp(layout, picks);
+        const route = routePicks(layout, picks, 'optimal');
+        expect(route.exact).toBe(true);
+        expect(close(route.distance, exact), `optimal ${route.distance}, Held–Karp ${exact}`).toBe(true);
+        expect(close(shortestRouteLength(layout, picks), exact)).toBe(true);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('no heuristic is exact or shorter than optimal, and combined is never longer than s-shape', () => {
+    fc.assert(
+      fc.property(blockInstance(14), ({ layout, picks }) => {
+        const optimal = routePicks(layout, picks, 'optimal').distance;
+        for (const policy of HEURISTICS) {
+          const route = routePicks(layout, picks, policy);
+          expect(route.exact).toBe(false);
+          expect(route.distance).toBeGreaterThanOrEqual(optimal - 1e-9);
+        }
+        expect(routePicks(layout, picks, 'combined').distance).toBeLessThanOrEqual(routePicks(layout, picks, 's-shape').distance + 1e-9);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('beyond what the exact methods settle (five or more middle cross aisles, over 12 places), optimal is not exact but no heuristic is shorter', () => {
+    fc.assert(
+      fc.property(blockInstance(30, { min: 5, max: 7 }, 20), ({ layout, picks }) => {
+        const route = routeWalk(layout, picks, 'optimal');
+        expectSoundWalk(layout, picks, route);
+        expect(close(shortestRouteLength(layout, picks), route.distance)).toBe(true);
+        if (new Set(picks.map((pick) => `${pick.aisle}:${pick.position}`)).size <= 12) return;
+        expect(route.exact).toBe(false);
+        for (const policy of HEURISTICS) expect(routePicks(layout, picks, policy).distance).toBeGreaterThanOrEqual(route.distance - 1e-9);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('every policy walks only along aisles and cross aisles, depot to depot, reaching its stops in order', () => {
+    fc.assert(
+      fc.property(blockInstance(14), fc.constantFrom(...POLICIES), ({ layout, picks }, policy) => {
+        expectSoundWalk(layout, picks, routeWalk(layout, picks, policy));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('routes of the simplest pick lists', () => {
   const layout: Layout = { ...classic, depotAisle: 4 };
 
   it.each(POLICIES)('%s: no picks is no walk', (policy) => {
-    expect(routePicks(layout, [], policy)).toEqual({ distance: 0, stops: [] });
+    expect(routePicks(layout, [], policy)).toEqual({ distance: 0, exact: policy === 'optimal', stops: [] });
   });
 
   it.each(POLICIES)('%s: one pick is there and back along the front and up the aisle', (policy) => {
     const pick = { aisle: 7, position: 12, id: 1 };
     // 3 aisles of 3 along the front, 1 + 11 up the aisle, each way.
-    expect(routePicks(layout, [pick], policy)).toEqual({ distance: 2 * 9 + 2 * 12, stops: [pick] });
+    expect(routePicks(layout, [pick], policy)).toEqual({ distance: 2 * 9 + 2 * 12, exact: policy === 'optimal', stops: [pick] });
   });
 
   it.each(POLICIES)('%s: picks all in one aisle are walked up to the farthest and back, front to back', (policy) => {
@@ -223,7 +299,7 @@ describe('routes of the simplest pick lists', () => {
       { aisle: 4, position: 5, id: 1 },
       { aisle: 4, position: 1, id: 2 },
     ];
-    expect(routePicks(layout, picks, policy)).toEqual({ distance: 2 * 5, stops: [picks[1], picks[0]] });
+    expect(routePicks(layout, picks, policy)).toEqual({ distance: 2 * 5, exact: policy === 'optimal', stops: [picks[1], picks[0]] });
   });
 
   it.each(POLICIES)('%s: picks at one place are stopped at together, in the order given', (policy) => {
@@ -335,6 +411,47 @@ describe('hand-worked routes through four aisles', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('hand-worked routes on two blocks', () => {
+  // 4 aisles 3 apart, 10 positions, a middle cross aisle of width 1 after position 5: positions 1-5 at
+  // y 1-5, the middle cross aisle at y 6, positions 6-10 at y 7-11, the back cross aisle at y 12.
+  const layout: Layout = { ...classic, aisles: 4, positionsPerAisle: 10, crossAisles: [{ afterPosition: 5, width: 1 }] };
+  // Front block: aisle 1 at y 2, aisle 3 at y 3. Back block: aisle 2 at y 9, aisle 4 at y 8.
+  const picks = [
+    { aisle: 3, position: 3, id: 3 },
+    { aisle: 1, position: 2, id: 1 },
+    { aisle: 4, position: 7, id: 4 },
+    { aisle: 2, position: 8, id: 2 },
+  ];
+  const walk = (policy: (typeof POLICIES)[number]) => {
+    const route = routeWalk(layout, picks, policy);
+    expectSoundWalk(layout, picks, route);
+    return { distance: route.distance, exact: route.exact, ids: route.stops.map((stop) => stop.id) };
+  };
+
+  it('s-shape goes up aisle 1 to the back block, through aisles 2 and 4 there, then through aisle 3 of the front block', () => {
+    // up aisle 1 past y 2 to the middle: 6; along it to 2: 3; through the back block: 6; back to 4: 6; down to the middle: 6;
+    // along the middle to 3: 3; down aisle 3 through the front block: 6; home along the front: 6.
+    expect(walk('s-shape')).toEqual({ distance: 6 + 3 + 6 + 6 + 6 + 3 + 6 + 6, exact: false, ids: [1, 2, 4, 3] });
+  });
+
+  it('return goes up each aisle from the front, over the middle cross aisle, and back', () => {
+    expect(walk('return')).toEqual({ distance: 2 * 2 + 3 + 2 * 9 + 3 + 2 * 3 + 3 + 2 * 8 + 9, exact: false, ids: [1, 2, 3, 4] });
+  });
+
+  it('largest gap walks the back block as a loop through its two aisles and the front block down the last', () => {
+    expect(walk('largest-gap')).toEqual({ distance: 42, exact: false, ids: [1, 2, 4, 3] });
+  });
+
+  it('combined enters aisles 2 and 4 from the middle cross aisle and returns', () => {
+    // up aisle 1 to the middle: 6; to 2: 3; to y 9 and back: 6; to 4: 6; to y 8 and back: 4; to 3: 3; down aisle 3: 6; home: 6.
+    expect(walk('combined')).toEqual({ distance: 6 + 3 + 6 + 6 + 4 + 3 + 6 + 6, exact: false, ids: [1, 2, 4, 3] });
+  });
+
+  it('optimal finds the same 40, proven', () => {
+    expect(walk('optimal')).toMatchObject({ distance: 40, exact: true });
   });
 });
 

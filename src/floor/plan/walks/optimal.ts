@@ -1,20 +1,24 @@
-import { WalkBuilder, type Floor, type Spot, type Walk } from './walk';
+import { combinedWalk, largestGapWalk, midpointWalk, returnWalk, sShapeWalk } from './heuristics';
+import { spotsByBlock, WalkBuilder, type Floor, type Spot, type Walk } from './walk';
 
 /*
  * The exact shortest tour: Ratliff & Rosenthal's dynamic program over aisles (Operations Research
- * 31(3), 1983). A tour is a connected multigraph of the aisle graph, every vertex of even degree,
- * that holds the depot and every pick; no edge of a shortest one is used more than twice. Aisle j
- * has a front end a_j and a back end b_j. Going left to right, a partial tour (aisles 1..j and the
- * cross-aisle edges from j to j+1) is summed up by the multiplicities of its two edges to aisle
- * j+1 and whether their ends are already connected. By parity (each component has an even number
- * of odd vertices) only Ratliff & Rosenthal's seven classes occur: nothing yet, finished, (1, 1)
- * connected, (2, 0), (0, 2), (2, 2) connected and (2, 2) in two components. Within an aisle only
- * six patterns can belong to a shortest tour: nothing, one traversal, two traversals, in and out
- * from the front, in and out from the back, and in and out from both ends leaving out the largest
- * gap between two picks. Constant states and choices per aisle: linear in the number of aisles.
+ * 31(3), 1983), extended to middle cross aisles as Roodbergen & de Koster do for one ("Routing
+ * order pickers in a warehouse with a middle aisle", EJOR 133, 2001) and Pansart, Catusse &
+ * Cambazard for several ("Exact algorithms for the order picking problem", C&OR 100, 2018). A tour
+ * is a connected multigraph of the aisle graph, every vertex of even degree, that holds the depot
+ * and every pick; no edge of a shortest one is used more than twice. The corners are where aisle j
+ * meets each cross aisle; a subaisle is the part of an aisle between two neighbouring cross aisles.
+ * Going left to right, a partial tour (aisles 1..j and the cross-aisle edges from j to j+1) is
+ * summed up by its frontier: the multiplicity (0, 1 or 2) of each cross-aisle edge to aisle j+1 and
+ * which of them are already connected. On one block these are Ratliff & Rosenthal's seven classes.
+ * Within a subaisle only six patterns can belong to a shortest tour: nothing, one traversal, two
+ * traversals, in and out from the front, in and out from the back, and in and out from both ends
+ * leaving out the largest gap between two picks. The states grow exponentially with the number of
+ * cross aisles only, so the work is linear in the number of aisles for a given number of blocks.
  */
 
-/** How an aisle's own edges meet its ends a_j and b_j, and whether they join the two. */
+/** How a subaisle's own edges meet its front and back corners, and whether they join the two. */
 interface Shape {
   front: number;
   back: number;
@@ -30,187 +34,414 @@ const SHAPES: Shape[] = [
 ];
 const [NOTHING, ONCE, TWICE, FROM_FRONT, FROM_BACK, BOTH_ENDS] = [0, 1, 2, 3, 4, 5];
 
-/** One of an aisle's possible patterns: its shape, its length, and the segment it leaves out (if any). */
-interface AislePattern {
+/** One of a subaisle's possible patterns: its shape, its length, and the segment it leaves out (if any). */
+interface SubaislePattern {
   shape: number;
   cost: number;
-  /** Segment i runs from point i to point i + 1 of (a_j, spots..., b_j). */
+  /** Segment i runs from point i to point i + 1 of (front corner, spots..., back corner). */
   leftOut?: number;
 }
 
-function patterns(spots: readonly Spot[], back: number): AislePattern[] {
-  const result: AislePattern[] = [
-    { shape: ONCE, cost: back },
-    { shape: TWICE, cost: 2 * back },
+function patterns(spots: readonly Spot[], front: number, back: number): SubaislePattern[] {
+  const length = back - front;
+  const result: SubaislePattern[] = [
+    { shape: ONCE, cost: length },
+    { shape: TWICE, cost: 2 * length },
   ];
   if (spots.length === 0) {
     result.push({ shape: NOTHING, cost: 0 });
     return result;
   }
-  result.push({ shape: FROM_FRONT, cost: 2 * spots[spots.length - 1]!.y, leftOut: spots.length });
+  result.push({ shape: FROM_FRONT, cost: 2 * (spots[spots.length - 1]!.y - front), leftOut: spots.length });
   result.push({ shape: FROM_BACK, cost: 2 * (back - spots[0]!.y), leftOut: 0 });
   if (spots.length >= 2) {
     let gap = 1;
     for (let i = 2; i < spots.length; i++) {
       if (spots[i]!.y - spots[i - 1]!.y > spots[gap]!.y - spots[gap - 1]!.y) gap = i;
     }
-    result.push({ shape: BOTH_ENDS, cost: 2 * (back - (spots[gap]!.y - spots[gap - 1]!.y)), leftOut: gap });
+    result.push({ shape: BOTH_ENDS, cost: 2 * (length - (spots[gap]!.y - spots[gap - 1]!.y)), leftOut: gap });
   }
   return result;
 }
 
-/** Multiplicity of each of an aisle's segments under a pattern. */
-function segmentTimes(pattern: AislePattern, segmentCount: number): number[] {
+/** Multiplicity of each of a subaisle's segments under a pattern. */
+function segmentTimes(pattern: SubaislePattern, segmentCount: number): number[] {
   const times = pattern.shape === NOTHING ? 0 : pattern.shape === ONCE ? 1 : 2;
   return Array.from({ length: segmentCount }, (_, i) => (i === pattern.leftOut ? 0 : times));
 }
 
 const EMPTY = 0;
 const FINISHED = 1;
-/** States 2..19: edges to the next aisle, front f and back g (0..2), and whether their ends are in two components. */
-function openState(front: number, back: number, split: boolean): number {
-  return 2 + (front * 3 + back) * 2 + (split ? 1 : 0);
-}
-const STATES = 20;
 
-/** Union-find over four nodes: the left front edge's component, the left back edge's, a_j, b_j. */
-function componentsOf(leftFront: number, leftBack: number, leftSplit: boolean, joinsEnds: boolean): number[] {
-  const parent = [0, 1, 2, 3];
-  const find = (n: number): number => (parent[n] === n ? n : find(parent[n]!));
-  const union = (a: number, b: number) => {
-    parent[find(a)] = find(b);
-  };
-  if (leftFront > 0) union(0, 2);
-  if (leftBack > 0) union(1, 3);
-  if (leftFront > 0 && leftBack > 0 && !leftSplit) union(0, 1);
-  if (joinsEnds) union(2, 3);
-  return [find(2), find(3)];
-}
-
-/** The state after aisle j, or undefined when the choice cannot be part of a tour. */
-function nextState(
-  state: number,
-  shape: Shape,
-  rightFront: number,
-  rightBack: number,
-  isDepotAisle: boolean,
-  nothingRequiredAfter: boolean,
-): number | undefined {
-  if (state === FINISHED) {
-    const idle = shape.front === 0 && shape.back === 0 && rightFront === 0 && rightBack === 0 && !isDepotAisle;
-    return idle ? FINISHED : undefined;
-  }
-  const open = state - 2;
-  const leftFront = state === EMPTY ? 0 : Math.floor(open / 2 / 3);
-  const leftBack = state === EMPTY ? 0 : Math.floor(open / 2) % 3;
-  const leftSplit = state !== EMPTY && open % 2 === 1;
-  const degreeA = leftFront + shape.front + rightFront;
-  const degreeB = leftBack + shape.back + rightBack;
-  if (degreeA % 2 === 1 || degreeB % 2 === 1) return undefined;
-  if (isDepotAisle && degreeA === 0) return undefined;
-  if (degreeA === 0 && degreeB === 0) return EMPTY;
-  const [rootA, rootB] = componentsOf(leftFront, leftBack, leftSplit, shape.joinsEnds);
-  const present = [...(degreeA > 0 ? [rootA] : []), ...(degreeB > 0 ? [rootB] : [])];
-  const goingOn = [...(rightFront > 0 ? [rootA] : []), ...(rightBack > 0 ? [rootB] : [])];
-  if (goingOn.length === 0) {
-    const oneComponent = new Set(present).size === 1;
-    return oneComponent && nothingRequiredAfter ? FINISHED : undefined;
-  }
-  // A component that does not reach the next aisle could never be joined to the rest.
-  if (present.some((root) => !goingOn.includes(root))) return undefined;
-  return openState(rightFront, rightBack, rightFront > 0 && rightBack > 0 && rootA !== rootB);
+/** The cross-aisle edges to the next aisle: multiplicity per cross aisle, front first, and a component label per edge used. */
+interface Frontier {
+  times: number[];
+  labels: number[];
 }
 
 interface Transition {
-  front: number;
-  back: number;
+  /** Multiplicity of each cross-aisle edge to the next aisle. */
+  times: number[];
+  width: number;
   next: number;
 }
 
 /**
- * Every possible transition, worked out once: by state, shape, whether the aisle is the depot's
- * and whether nothing is required right of it. The dynamic program then only looks them up.
+ * The frontiers of floors with a given number of cross aisles, numbered as they are met, and the
+ * transitions out of each, worked out once for each (state, subaisle shapes, aisle kind) and
+ * then only looked up.
  */
-const TRANSITIONS: Transition[][] = [];
-const transitionsFor = (state: number, shape: number, isDepotAisle: boolean, nothingRequiredAfter: boolean) =>
-  TRANSITIONS[((state * SHAPES.length + shape) * 2 + (isDepotAisle ? 1 : 0)) * 2 + (nothingRequiredAfter ? 1 : 0)]!;
-for (let state = 0; state < STATES; state++) {
-  for (const shape of SHAPES) {
-    for (const isDepotAisle of [false, true]) {
-      for (const nothingRequiredAfter of [false, true]) {
-        const list: Transition[] = [];
-        for (let front = 0; front <= 2; front++) {
-          for (let back = 0; back <= 2; back++) {
-            const next = nextState(state, shape, front, back, isDepotAisle, nothingRequiredAfter);
-            if (next !== undefined) list.push({ front, back, next });
-          }
-        }
-        TRANSITIONS.push(list);
-      }
+class StateSpace {
+  private readonly frontiers: (Frontier | undefined)[] = [undefined, undefined];
+  private readonly ids = new Map<string, number>();
+  /** By state, then `key * 4 + kind`; sparse. */
+  private readonly transitions: Transition[][][] = [[], []];
+
+  constructor(private readonly crossAisles: number) {}
+
+  /** `shapes` by subaisle, front first; `key` numbers them; `kind` is 1 for the depot's aisle plus 2 when nothing is required right of it. */
+  transitionsFrom(state: number, shapes: readonly number[], key: number, kind: number): Transition[] {
+    const cache = this.transitions[state]!;
+    let list = cache[key * 4 + kind];
+    if (!list) {
+      list = this.work(state, shapes.map((shape) => SHAPES[shape]!), (kind & 1) === 1, (kind & 2) === 2);
+      cache[key * 4 + kind] = list;
     }
+    return list;
   }
+
+  private id(frontier: Frontier): number {
+    const key = `${frontier.times.join('')}/${frontier.labels.join(',')}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.frontiers.length;
+      this.ids.set(key, id);
+      this.frontiers.push(frontier);
+      this.transitions.push([]);
+    }
+    return id;
+  }
+
+  private work(state: number, shapes: readonly Shape[], isDepotAisle: boolean, nothingRequiredAfter: boolean): Transition[] {
+    const m = this.crossAisles;
+    const none = new Array<number>(m).fill(0);
+    if (state === FINISHED) {
+      const idle = shapes.every((shape) => shape.front + shape.back === 0) && !isDepotAisle;
+      return idle ? [{ times: none, width: 0, next: FINISHED }] : [];
+    }
+    const left = this.frontiers[state] ?? { times: none, labels: none };
+    // Union-find: nodes 0..m-1 are the left edges' components, m..2m-1 this aisle's corners.
+    const parent = Array.from({ length: 2 * m }, (_, i) => i);
+    const find = (n: number): number => (parent[n] === n ? n : find(parent[n]!));
+    const union = (a: number, b: number) => {
+      parent[find(a)] = find(b);
+    };
+    const degree = left.times.map((times, c) => times + (c > 0 ? shapes[c - 1]!.back : 0) + (c < m - 1 ? shapes[c]!.front : 0));
+    left.times.forEach((times, c) => times > 0 && union(left.labels[c]!, m + c));
+    shapes.forEach((shape, s) => shape.joinsEnds && union(m + s, m + s + 1));
+    const root = Array.from({ length: m }, (_, c) => find(m + c));
+    const result: Transition[] = [];
+    // Each right edge keeps its corner's degree even: 1 after an odd degree, 0 or 2 after an even one.
+    for (let combo = 0; combo < 1 << m; combo++) {
+      const times: number[] = degree.map((d, c) => (d % 2 === 1 ? 1 : (combo >> c) & 1 ? 2 : 0));
+      if (degree.some((d, c) => d % 2 === 1 && (combo >> c) & 1)) continue;
+      const total = degree.map((d, c) => d + times[c]!);
+      if (isDepotAisle && total[0] === 0) continue;
+      if (total.every((d) => d === 0)) {
+        if (state === EMPTY) result.push({ times, width: 0, next: EMPTY });
+        continue;
+      }
+      const present = new Set(root.filter((_, c) => total[c]! > 0));
+      const goingOn = new Set(root.filter((_, c) => times[c]! > 0));
+      const width = times.reduce((sum, t) => sum + t, 0);
+      if (goingOn.size === 0) {
+        if (present.size === 1 && nothingRequiredAfter) result.push({ times, width, next: FINISHED });
+        continue;
+      }
+      // A component that does not reach the next aisle could never be joined to the rest.
+      if ([...present].some((r) => !goingOn.has(r))) continue;
+      const label = new Map<number, number>();
+      const labels = root.map((r, c) => (times[c]! > 0 ? (label.get(r) ?? label.set(r, label.size).get(r)!) : 0));
+      result.push({ times, width, next: this.id({ times, labels }) });
+    }
+    return result;
+  }
+}
+
+const SPACES = new Map<number, StateSpace>();
+const spaceFor = (crossAisles: number) => SPACES.get(crossAisles) ?? SPACES.set(crossAisles, new StateSpace(crossAisles)).get(crossAisles)!;
+
+/**
+ * Floors with up to this many cross aisles (front and back included: two middle ones) are solved
+ * by the dynamic program; its states and subaisle combinations grow too fast beyond.
+ */
+const MAX_DP_CROSS_AISLES = 4;
+/**
+ * Transitions the dynamic program may look at on floors of three blocks before it gives up (some
+ * 30 ms: enough for 100 aisles and 200 picks); on one or two blocks it always finishes, its work
+ * linear in the number of aisles.
+ */
+const DP_WORK = 3_000_000;
+/** Up to this many distinct places, Held–Karp over the places settles any floor (12² × 2¹² steps, a few ms). */
+const MAX_HELD_KARP_PLACES = 12;
+
+/** A combination of one pattern per subaisle of an aisle. */
+interface Option {
+  /** Pattern index by subaisle. */
+  choice: number[];
+  shapes: number[];
+  /** Numbers the shapes, for looking transitions up. */
+  key: number;
+  cost: number;
+}
+
+/** How the dynamic program reached each state after an aisle, by state: the state before, the option taken and the edges to the next aisle. */
+interface Steps {
+  previous: number[];
+  option: Option[];
+  transition: Transition[];
 }
 
 interface Solution {
   distance: number;
-  aislePatterns: AislePattern[][];
-  /** By aisle and state reached: the state before, the pattern and the edges to the next aisle that reach it best. */
-  steps: { previous: number; pattern: number; front: number; back: number }[][];
+  /** By aisle, then subaisle: the patterns open to it. */
+  aislePatterns: SubaislePattern[][][];
+  steps: Steps[];
 }
 
-function solve(floor: Floor): Solution {
+function combinations(options: readonly SubaislePattern[][]): Option[] {
+  let result: Option[] = [{ choice: [], shapes: [], key: 0, cost: 0 }];
+  options.forEach((subaisle, s) => {
+    result = result.flatMap((partial) =>
+      subaisle.map((pattern, p) => ({
+        choice: [...partial.choice, p],
+        shapes: [...partial.shapes, pattern.shape],
+        key: partial.key + pattern.shape * 6 ** s,
+        cost: partial.cost + pattern.cost,
+      })),
+    );
+  });
+  return result;
+}
+
+/**
+ * The dynamic program, or undefined when the floor has too many cross aisles or the work exceeds
+ * its allowance; `withSteps` keeps what rebuilding the tour needs.
+ */
+function solve(floor: Floor, withSteps: boolean): Solution | undefined {
+  const m = floor.crossYs.length;
+  if (m > MAX_DP_CROSS_AISLES) return undefined;
+  const space = spaceFor(m);
   const lastRequired = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1] ?? 0);
-  const aislePatterns = floor.spots.map((spots) => patterns(spots, floor.back));
-  let costs = new Float64Array(STATES).fill(Infinity);
-  costs[EMPTY] = 0;
-  const steps: Solution['steps'] = [];
+  const patternsOf = (blocks: Spot[][]) => blocks.map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!));
+  // Aisles without spots share their patterns and combinations.
+  const empty = patternsOf(floor.crossYs.slice(1).map(() => []));
+  const emptyOptions = combinations(empty);
+  const aislePatterns = floor.spots.map((spots, i) => (spots.length === 0 ? empty : patternsOf(spotsByBlock(floor, i + 1))));
+  const bound = m > 3 ? pruning(floor, aislePatterns) : undefined;
+  // Sparse by state number: the states reached and their least costs.
+  let states = [EMPTY];
+  let costs: number[] = [0];
+  const steps: Steps[] = [];
+  let work = 0;
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
-    const next = new Float64Array(STATES).fill(Infinity);
-    const chosen: Solution['steps'][number] = [];
+    const reached: number[] = [];
+    const next: number[] = [];
+    const step: Steps = { previous: [], option: [], transition: [] };
     const lastAisle = aisle === floor.aisles;
-    const options = aislePatterns[aisle - 1]!;
-    for (let state = 0; state < STATES; state++) {
+    const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
+    const options = floor.spots[aisle - 1]!.length === 0 ? emptyOptions : combinations(aislePatterns[aisle - 1]!);
+    for (const state of states) {
       const before = costs[state]!;
-      if (before === Infinity) continue;
-      for (let pattern = 0; pattern < options.length; pattern++) {
-        const { shape, cost } = options[pattern]!;
-        for (const { front, back, next: after } of transitionsFor(state, shape, aisle === floor.depotAisle, aisle >= lastRequired)) {
-          if (lastAisle && front + back > 0) continue;
-          const total = before + cost + (front + back) * floor.spacing;
-          if (total < next[after]!) {
-            next[after] = total;
-            chosen[after] = { previous: state, pattern, front, back };
-          }
+      if (bound && before + bound.still(aisle, state) > bound.longest) continue;
+      for (const option of options) {
+        const transitions = space.transitionsFrom(state, option.shapes, option.key, kind);
+        work += transitions.length + 1;
+        for (const transition of transitions) {
+          if (lastAisle && transition.width > 0) continue;
+          const after = transition.next;
+          const total = before + option.cost + transition.width * floor.spacing;
+          const known = next[after];
+          if (known === undefined) reached.push(after);
+          else if (total >= known) continue;
+          next[after] = total;
+          if (!withSteps) continue;
+          step.previous[after] = state;
+          step.option[after] = option;
+          step.transition[after] = transition;
         }
       }
+      if (m > 3 && work > DP_WORK) return undefined;
     }
-    steps.push(chosen);
+    steps.push(step);
+    states = reached;
     costs = next;
   }
   return { distance: costs[FINISHED]!, aislePatterns, steps };
 }
 
-/** Length of the shortest tour, without building it. */
-export function optimalDistance(floor: Floor): number {
-  return floor.pickAisles.length === 0 ? 0 : solve(floor).distance;
+/**
+ * For three blocks, where the states are many: a walk no shortest tour exceeds (the best
+ * heuristic's) and, from aisle `aisle` on, what any tour still has to walk (in each subaisle with
+ * picks its cheapest pattern; along the cross aisles, there and back to the last aisle it needs).
+ * A partial tour whose cost and that bound exceed the walk is left out.
+ */
+function pruning(floor: Floor, aislePatterns: SubaislePattern[][][]) {
+  // A little above, so that sums in another order never leave out the shortest tour.
+  const longest = Math.min(...HEURISTICS.map((walk) => walk(floor).distance)) * (1 + 1e-9) + 1e-9;
+  const inAisles = new Float64Array(floor.aisles + 2);
+  for (let aisle = floor.aisles; aisle >= 1; aisle--) {
+    const least = aislePatterns[aisle - 1]!.reduce((sum, options) => sum + Math.min(...options.map((pattern) => (pattern.shape === NOTHING ? 0 : pattern.cost))), 0);
+    inAisles[aisle] = inAisles[aisle + 1]! + (floor.spots[aisle - 1]!.length > 0 ? least : 0);
+  }
+  const first = Math.min(floor.depotAisle, floor.pickAisles[0]!);
+  const last = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1]!);
+  const across = (from: number) => 2 * Math.max(0, floor.x(last) - floor.x(from));
+  return {
+    longest,
+    /** Before `aisle` (the edges into it already counted): a tour not yet begun still spans first..last, one begun aisle..last. */
+    still: (aisle: number, state: number) => inAisles[aisle]! + across(state === EMPTY ? first : aisle),
+  };
 }
 
+const HEURISTICS = [sShapeWalk, returnWalk, midpointWalk, largestGapWalk, combinedWalk];
+/** Passes of the improvement step over the best heuristic's order of stops, and the pairs of stops it may look at in all. */
+const IMPROVEMENT_PASSES = 8;
+const IMPROVEMENT_PAIRS = 500_000;
+
+/** Length of the shortest tour (or of the best walk found), without building it. */
+export function optimalDistance(floor: Floor): number {
+  if (floor.pickAisles.length === 0) return 0;
+  return solve(floor, false)?.distance ?? heldKarp(floor)?.distance ?? improvedOrder(floor).distance;
+}
+
+/**
+ * The shortest tour by the dynamic program, else by Held–Karp when the places are few, else (not
+ * exact) the best heuristic's order of stops improved by 2-opt, each leg a shortest walk.
+ */
 export function optimalWalk(floor: Floor): Walk {
+  if (floor.pickAisles.length === 0) return new WalkBuilder(floor).finish(true);
+  const solution = solve(floor, true);
+  if (solution) return tourWalk(floor, solution);
+  const tour = heldKarp(floor);
+  return tour ? sequenceWalk(floor, tour.order, true) : sequenceWalk(floor, improvedOrder(floor).order, false);
+}
+
+/**
+ * The best heuristic walk's stops, reordered by 2-opt (reversing a stretch of the order while that
+ * shortens the tour) with shortest legs between them: never longer than that walk.
+ */
+function improvedOrder(floor: Floor): { distance: number; order: Stop[] } {
+  const best = HEURISTICS.map((walk) => walk(floor)).reduce((a, b) => (b.distance < a.distance ? b : a));
+  const spotOf = new Map(floor.spots.flatMap((spots, i) => spots.map((spot) => [`${i + 1}:${spot.position}`, spot] as const)));
+  const order = best.visits.map(({ aisle, position }) => ({ aisle, spot: spotOf.get(`${aisle}:${position}`)! }));
+  const depot = { aisle: floor.depotAisle, y: 0 };
+  const point = (i: number) => (i < 0 || i >= order.length ? depot : { aisle: order[i]!.aisle, y: order[i]!.spot.y });
+  const leg = (i: number, j: number) => between(floor, point(i), point(j));
+  let pairs = IMPROVEMENT_PAIRS;
+  for (let pass = 0, improving = true; improving && pass < IMPROVEMENT_PASSES; pass++) {
+    improving = false;
+    for (let i = 0; i < order.length - 1 && (pairs -= order.length - i) >= 0; i++) {
+      for (let j = i + 1; j < order.length; j++) {
+        if (leg(i - 1, j) + leg(i, j + 1) < leg(i - 1, i) + leg(j, j + 1) - 1e-9) {
+          order.splice(i, j - i + 1, ...order.slice(i, j + 1).reverse());
+          improving = true;
+        }
+      }
+    }
+  }
+  const distance = order.reduce((sum, _, i) => sum + leg(i - 1, i), leg(order.length - 1, order.length));
+  return { distance, order };
+}
+
+interface Stop {
+  aisle: number;
+  spot: Spot;
+}
+
+/** The cross aisle a shortest walk between two points of different aisles takes: the one of least detour. */
+function crossYBetween(floor: Floor, a: number, b: number): number {
+  return floor.crossYs.reduce((best, y) => (Math.abs(a - y) + Math.abs(b - y) < Math.abs(a - best) + Math.abs(b - best) ? y : best));
+}
+
+/** Shortest walk between two points of the aisle graph. */
+function between(floor: Floor, a: { aisle: number; y: number }, b: { aisle: number; y: number }): number {
+  if (a.aisle === b.aisle) return Math.abs(a.y - b.y);
+  const y = crossYBetween(floor, a.y, b.y);
+  return Math.abs(floor.x(a.aisle) - floor.x(b.aisle)) + Math.abs(a.y - y) + Math.abs(b.y - y);
+}
+
+/** Held–Karp over the distinct places (the depot fixed first): the shortest order to visit them, or undefined when they are too many. */
+function heldKarp(floor: Floor): { distance: number; order: Stop[] } | undefined {
+  const stops = floor.spots.flatMap((spots, i) => spots.map((spot) => ({ aisle: i + 1, spot })));
+  const n = stops.length;
+  if (n > MAX_HELD_KARP_PLACES) return undefined;
+  const point = (i: number) => (i === n ? { aisle: floor.depotAisle, y: 0 } : { aisle: stops[i]!.aisle, y: stops[i]!.spot.y });
+  const distance = Array.from({ length: n + 1 }, (_, i) => Array.from({ length: n + 1 }, (_, j) => between(floor, point(i), point(j))));
+  // best[set * n + last]: shortest walk from the depot through `set`, ending at `last`.
+  const best = new Float64Array((1 << n) * n).fill(Infinity);
+  const from = new Int8Array((1 << n) * n).fill(-1);
+  for (let i = 0; i < n; i++) best[(1 << i) * n + i] = distance[n]![i]!;
+  for (let set = 1; set < 1 << n; set++) {
+    for (let last = 0; last < n; last++) {
+      const here = best[set * n + last]!;
+      if (here === Infinity) continue;
+      for (let next = 0; next < n; next++) {
+        if (set & (1 << next)) continue;
+        const at = (set | (1 << next)) * n + next;
+        if (here + distance[last]![next]! < best[at]!) {
+          best[at] = here + distance[last]![next]!;
+          from[at] = last;
+        }
+      }
+    }
+  }
+  const all = (1 << n) - 1;
+  let last = 0;
+  for (let i = 1; i < n; i++) if (best[all * n + i]! + distance[i]![n]! < best[all * n + last]! + distance[last]![n]!) last = i;
+  const order: Stop[] = [];
+  for (let set = all, at = last; at >= 0; ) {
+    order.unshift(stops[at]!);
+    const previous = from[set * n + at]!;
+    set &= ~(1 << at);
+    at = previous;
+  }
+  return { distance: best[all * n + last]! + distance[last]![n]!, order };
+}
+
+/** The walk through the stops in order, each leg a shortest one. */
+function sequenceWalk(floor: Floor, order: readonly Stop[], exact: boolean): Walk {
   const builder = new WalkBuilder(floor);
-  if (floor.pickAisles.length === 0) return builder.finish();
-  return tourWalk(floor, solve(floor), builder);
+  for (const { aisle, spot } of order) {
+    const here = builder.here;
+    if (here.aisle !== aisle) {
+      const y = crossYBetween(floor, here.y, spot.y);
+      builder.goTo(here.aisle, y);
+      builder.goTo(aisle, y);
+    }
+    builder.visit(aisle, spot);
+  }
+  builder.goTo(builder.here.aisle, 0);
+  return builder.finish(exact);
 }
 
 /** Builds the chosen multigraph, then walks an Euler tour of it from the depot (Hierholzer's algorithm). */
-function tourWalk(floor: Floor, { aislePatterns, steps }: Solution, builder: WalkBuilder): Walk {
-  // Vertices: per aisle a_j, its spots front to back, b_j.
+function tourWalk(floor: Floor, { aislePatterns, steps }: Solution): Walk {
+  // Vertices, aisle by aisle: each corner, front to back, with the spots of the subaisle behind it in between.
   const vertices: { aisle: number; spot?: Spot; y: number }[] = [];
-  const firstVertex: number[] = [];
+  const corners: number[][] = [];
+  const subaisleSpots: Spot[][][] = [];
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
-    firstVertex.push(vertices.length);
-    vertices.push({ aisle, y: 0 });
-    for (const spot of floor.spots[aisle - 1]!) vertices.push({ aisle, spot, y: spot.y });
-    vertices.push({ aisle, y: floor.back });
+    const blocks = spotsByBlock(floor, aisle);
+    subaisleSpots.push(blocks);
+    corners.push(
+      floor.crossYs.map((y, c) => {
+        const corner = vertices.length;
+        vertices.push({ aisle, y });
+        for (const spot of blocks[c] ?? []) vertices.push({ aisle, spot, y: spot.y });
+        return corner;
+      }),
+    );
   }
   const edges: [number, number][] = [];
   const addEdge = (u: number, v: number, times: number) => {
@@ -218,15 +449,18 @@ function tourWalk(floor: Floor, { aislePatterns, steps }: Solution, builder: Wal
   };
   let state = FINISHED;
   for (let aisle = floor.aisles; aisle >= 1; aisle--) {
-    const step = steps[aisle - 1]![state]!;
-    const start = firstVertex[aisle - 1]!;
-    const pointCount = floor.spots[aisle - 1]!.length + 2;
-    segmentTimes(aislePatterns[aisle - 1]![step.pattern]!, pointCount - 1).forEach((times, i) => addEdge(start + i, start + i + 1, times));
-    if (step.front > 0) addEdge(start, firstVertex[aisle]!, step.front);
-    if (step.back > 0) addEdge(start + pointCount - 1, firstVertex[aisle]! + floor.spots[aisle]!.length + 1, step.back);
-    state = step.previous;
+    const step = steps[aisle - 1]!;
+    const aisleCorners = corners[aisle - 1]!;
+    step.option[state]!.choice.forEach((pattern, s) => {
+      const start = aisleCorners[s]!;
+      const points = subaisleSpots[aisle - 1]![s]!.length + 2;
+      segmentTimes(aislePatterns[aisle - 1]![s]![pattern]!, points - 1).forEach((times, i) => addEdge(start + i, start + i + 1, times));
+    });
+    step.transition[state]!.times.forEach((times, c) => times > 0 && addEdge(aisleCorners[c]!, corners[aisle]![c]!, times));
+    state = step.previous[state]!;
   }
 
+  const builder = new WalkBuilder(floor);
   const incident: number[][] = vertices.map(() => []);
   edges.forEach(([u, v], e) => {
     incident[u]!.push(e);
@@ -234,7 +468,7 @@ function tourWalk(floor: Floor, { aislePatterns, steps }: Solution, builder: Wal
   });
   const used = new Uint8Array(edges.length);
   const cursor = new Int32Array(vertices.length);
-  const stack = [firstVertex[floor.depotAisle - 1]!];
+  const stack = [corners[floor.depotAisle - 1]![0]!];
   const circuit: number[] = [];
   while (stack.length > 0) {
     const v = stack[stack.length - 1]!;
@@ -254,5 +488,5 @@ function tourWalk(floor: Floor, { aislePatterns, steps }: Solution, builder: Wal
     if (vertex.spot) builder.visit(vertex.aisle, vertex.spot);
     else builder.goTo(vertex.aisle, vertex.y);
   }
-  return builder.finish();
+  return builder.finish(true);
 }

@@ -1,4 +1,4 @@
-import { aisleX, backY, positionY, type Layout, type Place } from '../layout';
+import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from '../layout';
 
 /** A distinct place to visit: its position and how far it stands from the front cross aisle. */
 export interface Spot {
@@ -16,8 +16,8 @@ export interface Point {
 export interface Floor {
   aisles: number;
   depotAisle: number;
-  /** y of the back cross aisle. */
-  back: number;
+  /** y of every cross aisle, front to back: 0, the middle ones, the back one. Block i lies between crossYs[i] and crossYs[i + 1]. */
+  crossYs: number[];
   /** Distance between neighbouring aisles. */
   spacing: number;
   /** Index aisle - 1: the distinct spots of that aisle, front to back. */
@@ -38,7 +38,7 @@ export function floorOf(layout: Layout, places: readonly Place[]): Floor {
   return {
     aisles: layout.aisles,
     depotAisle: layout.depotAisle,
-    back: backY(layout),
+    crossYs: [0, ...middleCrossAisleYs(layout), backY(layout)],
     spacing: layout.aisleSpacing,
     spots,
     pickAisles,
@@ -46,17 +46,30 @@ export function floorOf(layout: Layout, places: readonly Place[]): Floor {
   };
 }
 
+/** The spots of an aisle split by block, front block first; each block's spots front to back. */
+export function spotsByBlock(floor: Floor, aisle: number): Spot[][] {
+  const blocks: Spot[][] = floor.crossYs.slice(1).map(() => []);
+  let block = 0;
+  for (const spot of floor.spots[aisle - 1]!) {
+    while (spot.y > floor.crossYs[block + 1]!) block++;
+    blocks[block]!.push(spot);
+  }
+  return blocks;
+}
+
 /** A policy's walk: its length, the polyline it follows (depot to depot) and the places in the order first reached. */
 export interface Walk {
   distance: number;
+  /** Whether `distance` is proven the shortest there is. */
+  exact: boolean;
   path: Point[];
   visits: Place[];
 }
 
 /**
  * Records a walk move by move, refusing any move off the walkable lines: along one aisle, or
- * along a cross aisle between two aisles. The distance is the sum of the moves, so a policy
- * cannot report a length other than that of the walk it describes.
+ * along a cross aisle (front, middle or back) between two aisles. The distance is the sum of the
+ * moves, so a policy cannot report a length other than that of the walk it describes.
  */
 export class WalkBuilder {
   private distance = 0;
@@ -79,7 +92,7 @@ export class WalkBuilder {
   goTo(aisle: number, y: number): void {
     const here = this.here;
     if (here.aisle === aisle && here.y === y) return;
-    if (here.aisle !== aisle && (here.y !== y || (y !== 0 && y !== this.floor.back))) {
+    if (here.aisle !== aisle && (here.y !== y || !this.floor.crossYs.includes(y))) {
       throw new Error(`no straight walk from aisle ${here.aisle} at ${here.y} to aisle ${aisle} at ${y}`);
     }
     this.distance += Math.abs(this.floor.x(aisle) - this.floor.x(here.aisle)) + Math.abs(y - here.y);
@@ -95,9 +108,9 @@ export class WalkBuilder {
     this.visits.push({ aisle, position: spot.position });
   }
 
-  /** Back along the front cross aisle to the depot. */
-  finish(): Walk {
+  /** Back along the front cross aisle to the depot; only a proven shortest walk is `exact`. */
+  finish(exact = false): Walk {
     this.goTo(this.floor.depotAisle, 0);
-    return { distance: this.distance, path: this.path, visits: this.visits };
+    return { distance: this.distance, exact, path: this.path, visits: this.visits };
   }
 }
