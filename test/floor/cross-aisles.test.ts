@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, UNLIMITED } from '../helpers/context';
 import { warehouse } from '../orders/helpers';
@@ -104,5 +105,14 @@ describe('floor: middle cross aisles', () => {
       expect((await api.get('/layout')).body.data).toEqual(TWO_BLOCKS);
       expect((await api.put('/layout', { ...LAYOUT, positionsPerAisle: 30, crossAisles: many.slice(0, 20) })).status).toBe(200);
     });
+  });
+
+  it('the stored column holds a list and nothing else', async () => {
+    const tenant = await ctx.tenant(UNLIMITED);
+    await warehouse(ctx, tenant).put('/layout', TWO_BLOCKS);
+    const store = (json: string) => sql`UPDATE floor_layouts SET cross_aisles = ${json}::jsonb WHERE tenant_id = ${tenant.id}`.execute(ctx.database.db);
+    await expect(store('{"afterPosition": 5, "width": 2}')).rejects.toThrow(/check constraint/);
+    await expect(store('null')).rejects.toThrow(/check constraint/);
+    expect((await warehouse(ctx, tenant).get('/layout')).body.data).toEqual(TWO_BLOCKS);
   });
 });
