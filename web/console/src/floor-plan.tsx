@@ -1,4 +1,4 @@
-import { aisleX, backY, middleCrossAisleYs, positionY, type Layout } from '../../../src/floor/plan/layout';
+import { aisleX, backY, middleCrossAisleYs, positionY, type CrossAisle, type Layout } from '../../../src/floor/plan/layout';
 import type { Floor } from './api';
 
 /** Wave route colours: distinct from each other and at least 3:1 against the white plan. */
@@ -26,7 +26,7 @@ export const waveLabel = (wave: { id: string; picker: { name: string } | null })
   wave.picker ? `${wave.picker.name}'s wave` : `Unassigned wave ${wave.id.slice(0, 8)}`;
 
 /** A middle cross aisle as the plan names it. */
-const crossAisleLabel = ({ afterPosition, width }: { afterPosition: number; width: number }) => `Cross aisle after position ${afterPosition}, ${width} wide`;
+const crossAisleLabel = ({ afterPosition, width }: CrossAisle) => `Cross aisle after position ${afterPosition}, ${width} wide`;
 
 /**
  * The floor as a plan: aisles, the front, back and middle cross aisles, the depot, each placed
