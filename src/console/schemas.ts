@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { LayoutBody, PolicySchema, Wave, WAVE_STATUSES } from '../floor/schemas';
+import { Layout, PolicySchema, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
 import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
 import { RoleSchema } from '../staff/schemas';
@@ -119,7 +119,7 @@ export const BoardResponse = Success(
 const Point = Type.Object({ x: Type.Number(), y: Type.Number() });
 export const FloorResponse = Success(
   Type.Object({
-    layout: Type.Union([LayoutBody, Type.Null()], { description: 'Null until the warehouse describes its layout' }),
+    layout: Type.Union([Layout, Type.Null()], { description: 'Null until the warehouse describes its layout' }),
     locations: Type.Array(Type.Object({ code: Type.String(), aisle: Type.Integer(), position: Type.Integer(), level: Type.Union([Type.Integer(), Type.Null()]) })),
     waves: Type.Array(
       Type.Object({

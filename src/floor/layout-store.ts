@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { LOCK_CLASS, lockInClass } from '../db/locks';
 import { ApiError, conflict } from '../http/errors';
-import { layoutProblem, type Layout } from './plan/layout';
+import { layoutProblem, type CrossAisle, type Layout } from './plan/layout';
 
 /**
  * Serializes the writes of one tenant's floor description (layout and locations): each replaces a
@@ -13,7 +13,10 @@ export async function lockFloor(tx: Tx, tenantId: string): Promise<void> {
   await lockInClass(tx, LOCK_CLASS.floor, tenantId);
 }
 
-export async function findLayout(db: Executor, tenantId: string): Promise<Layout | undefined> {
+/** A layout as stored and answered: its middle cross aisles front to back, [] when there are none. */
+export type StoredLayout = Layout & { crossAisles: CrossAisle[] };
+
+export async function findLayout(db: Executor, tenantId: string): Promise<StoredLayout | undefined> {
   const row = await db.selectFrom('floor_layouts').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
   return (
     row && {
@@ -23,12 +26,13 @@ export async function findLayout(db: Executor, tenantId: string): Promise<Layout
       positionSpacing: Number(row.position_spacing),
       crossAisleOffset: Number(row.cross_aisle_offset),
       depotAisle: row.depot_aisle,
+      crossAisles: row.cross_aisles,
     }
   );
 }
 
 /** The tenant's layout; 409 when none is stored, since routes and waves are measured on it. */
-export async function requireLayout(db: Executor, tenantId: string): Promise<Layout> {
+export async function requireLayout(db: Executor, tenantId: string): Promise<StoredLayout> {
   const layout = await findLayout(db, tenantId);
   if (!layout) throw conflict('This warehouse has no layout yet; describe it with PUT /layout first');
   return layout;
@@ -38,9 +42,12 @@ export async function requireLayout(db: Executor, tenantId: string): Promise<Lay
  * Stores the layout (400 naming the field when it is unusable). A layout that would leave placed
  * locations off the floor is refused with 409: move those locations first (PUT /locations).
  */
-export async function saveLayout(tx: Tx, tenantId: string, layout: Layout): Promise<Layout> {
-  const problem = layoutProblem(layout);
+export async function saveLayout(tx: Tx, tenantId: string, sent: Layout): Promise<StoredLayout> {
+  const problem = layoutProblem(sent);
   if (problem) throw new ApiError('VALIDATION_ERROR', `Invalid layout: ${problem.message}`, [problem]);
+  // Only their two fields, front to back whatever order they were sent in.
+  const crossAisles = (sent.crossAisles ?? []).map(({ afterPosition, width }) => ({ afterPosition, width })).sort((a, b) => a.afterPosition - b.afterPosition);
+  const layout = { ...sent, crossAisles };
   await lockFloor(tx, tenantId);
   const outside = await tx
     .selectFrom('warehouse_locations')
@@ -61,6 +68,7 @@ export async function saveLayout(tx: Tx, tenantId: string, layout: Layout): Prom
     position_spacing: layout.positionSpacing,
     cross_aisle_offset: layout.crossAisleOffset,
     depot_aisle: layout.depotAisle,
+    cross_aisles: JSON.stringify(crossAisles),
   };
   await tx
     .insertInto('floor_layouts')

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IsoDateTime, Page, Success, pageQuery } from '../http/schemas';
-import { MAX_AISLES, MAX_POSITIONS_PER_AISLE, POLICIES } from './plan/layout';
+import { MAX_AISLES, MAX_CROSS_AISLES, MAX_POSITIONS_PER_AISLE, POLICIES } from './plan/layout';
 
 export const SlugParams = Type.Object({ slug: Type.String() });
 export const WaveParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
@@ -9,18 +9,31 @@ const Aisle = Type.Integer({ minimum: 1, maximum: MAX_AISLES, description: 'Aisl
 const Position = Type.Integer({ minimum: 1, maximum: MAX_POSITIONS_PER_AISLE, description: 'Position along the aisle, 1 to `positionsPerAisle` from the front' });
 const Distance = Type.Number({ description: "In the layout's unit, depot to depot" });
 
-export const LayoutBody = Type.Object(
-  {
-    aisles: Type.Integer({ description: 'Parallel aisles, numbered 1.. from the left', examples: [10] }),
-    positionsPerAisle: Type.Integer({ description: 'Pick positions along each aisle, numbered 1.. from the front', examples: [20] }),
-    aisleSpacing: Type.Number({ description: 'Between the centre lines of neighbouring aisles', examples: [3] }),
-    positionSpacing: Type.Number({ description: 'Between neighbouring positions of an aisle', examples: [1.5] }),
-    crossAisleOffset: Type.Number({ description: 'From a cross aisle to the first (or last) position of an aisle', examples: [2] }),
-    depotAisle: Type.Integer({ description: 'The depot stands on the front cross aisle, in line with this aisle', examples: [1] }),
-  },
-  { description: 'A single block of parallel aisles between a front and a back cross aisle' },
+const layoutFields = {
+  aisles: Type.Integer({ description: 'Parallel aisles, numbered 1.. from the left', examples: [10] }),
+  positionsPerAisle: Type.Integer({ description: 'Pick positions along each aisle, numbered 1.. from the front', examples: [20] }),
+  aisleSpacing: Type.Number({ description: 'Between the centre lines of neighbouring aisles', examples: [3] }),
+  positionSpacing: Type.Number({ description: 'Between neighbouring positions of an aisle', examples: [1.5] }),
+  crossAisleOffset: Type.Number({ description: 'From the front (or back) cross aisle to the first (or last) position of an aisle', examples: [2] }),
+  depotAisle: Type.Integer({ description: 'The depot stands on the front cross aisle, in line with this aisle', examples: [1] }),
+};
+const CrossAisles = Type.Array(
+  Type.Object({
+    afterPosition: Type.Integer({
+      minimum: 1,
+      maximum: MAX_POSITIONS_PER_AISLE - 1,
+      description: 'Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most',
+    }),
+    width: Type.Number({ exclusiveMinimum: 0, description: "In the layout's unit; positions behind it stand that much further back" }),
+  }),
+  { maxItems: MAX_CROSS_AISLES, description: 'Middle cross aisles, each across every aisle: k of them make k+1 blocks' },
 );
-export const LayoutResponse = Success(LayoutBody);
+const layoutDescription = 'Parallel aisles between a front and a back cross aisle, cut into blocks by middle cross aisles';
+
+export const LayoutBody = Type.Object({ ...layoutFields, crossAisles: Type.Optional(CrossAisles) }, { description: `${layoutDescription}; no cross aisles when left out` });
+/** The layout as stored: its cross aisles front to back, [] when it has none. */
+export const Layout = Type.Object({ ...layoutFields, crossAisles: CrossAisles }, { description: layoutDescription });
+export const LayoutResponse = Success(Layout);
 
 export const PolicySchema = Type.Union(
   POLICIES.map((policy) => Type.Literal(policy)),

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { CrossAisle } from './plan/layout';
 
 type Numeric = ColumnType<number, number | string, number | string>;
 
@@ -22,6 +23,8 @@ export interface FloorTables {
     position_spacing: Numeric;
     cross_aisle_offset: Numeric;
     depot_aisle: number;
+    /** jsonb, front to back: written as JSON text, read back parsed. */
+    cross_aisles: ColumnType<CrossAisle[], string | undefined, string>;
     updated_at: Generated<Date>;
   };
   waves: {

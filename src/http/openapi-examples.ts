@@ -151,7 +151,7 @@ const apiKey = {
 const issuedKey = { ...apiKey, key: 'pk_live_8Hq2vN3xR7tL0aZ5cE9wY1uJ4kM6bD2fG8sP0hQ' };
 const listedKey = (status: 'active' | 'revoked', revokedAt: string | null = null) => ({ ...apiKey, revokedAt, status });
 
-const layout = { aisles: 12, positionsPerAisle: 40, aisleSpacing: 3, positionSpacing: 1.2, crossAisleOffset: 2, depotAisle: 1 };
+const layout = { aisles: 12, positionsPerAisle: 40, aisleSpacing: 3, positionSpacing: 1.2, crossAisleOffset: 2, depotAisle: 1, crossAisles: [{ afterPosition: 20, width: 3 }] };
 const locations = {
   codes: ['A-03-2', 'B-11-1', 'C-27-3'],
   locations: [

@@ -12,6 +12,8 @@ import { checkScreen, device, DESKTOP, type Device, feedbackOf, haveChromium, la
 const PIN = '246810';
 const SECRET = 'whsec_console_e2e_0123456789abcdef';
 
+/** Two blocks: C-08 stands behind a middle cross aisle. */
+const TWO_BLOCKS = { ...LAYOUT, crossAisles: [{ afterPosition: 5, width: 2 }] };
 const LOCATIONS = [
   { code: 'A-01', aisle: 1, position: 1 },
   { code: 'A-05', aisle: 1, position: 5 },
@@ -49,7 +51,7 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     browser = await launchChromium();
 
     const floor = warehouse(ctx, tenant);
-    expect((await floor.put('/layout', LAYOUT)).status).toBe(200);
+    expect((await floor.put('/layout', TWO_BLOCKS)).status).toBe(200);
     expect((await floor.put('/locations', { locations: LOCATIONS })).status).toBe(200);
     for (const product of PRODUCTS) {
       const created = await tenant.api.post('/products', { sku: `SKU-${product.externalId}`, stock: STOCK, ...product });
@@ -251,6 +253,9 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     await page.getByRole('rowheader', { name: "Ben Brook's wave" }).waitFor();
     await page.getByRole('img', { name: /Floor plan/ }).waitFor();
     await page.getByText(/Ben Brook.*depot →.*\(done\).*→ depot/).waitFor();
+    // The middle cross aisle, in the drawing's description and in its text version.
+    await page.getByRole('img', { name: /in 2 blocks.*Cross aisle after position 5, 2 wide\./ }).waitFor();
+    expect(await page.getByRole('figure').innerText()).toContain('Cross aisle after position 5, 2 wide.');
     await checkScreen(page, 'supervisor');
 
     await page.getByLabel('Max orders').fill('1');

@@ -4,6 +4,8 @@ import { warehouse } from '../orders/helpers';
 
 /** Four aisles 3 apart, ten positions 1 apart, 2 from each cross aisle; the depot in line with aisle 1. */
 export const LAYOUT = { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 2, depotAisle: 1 };
+/** LAYOUT as GET /layout answers it. */
+export const STORED_LAYOUT = { ...LAYOUT, crossAisles: [] };
 
 /** The warehouse API of a tenant, plus the floor set up with LAYOUT and the given placed locations. */
 export async function floorOf(ctx: TestContext, tenant: TestTenant, locations: { code: string; aisle: number; position: number }[] = [], codes: string[] = []) {

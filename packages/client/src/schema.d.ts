@@ -7438,7 +7438,13 @@ export interface operations {
                      *         "aisleSpacing": 3,
                      *         "positionSpacing": 1.2,
                      *         "crossAisleOffset": 2,
-                     *         "depotAisle": 1
+                     *         "depotAisle": 1,
+                     *         "crossAisles": [
+                     *           {
+                     *             "afterPosition": 20,
+                     *             "width": 3
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -7446,7 +7452,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description A single block of parallel aisles between a front and a back cross aisle */
+                        /** @description Parallel aisles between a front and a back cross aisle, cut into blocks by middle cross aisles */
                         data: {
                             /**
                              * @description Parallel aisles, numbered 1.. from the left
@@ -7469,7 +7475,7 @@ export interface operations {
                              */
                             positionSpacing: number;
                             /**
-                             * @description From a cross aisle to the first (or last) position of an aisle
+                             * @description From the front (or back) cross aisle to the first (or last) position of an aisle
                              * @example 2
                              */
                             crossAisleOffset: number;
@@ -7478,6 +7484,13 @@ export interface operations {
                              * @example 1
                              */
                             depotAisle: number;
+                            /** @description Middle cross aisles, each across every aisle: k of them make k+1 blocks */
+                            crossAisles: {
+                                /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
+                                afterPosition: number;
+                                /** @description In the layout's unit; positions behind it stand that much further back */
+                                width: number;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -7555,7 +7568,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description A single block of parallel aisles between a front and a back cross aisle */
+        /** @description Parallel aisles between a front and a back cross aisle, cut into blocks by middle cross aisles; no cross aisles when left out */
         requestBody: {
             content: {
                 /**
@@ -7565,7 +7578,13 @@ export interface operations {
                  *       "aisleSpacing": 3,
                  *       "positionSpacing": 1.2,
                  *       "crossAisleOffset": 2,
-                 *       "depotAisle": 1
+                 *       "depotAisle": 1,
+                 *       "crossAisles": [
+                 *         {
+                 *           "afterPosition": 20,
+                 *           "width": 3
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -7590,7 +7609,7 @@ export interface operations {
                      */
                     positionSpacing: number;
                     /**
-                     * @description From a cross aisle to the first (or last) position of an aisle
+                     * @description From the front (or back) cross aisle to the first (or last) position of an aisle
                      * @example 2
                      */
                     crossAisleOffset: number;
@@ -7599,6 +7618,13 @@ export interface operations {
                      * @example 1
                      */
                     depotAisle: number;
+                    /** @description Middle cross aisles, each across every aisle: k of them make k+1 blocks */
+                    crossAisles?: {
+                        /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
+                        afterPosition: number;
+                        /** @description In the layout's unit; positions behind it stand that much further back */
+                        width: number;
+                    }[];
                 };
             };
         };
@@ -7620,7 +7646,13 @@ export interface operations {
                      *         "aisleSpacing": 3,
                      *         "positionSpacing": 1.2,
                      *         "crossAisleOffset": 2,
-                     *         "depotAisle": 1
+                     *         "depotAisle": 1,
+                     *         "crossAisles": [
+                     *           {
+                     *             "afterPosition": 20,
+                     *             "width": 3
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -7628,7 +7660,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description A single block of parallel aisles between a front and a back cross aisle */
+                        /** @description Parallel aisles between a front and a back cross aisle, cut into blocks by middle cross aisles */
                         data: {
                             /**
                              * @description Parallel aisles, numbered 1.. from the left
@@ -7651,7 +7683,7 @@ export interface operations {
                              */
                             positionSpacing: number;
                             /**
-                             * @description From a cross aisle to the first (or last) position of an aisle
+                             * @description From the front (or back) cross aisle to the first (or last) position of an aisle
                              * @example 2
                              */
                             crossAisleOffset: number;
@@ -7660,6 +7692,13 @@ export interface operations {
                              * @example 1
                              */
                             depotAisle: number;
+                            /** @description Middle cross aisles, each across every aisle: k of them make k+1 blocks */
+                            crossAisles: {
+                                /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
+                                afterPosition: number;
+                                /** @description In the layout's unit; positions behind it stand that much further back */
+                                width: number;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -12969,7 +13008,13 @@ export interface operations {
                      *           "aisleSpacing": 3,
                      *           "positionSpacing": 1.2,
                      *           "crossAisleOffset": 2,
-                     *           "depotAisle": 1
+                     *           "depotAisle": 1,
+                     *           "crossAisles": [
+                     *             {
+                     *               "afterPosition": 20,
+                     *               "width": 3
+                     *             }
+                     *           ]
                      *         },
                      *         "locations": [
                      *           {
@@ -13084,7 +13129,7 @@ export interface operations {
                                  */
                                 positionSpacing: number;
                                 /**
-                                 * @description From a cross aisle to the first (or last) position of an aisle
+                                 * @description From the front (or back) cross aisle to the first (or last) position of an aisle
                                  * @example 2
                                  */
                                 crossAisleOffset: number;
@@ -13093,6 +13138,13 @@ export interface operations {
                                  * @example 1
                                  */
                                 depotAisle: number;
+                                /** @description Middle cross aisles, each across every aisle: k of them make k+1 blocks */
+                                crossAisles: {
+                                    /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
+                                    afterPosition: number;
+                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    width: number;
+                                }[];
                             } | null;
                             locations: {
                                 code: string;

@@ -3531,7 +3531,13 @@ export interface operations {
                      *           "aisleSpacing": 3,
                      *           "positionSpacing": 1.2,
                      *           "crossAisleOffset": 2,
-                     *           "depotAisle": 1
+                     *           "depotAisle": 1,
+                     *           "crossAisles": [
+                     *             {
+                     *               "afterPosition": 20,
+                     *               "width": 3
+                     *             }
+                     *           ]
                      *         },
                      *         "locations": [
                      *           {
@@ -3646,7 +3652,7 @@ export interface operations {
                                  */
                                 positionSpacing: number;
                                 /**
-                                 * @description From a cross aisle to the first (or last) position of an aisle
+                                 * @description From the front (or back) cross aisle to the first (or last) position of an aisle
                                  * @example 2
                                  */
                                 crossAisleOffset: number;
@@ -3655,6 +3661,13 @@ export interface operations {
                                  * @example 1
                                  */
                                 depotAisle: number;
+                                /** @description Middle cross aisles, each across every aisle: k of them make k+1 blocks */
+                                crossAisles: {
+                                    /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
+                                    afterPosition: number;
+                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    width: number;
+                                }[];
                             } | null;
                             locations: {
                                 code: string;

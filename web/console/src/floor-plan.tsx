@@ -1,4 +1,4 @@
-import { aisleX, backY, positionY, type Layout } from '../../../src/floor/plan/layout';
+import { aisleX, backY, middleCrossAisleYs, positionY, type CrossAisle, type Layout } from '../../../src/floor/plan/layout';
 import type { Floor } from './api';
 
 /** Wave route colours: distinct from each other and at least 3:1 against the white plan. */
@@ -25,10 +25,13 @@ function frame(layout: Layout) {
 export const waveLabel = (wave: { id: string; picker: { name: string } | null }) =>
   wave.picker ? `${wave.picker.name}'s wave` : `Unassigned wave ${wave.id.slice(0, 8)}`;
 
+/** A middle cross aisle as the plan names it. */
+const crossAisleLabel = ({ afterPosition, width }: CrossAisle) => `Cross aisle after position ${afterPosition}, ${width} wide`;
+
 /**
- * The floor as a plan: aisles, cross aisles, the depot, each placed location, and every wave in
- * progress as its walking route with its stops (filled when done). The same content follows as
- * text for anyone who cannot see the drawing.
+ * The floor as a plan: aisles, the front, back and middle cross aisles, the depot, each placed
+ * location, and every wave in progress as its walking route with its stops (filled when done).
+ * The same content follows as text for anyone who cannot see the drawing.
  */
 export function FloorPlan({ floor }: { floor: Floor }) {
   const { layout } = floor;
@@ -36,7 +39,13 @@ export function FloorPlan({ floor }: { floor: Floor }) {
   const f = frame(layout);
   const unit = Math.min(layout.aisleSpacing, layout.positionSpacing);
   const aisleNumbers = Array.from({ length: layout.aisles }, (_, i) => i + 1);
-  const summary = `${layout.aisles} aisles of ${layout.positionsPerAisle} positions, ${floor.locations.length} placed locations, ${floor.waves.length} ${floor.waves.length === 1 ? 'wave' : 'waves'} in progress.`;
+  // Front to back, as the service answers them and as middleCrossAisleYs lists their centre lines.
+  const crossAisles = layout.crossAisles;
+  const crossAisleYs = middleCrossAisleYs(layout);
+  const blocks = crossAisles.length > 0 ? ` in ${crossAisles.length + 1} blocks` : '';
+  const summary =
+    `${layout.aisles} aisles of ${layout.positionsPerAisle} positions${blocks}, ${floor.locations.length} placed locations, ${floor.waves.length} ${floor.waves.length === 1 ? 'wave' : 'waves'} in progress.` +
+    crossAisles.map((crossAisle) => ` ${crossAisleLabel(crossAisle)}.`).join('');
 
   return (
     <figure class="floor-plan">
@@ -45,6 +54,16 @@ export function FloorPlan({ floor }: { floor: Floor }) {
         <desc id="plan-desc">{summary} The routes are listed as text below the plan.</desc>
         <line x1={0} x2={f.width} y1={f.y(0)} y2={f.y(0)} class="cross-aisle" />
         <line x1={0} x2={f.width} y1={f.y(f.back)} y2={f.y(f.back)} class="cross-aisle" />
+        {crossAisles.map((crossAisle, index) => {
+          const y = f.y(crossAisleYs[index]!);
+          return (
+            <g key={crossAisle.afterPosition}>
+              <title>{crossAisleLabel(crossAisle)}</title>
+              <rect x={-unit} y={y - crossAisle.width / 2} width={f.width + 2 * unit} height={crossAisle.width} class="cross-aisle-band" />
+              <line x1={0} x2={f.width} y1={y} y2={y} class="cross-aisle" />
+            </g>
+          );
+        })}
         {aisleNumbers.map((aisle) => (
           <g key={aisle}>
             <line x1={f.x(aisle)} x2={f.x(aisle)} y1={f.y(0)} y2={f.y(f.back)} class="aisle" />
