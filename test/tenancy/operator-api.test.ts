@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestContext } from '../helpers/setup';
 
-/** DESIGN.md §2: the operator API, behind the admin token. */
+/** The operator API, behind the admin token. */
 describe('operator API: tenants and API keys', () => {
   const setup = useTestContext();
 

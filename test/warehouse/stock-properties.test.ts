@@ -30,7 +30,7 @@ interface ModelOrder {
 /**
  * Any sequence of create, update, cancel, pick and restock keeps the books straight: stock never
  * goes below zero and drops by exactly what was picked, and the stock orders hold (PENDING and
- * IN_PICKING) is what a simple model of DESIGN.md §3 says, so each new order's INSUFFICIENT_STOCK
+ * IN_PICKING) is what a simple model of the holding rules says, so each new order's INSUFFICIENT_STOCK
  * verdict matches it.
  */
 describe('stock and reservations under any sequence of order operations (property)', () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTenant } from '../helpers/setup';
 import { eventsOf, item, order, seedProducts, stockOf, warehouse } from '../orders/helpers';
 
-describe('warehouse API (DESIGN.md §2, spec §3.2)', () => {
+describe('warehouse API: order transitions and stock', () => {
   const setup = useTenant({
     products: [
       { externalId: 'P1', sku: 'SKU-P1', stock: 50 },

@@ -53,7 +53,7 @@ const EVENTS: DomainEvent[] = [
 ];
 const ALL_EVENTS = EVENTS.map((e) => e.event);
 
-describe('webhook delivery (spec §3.4, §6; DESIGN.md §3)', () => {
+describe('webhook delivery', () => {
   const setup = useDeliveries({ webhookTimeoutMs: TIMEOUT_MS, webhookRetryDelaysMs: RETRY_DELAYS });
   let tenant: TestTenant;
 

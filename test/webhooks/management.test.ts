@@ -8,7 +8,7 @@ const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
 const register = (tenant: TestTenant, overrides: Record<string, unknown> = {}) =>
   tenant.api.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.status_changed'], secret: SECRET, ...overrides });
 
-describe('webhook management (spec §2.3, §4.10; DESIGN.md §3)', () => {
+describe('webhook management', () => {
   const setup = useTestContext();
   let tenant: TestTenant;
   let other: TestTenant;

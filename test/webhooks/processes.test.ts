@@ -16,7 +16,7 @@ const stockEvent = (n: number): DomainEvent => ({
 });
 
 // `pickport worker` is a separate process, which the embedded database (in this process's memory) cannot serve.
-describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (DESIGN.md §1; needs DATABASE_URL: PGlite lives inside one process)', () => {
+describe.skipIf(!usingPostgres)('worker processes against one PostgreSQL (needs DATABASE_URL: PGlite lives inside one process)', () => {
   let ctx: TestContext;
   let receiver: Receiver;
   let processes: PickportProcesses;
