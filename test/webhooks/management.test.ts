@@ -133,7 +133,7 @@ describe('webhook management', () => {
   });
 });
 
-describe('webhook URLs in production (spec §2.3)', () => {
+describe('webhook URLs in production', () => {
   const setup = useTenant({ config: { nodeEnv: 'production' }, key: {} });
 
   it('refuses http:// with VALIDATION_ERROR on registration and on change', async () => {
