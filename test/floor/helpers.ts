@@ -1,5 +1,6 @@
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import type { TestContext, TestTenant } from '../helpers/context';
+import { useTenant, type TenantSetup } from '../helpers/setup';
 import { warehouse } from '../orders/helpers';
 
 /** Four aisles 3 apart, ten positions 1 apart, 2 from each cross aisle; the depot in line with aisle 1. */
@@ -22,4 +23,33 @@ export async function seedPlacedProducts(tenant: TestTenant, products: { externa
     const response = await tenant.api.post('/products', { sku: `SKU-${product.externalId}`, name: `Product ${product.externalId}`, stock: 100, ...product });
     expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
   }
+}
+
+type Located = { code: string; aisle: number; position: number };
+type PlacedProduct = Parameters<typeof seedPlacedProducts>[1][number];
+
+/**
+ * useTenant, then in `beforeAll` the floor (LAYOUT with the given placed `locations` and unplaced
+ * `codes`) and the catalog's `products`. Read `ctx`, `tenant` and `floor` (the tenant's warehouse
+ * API) inside tests and hooks.
+ */
+export function useFloor(floor: { locations?: Located[]; codes?: string[]; products?: PlacedProduct[] } = {}): TenantSetup & { readonly floor: ReturnType<typeof warehouse> } {
+  const setup = useTenant();
+  let api: ReturnType<typeof warehouse> | undefined;
+  beforeAll(async () => {
+    api = await floorOf(setup.ctx, setup.tenant, floor.locations, floor.codes);
+    if (floor.products) await seedPlacedProducts(setup.tenant, floor.products);
+  });
+  return {
+    get ctx() {
+      return setup.ctx;
+    },
+    get tenant() {
+      return setup.tenant;
+    },
+    get floor() {
+      if (!api) throw new Error('floor is set up in beforeAll: read it inside a test or a hook');
+      return api;
+    },
+  };
 }

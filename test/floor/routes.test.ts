@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { describe, expect, it } from 'vitest';
+import { UNLIMITED } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
-import { floorOf, seedPlacedProducts } from './helpers';
+import { seedPlacedProducts, useFloor } from './helpers';
 
 /*
  * On the test layout (aisles 3 apart, positions 1 apart, 2 from the cross aisles, depot in line
@@ -9,26 +9,16 @@ import { floorOf, seedPlacedProducts } from './helpers';
  * and down aisle 1 (4), across (3), up and down aisle 2 (8) and back (3): 18.
  */
 describe('floor: POST /routes', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  let floor: ReturnType<typeof warehouse>;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-    floor = await floorOf(
-      ctx,
-      tenant,
-      [
-        { code: 'A-01', aisle: 1, position: 1 },
-        { code: 'B-03', aisle: 2, position: 3 },
-      ],
-      ['DOCK-1'],
-    );
+  const setup = useFloor({
+    locations: [
+      { code: 'A-01', aisle: 1, position: 1 },
+      { code: 'B-03', aisle: 2, position: 3 },
+    ],
+    codes: ['DOCK-1'],
   });
-  afterAll(() => ctx.close());
 
   it('walks each placed code once, shortest first by default; the others are unplaced, as sent', async () => {
-    const response = await floor.post('/routes', { locations: ['B-03', 'NOPE', 'A-01', 'B-03', 'DOCK-1'] });
+    const response = await setup.floor.post('/routes', { locations: ['B-03', 'NOPE', 'A-01', 'B-03', 'DOCK-1'] });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const { data } = response.body;
     expect(data.policy).toBe('optimal');
@@ -42,10 +32,10 @@ describe('floor: POST /routes', () => {
   });
 
   it('measures the walk under the policy asked for, never shorter than the optimal one', async () => {
-    const optimal = (await floor.post('/routes', { locations: ['B-03'] })).body.data;
+    const optimal = (await setup.floor.post('/routes', { locations: ['B-03'] })).body.data;
     expect(optimal.distance).toBe(14);
     for (const policy of ['s-shape', 'return', 'midpoint', 'largest-gap', 'combined']) {
-      const response = await floor.post('/routes', { locations: ['B-03', 'A-01'], policy });
+      const response = await setup.floor.post('/routes', { locations: ['B-03', 'A-01'], policy });
       expect(response.status).toBe(200);
       expect(response.body.data.policy).toBe(policy);
       expect(response.body.data.exact).toBe(false);
@@ -54,34 +44,34 @@ describe('floor: POST /routes', () => {
   });
 
   it('answers distance 0 and no stops when nothing is placed', async () => {
-    const { data } = (await floor.post('/routes', { locations: ['DOCK-1'] })).body;
+    const { data } = (await setup.floor.post('/routes', { locations: ['DOCK-1'] })).body;
     expect(data).toEqual({ policy: 'optimal', distance: 0, exact: true, stops: [], unplaced: ['DOCK-1'] });
   });
 
   it('refuses bad input with 400 and answers 409 without a layout', async () => {
-    expect((await floor.post('/routes', { locations: [] })).status).toBe(400);
-    expect((await floor.post('/routes', { locations: ['A-01'], policy: 'zigzag' })).status).toBe(400);
-    expect((await floor.post('/routes', { locations: ['bad code'] })).status).toBe(400);
-    const bare = await ctx.tenant(UNLIMITED);
-    const response = await warehouse(ctx, bare).post('/routes', { locations: ['A-01'] });
+    expect((await setup.floor.post('/routes', { locations: [] })).status).toBe(400);
+    expect((await setup.floor.post('/routes', { locations: ['A-01'], policy: 'zigzag' })).status).toBe(400);
+    expect((await setup.floor.post('/routes', { locations: ['bad code'] })).status).toBe(400);
+    const bare = await setup.ctx.tenant(UNLIMITED);
+    const response = await warehouse(setup.ctx, bare).post('/routes', { locations: ['A-01'] });
     expect(response.status).toBe(409);
     expect(response.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('PUT /layout') });
   });
 
   it("gives a wave the same distances as a route through its locations", async () => {
-    await seedPlacedProducts(tenant, [
+    await seedPlacedProducts(setup.tenant, [
       { externalId: 'SOCK', locationCode: 'B-03' },
       { externalId: 'SHOE', locationCode: 'A-01' },
     ]);
-    await tenant.api.post('/orders', order('R-1', [item('SOCK'), item('SHOE')]));
-    const wave = (await floor.post('/waves', { orders: ['R-1'] })).body.data;
+    await setup.tenant.api.post('/orders', order('R-1', [item('SOCK'), item('SHOE')]));
+    const wave = (await setup.floor.post('/waves', { orders: ['R-1'] })).body.data;
     expect(wave.distance).toBe(18);
-    const sShape = (await floor.post('/routes', { locations: ['A-01', 'B-03'], policy: 's-shape' })).body.data.distance;
+    const sShape = (await setup.floor.post('/routes', { locations: ['A-01', 'B-03'], policy: 's-shape' })).body.data.distance;
     expect(wave.sShapeDistance).toBe(sShape);
   });
 
-  it('documents every floor route in the OpenAPI document, with a summary and its answers', async () => {
-    const document = (await ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' })).json();
+  it('documents every setup.floor route in the OpenAPI document, with a summary and its answers', async () => {
+    const document = (await setup.ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' })).json();
     const prefix = '/api/v1/warehouse/tenants/{slug}';
     const expected = [
       ['put', '/layout'],

@@ -1,10 +1,9 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completeWave } from '../../src/floor/wave-commands';
 import { runWrite } from '../../src/http/write';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { eventsOf, item, order, stockOf, warehouse } from '../orders/helpers';
-import { floorOf, seedPlacedProducts } from './helpers';
+import { eventsOf, item, order, stockOf } from '../orders/helpers';
+import { useFloor } from './helpers';
 
 /** Counts the statements run through the Kysely instance it is added to. */
 class StatementCounter implements KyselyPlugin {
@@ -19,23 +18,17 @@ class StatementCounter implements KyselyPlugin {
 }
 
 describe('floor: completing a wave of many orders', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  let floor: ReturnType<typeof warehouse>;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-    floor = await floorOf(ctx, tenant, [
+  const setup = useFloor({
+    locations: [
       { code: 'A-02', aisle: 1, position: 2 },
       { code: 'C-07', aisle: 3, position: 7 },
-    ]);
-    await seedPlacedProducts(tenant, [
+    ],
+    products: [
       { externalId: 'BOOT', locationCode: 'A-02', stock: 1000 },
       { externalId: 'BELT', locationCode: 'C-07', stock: 1000 },
       { externalId: 'GLOVE', stock: 1000 },
-    ]);
+    ],
   });
-  afterAll(() => ctx.close());
 
   let orders = 0;
   /**
@@ -43,25 +36,25 @@ describe('floor: completing a wave of many orders', () => {
    * in every second order, GLOVE whole, with GLOVE's stock then set to 3 so that it runs out.
    */
   async function pickedWave(size: number) {
-    expect((await floor.post('/products/GLOVE/stock', { stock: 1000 })).status).toBe(200);
+    expect((await setup.floor.post('/products/GLOVE/stock', { stock: 1000 })).status).toBe(200);
     const externalIds: string[] = [];
     for (let i = 0; i < size; i++) {
       const externalId = `M-${++orders}`;
-      const placed = await tenant.api.post('/orders', order(externalId, [item('BOOT', 2), item('BELT', 1), item('GLOVE', 1)]));
+      const placed = await setup.tenant.api.post('/orders', order(externalId, [item('BOOT', 2), item('BELT', 1), item('GLOVE', 1)]));
       expect(placed.status, JSON.stringify(placed.body)).toBe(201);
       externalIds.push(externalId);
     }
-    const made = await floor.post('/waves', { orders: externalIds });
+    const made = await setup.floor.post('/waves', { orders: externalIds });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const waveId: string = made.body.data.id;
     for (const [index, externalId] of externalIds.entries()) {
       const short = index % 2 === 1;
       for (const [productExternalId, quantity] of [['BOOT', 2], ['BELT', short ? 0 : 1], ['GLOVE', 1]] as const) {
-        const picked = await floor.post(`/waves/${waveId}/picks`, { orderExternalId: externalId, productExternalId, quantity, ...(short ? { reason: 'not found' } : {}) });
+        const picked = await setup.floor.post(`/waves/${waveId}/picks`, { orderExternalId: externalId, productExternalId, quantity, ...(short ? { reason: 'not found' } : {}) });
         expect(picked.status, JSON.stringify(picked.body)).toBe(200);
       }
     }
-    expect((await floor.post('/products/GLOVE/stock', { stock: 3 })).status).toBe(200);
+    expect((await setup.floor.post('/products/GLOVE/stock', { stock: 3 })).status).toBe(200);
     return { waveId, externalIds };
   }
 
@@ -69,8 +62,8 @@ describe('floor: completing a wave of many orders', () => {
   async function complete(waveId: string): Promise<number> {
     const counter = new StatementCounter();
     let statements = 0;
-    await runWrite(ctx.database.db.withPlugin(counter), tenant.id, async (tx) => {
-      const events = await completeWave(tx, tenant.id, waveId);
+    await runWrite(setup.ctx.database.db.withPlugin(counter), setup.tenant.id, async (tx) => {
+      const events = await completeWave(tx, setup.tenant.id, waveId);
       statements = counter.count;
       return { events };
     });
@@ -100,12 +93,12 @@ describe('floor: completing a wave of many orders', () => {
     const counts: number[] = [];
     for (const size of [2, 12]) {
       const { waveId, externalIds } = await pickedWave(size);
-      const stock = { BOOT: await stockOf(tenant, 'BOOT'), BELT: await stockOf(tenant, 'BELT'), GLOVE: await stockOf(tenant, 'GLOVE') };
-      const eventsBefore = (await eventsOf(ctx, tenant)).length;
+      const stock = { BOOT: await stockOf(setup.tenant, 'BOOT'), BELT: await stockOf(setup.tenant, 'BELT'), GLOVE: await stockOf(setup.tenant, 'GLOVE') };
+      const eventsBefore = (await eventsOf(setup.ctx, setup.tenant)).length;
 
       counts.push(await complete(waveId));
 
-      const events = (await eventsOf(ctx, tenant)).slice(eventsBefore).map(({ event, data }) => {
+      const events = (await eventsOf(setup.ctx, setup.tenant)).slice(eventsBefore).map(({ event, data }) => {
         if (event === 'product.stock_updated') return [event, data.sku, data.previousStock, data.newStock];
         if (event === 'order.items_adjusted') {
           const [adjusted] = data.items as { productExternalId: string; previousQuantity: number; quantity: number }[];
@@ -115,15 +108,15 @@ describe('floor: completing a wave of many orders', () => {
       });
       expect(events).toEqual(expectedEvents(externalIds, { ...stock }));
       const shorts = Math.floor(size / 2);
-      expect(await stockOf(tenant, 'BOOT')).toBe(stock.BOOT - 2 * size);
-      expect(await stockOf(tenant, 'BELT')).toBe(stock.BELT - (size - shorts));
-      expect(await stockOf(tenant, 'GLOVE')).toBe(Math.max(3 - size, 0));
+      expect(await stockOf(setup.tenant, 'BOOT')).toBe(stock.BOOT - 2 * size);
+      expect(await stockOf(setup.tenant, 'BELT')).toBe(stock.BELT - (size - shorts));
+      expect(await stockOf(setup.tenant, 'GLOVE')).toBe(Math.max(3 - size, 0));
       for (const [index, externalId] of externalIds.entries()) {
-        const shown = (await tenant.api.get(`/orders/${externalId}`)).body.data;
+        const shown = (await setup.tenant.api.get(`/orders/${externalId}`)).body.data;
         expect(shown.status).toBe('PICKED');
         expect(shown.items.map((line: { quantity: number }) => line.quantity)).toEqual([2, index % 2 === 1 ? 0 : 1, 1]);
       }
-      expect((await floor.get(`/waves/${waveId}`)).body.data.status).toBe('COMPLETED');
+      expect((await setup.floor.get(`/waves/${waveId}`)).body.data.status).toBe('COMPLETED');
     }
     expect(counts[1]).toBe(counts[0]);
   });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { describe, expect, it } from 'vitest';
+import { UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, stockOf, warehouse } from '../orders/helpers';
-import { floorOf, seedPlacedProducts } from './helpers';
+import { seedPlacedProducts, useFloor } from './helpers';
 
 const LOCATIONS = [
   { code: 'A-01', aisle: 1, position: 1 },
@@ -41,40 +41,31 @@ interface Wave {
 const linesOf = (wave: Wave) => [...wave.stops.flatMap((stop) => stop.lines), ...wave.unplaced];
 
 describe('floor: waves', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  let floor: ReturnType<typeof warehouse>;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-    floor = await floorOf(ctx, tenant, LOCATIONS, ['DOCK-1']);
-    await seedPlacedProducts(tenant, PRODUCTS);
-  });
-  afterAll(() => ctx.close());
+  const setup = useFloor({ locations: LOCATIONS, codes: ['DOCK-1'], products: PRODUCTS });
 
   let orders = 0;
   /** A new PENDING order of the given items (productExternalId → quantity). */
   async function placeOrder(items: Record<string, number>, extra: Record<string, unknown> = {}): Promise<string> {
     const externalId = `W-${++orders}`;
-    const response = await tenant.api.post('/orders', order(externalId, Object.entries(items).map(([id, quantity]) => item(id, quantity)), extra));
+    const response = await setup.tenant.api.post('/orders', order(externalId, Object.entries(items).map(([id, quantity]) => item(id, quantity)), extra));
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return externalId;
   }
-  const statusOf = async (externalId: string) => (await tenant.api.get(`/orders/${externalId}`)).body.data.status;
+  const statusOf = async (externalId: string) => (await setup.tenant.api.get(`/orders/${externalId}`)).body.data.status;
   const pick = (wave: string, orderExternalId: string, productExternalId: string, quantity: number, reason?: string) =>
-    floor.post(`/waves/${wave}/picks`, { orderExternalId, productExternalId, quantity, ...(reason ? { reason } : {}) });
+    setup.floor.post(`/waves/${wave}/picks`, { orderExternalId, productExternalId, quantity, ...(reason ? { reason } : {}) });
   /** Releases every PICKING wave, so that each test chooses from its own orders. */
   async function releaseAll() {
-    for (const wave of (await floor.get('/waves?status=PICKING&limit=100')).body.data as Wave[]) {
-      expect((await floor.post(`/waves/${wave.id}/release`)).status).toBe(200);
+    for (const wave of (await setup.floor.get('/waves?status=PICKING&limit=100')).body.data as Wave[]) {
+      expect((await setup.floor.post(`/waves/${wave.id}/release`)).status).toBe(200);
     }
-    for (const o of (await tenant.api.get('/orders', { status: 'PENDING', limit: '100' })).body.data) await tenant.api.post(`/orders/${o.externalId}/cancel`);
+    for (const o of (await setup.tenant.api.get('/orders', { status: 'PENDING', limit: '100' })).body.data) await setup.tenant.api.post(`/orders/${o.externalId}/cancel`);
   }
 
   it('makes a wave of the named orders: totes in order, stops by location in walking order, unplaced lines last', async () => {
     const first = await placeOrder({ SHOE: 2, SOCK: 1, LOOSE: 1 });
     const second = await placeOrder({ HAT: 1, SHOE: 1, COAT: 3, DOCKED: 1, LOST: 2 });
-    const response = await floor.post('/waves', { orders: [first, second] });
+    const response = await setup.floor.post('/waves', { orders: [first, second] });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     const wave: Wave = response.body.data;
     expect(wave).toMatchObject({ status: 'PICKING', policy: 'optimal', distance: expect.any(Number), sShapeDistance: expect.any(Number), createdAt: expect.any(String) });
@@ -113,28 +104,28 @@ describe('floor: waves', () => {
       [second, 'LOST'],
     ]);
     expect(await statusOf(first)).toBe('IN_PICKING');
-    const moved = (await eventsOf(ctx, tenant, 'order.status_changed')).filter((e) => [first, second].includes(e.data.externalId!));
+    const moved = (await eventsOf(setup.ctx, setup.tenant, 'order.status_changed')).filter((e) => [first, second].includes(e.data.externalId!));
     expect(moved.map((e) => [e.data.externalId, e.data.previousStatus, e.data.status])).toEqual([
       [first, 'PENDING', 'IN_PICKING'],
       [second, 'PENDING', 'IN_PICKING'],
     ]);
-    expect((await floor.get(`/waves/${wave.id}`)).body.data).toEqual(wave);
+    expect((await setup.floor.get(`/waves/${wave.id}`)).body.data).toEqual(wave);
   });
 
   it('picks (one short), then completes: orders PICKED, stock drops by what was picked, the short line adjusts its order', async () => {
     await releaseAll();
     const first = await placeOrder({ SHOE: 2, SOCK: 1 });
     const second = await placeOrder({ SHOE: 1, LOOSE: 4 });
-    const wave: Wave = (await floor.post('/waves', { orders: [first, second], policy: 's-shape' })).body.data;
+    const wave: Wave = (await setup.floor.post('/waves', { orders: [first, second], policy: 's-shape' })).body.data;
     expect(wave.policy).toBe('s-shape');
     expect(wave.distance).toBe(wave.sShapeDistance);
-    const stock = { SHOE: await stockOf(tenant, 'SHOE'), SOCK: await stockOf(tenant, 'SOCK'), LOOSE: await stockOf(tenant, 'LOOSE') };
-    const eventsBefore = (await eventsOf(ctx, tenant)).length;
+    const stock = { SHOE: await stockOf(setup.tenant, 'SHOE'), SOCK: await stockOf(setup.tenant, 'SOCK'), LOOSE: await stockOf(setup.tenant, 'LOOSE') };
+    const eventsBefore = (await eventsOf(setup.ctx, setup.tenant)).length;
 
     expect((await pick(wave.id, first, 'SHOE', 2)).status).toBe(200);
     expect((await pick(wave.id, first, 'SOCK', 0, 'not found')).status).toBe(200);
     expect((await pick(wave.id, second, 'SHOE', 1)).status).toBe(200);
-    const missing = await floor.post(`/waves/${wave.id}/complete`);
+    const missing = await setup.floor.post(`/waves/${wave.id}/complete`);
     expect(missing.status).toBe(409);
     expect(missing.body.error.code).toBe('PICKS_MISSING');
     expect(missing.body.error.details).toEqual([{ field: 'unplaced[0]', message: expect.stringContaining(`order ${second}, product LOOSE`) }]);
@@ -145,20 +136,20 @@ describe('floor: waves', () => {
     expect(linesOf(last.body.data).map((line: WaveLine) => line.pickedQuantity).sort()).toEqual([0, 1, 2, 3]);
     // Repeatable: the last recorded quantity counts.
     expect((await pick(wave.id, second, 'LOOSE', 4)).status).toBe(200);
-    const completed = await floor.post(`/waves/${wave.id}/complete`);
+    const completed = await setup.floor.post(`/waves/${wave.id}/complete`);
     expect(completed.status, JSON.stringify(completed.body)).toBe(200);
     expect(completed.body.data.status).toBe('COMPLETED');
     expect(await statusOf(first)).toBe('PICKED');
     expect(await statusOf(second)).toBe('PICKED');
-    expect(await stockOf(tenant, 'SHOE')).toBe(stock.SHOE - 3);
-    expect(await stockOf(tenant, 'SOCK')).toBe(stock.SOCK);
-    expect(await stockOf(tenant, 'LOOSE')).toBe(stock.LOOSE - 4);
-    expect((await tenant.api.get(`/orders/${first}`)).body.data.items).toEqual([
+    expect(await stockOf(setup.tenant, 'SHOE')).toBe(stock.SHOE - 3);
+    expect(await stockOf(setup.tenant, 'SOCK')).toBe(stock.SOCK);
+    expect(await stockOf(setup.tenant, 'LOOSE')).toBe(stock.LOOSE - 4);
+    expect((await setup.tenant.api.get(`/orders/${first}`)).body.data.items).toEqual([
       { productExternalId: 'SHOE', productSku: 'SKU-SHOE', quantity: 2 },
       { productExternalId: 'SOCK', productSku: 'SKU-SOCK', quantity: 0 },
     ]);
 
-    const events = (await eventsOf(ctx, tenant)).slice(eventsBefore);
+    const events = (await eventsOf(setup.ctx, setup.tenant)).slice(eventsBefore);
     const stockEvents = events.filter((e) => e.event === 'product.stock_updated').map((e) => [e.data.sku, e.data.previousStock, e.data.newStock, e.data.reason]);
     expect(stockEvents).toEqual([
       ['SKU-SHOE', stock.SHOE, stock.SHOE - 2, 'ORDER_PICKED'],
@@ -179,24 +170,24 @@ describe('floor: waves', () => {
       [second, 'PICKED'],
     ]);
     // The wave keeps what was ordered and what was picked.
-    const shown: Wave = (await floor.get(`/waves/${wave.id}`)).body.data;
+    const shown: Wave = (await setup.floor.get(`/waves/${wave.id}`)).body.data;
     expect(linesOf(shown).find((line) => line.productExternalId === 'SOCK')).toMatchObject({ quantity: 1, pickedQuantity: 0 });
     // A finished wave changes no more.
-    for (const path of ['complete', 'release']) expect((await floor.post(`/waves/${wave.id}/${path}`)).status).toBe(409);
+    for (const path of ['complete', 'release']) expect((await setup.floor.post(`/waves/${wave.id}/${path}`)).status).toBe(409);
     expect((await pick(wave.id, first, 'SHOE', 1)).status).toBe(409);
   });
 
   it('a short pick in a wave frees stock for an order waiting on it, as complete-picking does', async () => {
     await releaseAll();
-    await seedPlacedProducts(tenant, [{ externalId: 'RARE', locationCode: 'B-03', stock: 2 }]);
+    await seedPlacedProducts(setup.tenant, [{ externalId: 'RARE', locationCode: 'B-03', stock: 2 }]);
     const holder = await placeOrder({ RARE: 2 });
     const waiting = await placeOrder({ RARE: 1 });
-    expect((await tenant.api.get(`/orders/${waiting}`)).body.data.hasIssues).toBe(true);
-    const wave: Wave = (await floor.post('/waves', { orders: [holder] })).body.data;
+    expect((await setup.tenant.api.get(`/orders/${waiting}`)).body.data.hasIssues).toBe(true);
+    const wave: Wave = (await setup.floor.post('/waves', { orders: [holder] })).body.data;
     await pick(wave.id, holder, 'RARE', 1, 'one broken');
-    expect((await floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
-    expect(await stockOf(tenant, 'RARE')).toBe(1);
-    const resolved = (await tenant.api.get(`/orders/${waiting}`)).body.data;
+    expect((await setup.floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
+    expect(await stockOf(setup.tenant, 'RARE')).toBe(1);
+    const resolved = (await setup.tenant.api.get(`/orders/${waiting}`)).body.data;
     expect(resolved).toMatchObject({ status: 'PENDING', hasIssues: false });
   });
 
@@ -204,59 +195,59 @@ describe('floor: waves', () => {
     await releaseAll();
     const racing = await placeOrder({ COAT: 2 });
     const other = await placeOrder({ SOCK: 1 });
-    const wave: Wave = (await floor.post('/waves', { orders: [racing, other] })).body.data;
+    const wave: Wave = (await setup.floor.post('/waves', { orders: [racing, other] })).body.data;
     await pick(wave.id, racing, 'COAT', 2);
     await pick(wave.id, other, 'SOCK', 1);
-    const coat = await stockOf(tenant, 'COAT');
-    const [byWave, alone] = await Promise.all([floor.post(`/waves/${wave.id}/complete`), floor.post(`/orders/${racing}/complete-picking`)]);
+    const coat = await stockOf(setup.tenant, 'COAT');
+    const [byWave, alone] = await Promise.all([setup.floor.post(`/waves/${wave.id}/complete`), setup.floor.post(`/orders/${racing}/complete-picking`)]);
     // Whichever comes second finds the order PICKED: complete-picking answers 409; the wave skips
     // it (200), or answers 409 when it read the order just before, and completes when asked again.
     expect([200, 409]).toContain(byWave.status);
     expect([200, 409]).toContain(alone.status);
     expect([byWave.status, alone.status]).not.toEqual([409, 409]);
-    if (byWave.status === 409) expect((await floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
-    expect(await stockOf(tenant, 'COAT')).toBe(coat - 2);
+    if (byWave.status === 409) expect((await setup.floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
+    expect(await stockOf(setup.tenant, 'COAT')).toBe(coat - 2);
     expect([await statusOf(racing), await statusOf(other)]).toEqual(['PICKED', 'PICKED']);
-    const picked = (await eventsOf(ctx, tenant, 'order.status_changed')).filter((e) => e.data.externalId === racing && e.data.status === 'PICKED');
+    const picked = (await eventsOf(setup.ctx, setup.tenant, 'order.status_changed')).filter((e) => e.data.externalId === racing && e.data.status === 'PICKED');
     expect(picked).toHaveLength(1);
   });
 
   it('refuses bad picks: more than ordered (400), an unknown line or wave (404), changing nothing', async () => {
     await releaseAll();
     const id = await placeOrder({ COAT: 2 });
-    const wave: Wave = (await floor.post('/waves', { orders: [id] })).body.data;
+    const wave: Wave = (await setup.floor.post('/waves', { orders: [id] })).body.data;
     const tooMany = await pick(wave.id, id, 'COAT', 3);
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.details).toEqual([{ field: 'quantity', message: 'must be at most the ordered 2' }]);
     expect((await pick(wave.id, id, 'SHOE', 1)).status).toBe(404);
     expect((await pick(wave.id, 'NO-SUCH-ORDER', 'COAT', 1)).status).toBe(404);
     expect((await pick('00000000-0000-4000-8000-000000000000', id, 'COAT', 1)).status).toBe(404);
-    expect((await floor.get('/waves/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    expect((await floor.post('/waves/00000000-0000-4000-8000-000000000000/complete')).status).toBe(404);
-    expect((await floor.get('/waves/not-a-uuid')).status).toBe(400);
-    expect((await floor.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'COAT', quantity: -1 })).status).toBe(400);
-    expect(linesOf((await floor.get(`/waves/${wave.id}`)).body.data).map((line) => line.pickedQuantity)).toEqual([null]);
+    expect((await setup.floor.get('/waves/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await setup.floor.post('/waves/00000000-0000-4000-8000-000000000000/complete')).status).toBe(404);
+    expect((await setup.floor.get('/waves/not-a-uuid')).status).toBe(400);
+    expect((await setup.floor.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'COAT', quantity: -1 })).status).toBe(400);
+    expect(linesOf((await setup.floor.get(`/waves/${wave.id}`)).body.data).map((line) => line.pickedQuantity)).toEqual([null]);
   });
 
   it('release sends the orders not picked back to PENDING, keeps stock, and the orders can join another wave', async () => {
     await releaseAll();
     const a = await placeOrder({ SOCK: 1 });
     const b = await placeOrder({ COAT: 1 });
-    const wave: Wave = (await floor.post('/waves', { orders: [a, b] })).body.data;
+    const wave: Wave = (await setup.floor.post('/waves', { orders: [a, b] })).body.data;
     await pick(wave.id, a, 'SOCK', 1);
-    const stock = await stockOf(tenant, 'SOCK');
-    const released = await floor.post(`/waves/${wave.id}/release`);
+    const stock = await stockOf(setup.tenant, 'SOCK');
+    const released = await setup.floor.post(`/waves/${wave.id}/release`);
     expect(released.status).toBe(200);
     expect(released.body.data.status).toBe('RELEASED');
     expect([await statusOf(a), await statusOf(b)]).toEqual(['PENDING', 'PENDING']);
-    expect(await stockOf(tenant, 'SOCK')).toBe(stock);
-    const back = (await eventsOf(ctx, tenant, 'order.status_changed')).filter((e) => [a, b].includes(e.data.externalId!)).slice(-2);
+    expect(await stockOf(setup.tenant, 'SOCK')).toBe(stock);
+    const back = (await eventsOf(setup.ctx, setup.tenant, 'order.status_changed')).filter((e) => [a, b].includes(e.data.externalId!)).slice(-2);
     expect(back.map((e) => [e.data.previousStatus, e.data.status])).toEqual([
       ['IN_PICKING', 'PENDING'],
       ['IN_PICKING', 'PENDING'],
     ]);
-    expect((await floor.post(`/waves/${wave.id}/release`)).status).toBe(409);
-    const again = await floor.post('/waves', { orders: [b, a] });
+    expect((await setup.floor.post(`/waves/${wave.id}/release`)).status).toBe(409);
+    const again = await setup.floor.post('/waves', { orders: [b, a] });
     expect(again.status).toBe(201);
     expect(again.body.data.orders.map((o: { tote: number }) => o.tote)).toEqual([1, 2]);
   });
@@ -265,51 +256,51 @@ describe('floor: waves', () => {
     await releaseAll();
     const inside = await placeOrder({ SOCK: 1 });
     const outside = await placeOrder({ COAT: 2 });
-    const wave: Wave = (await floor.post('/waves', { orders: [inside, outside] })).body.data;
-    const coat = await stockOf(tenant, 'COAT');
-    await floor.advance(outside, 'complete-picking');
-    expect(await stockOf(tenant, 'COAT')).toBe(coat - 2);
+    const wave: Wave = (await setup.floor.post('/waves', { orders: [inside, outside] })).body.data;
+    const coat = await stockOf(setup.tenant, 'COAT');
+    await setup.floor.advance(outside, 'complete-picking');
+    expect(await stockOf(setup.tenant, 'COAT')).toBe(coat - 2);
     const late = await pick(wave.id, outside, 'COAT', 2);
     expect(late.status).toBe(409);
     expect(late.body.error.message).toContain('PICKED');
     await pick(wave.id, inside, 'SOCK', 1);
-    const completed = await floor.post(`/waves/${wave.id}/complete`);
+    const completed = await setup.floor.post(`/waves/${wave.id}/complete`);
     expect(completed.status, JSON.stringify(completed.body)).toBe(200);
-    expect(await stockOf(tenant, 'COAT')).toBe(coat - 2);
+    expect(await stockOf(setup.tenant, 'COAT')).toBe(coat - 2);
     expect([await statusOf(inside), await statusOf(outside)]).toEqual(['PICKED', 'PICKED']);
 
     // And on release it stays where the warehouse put it.
     const c = await placeOrder({ SOCK: 1 });
     const d = await placeOrder({ COAT: 1 });
-    const second: Wave = (await floor.post('/waves', { orders: [c, d] })).body.data;
-    await floor.advance(d, 'complete-picking', 'pack');
-    expect((await floor.post(`/waves/${second.id}/release`)).status).toBe(200);
+    const second: Wave = (await setup.floor.post('/waves', { orders: [c, d] })).body.data;
+    await setup.floor.advance(d, 'complete-picking', 'pack');
+    expect((await setup.floor.post(`/waves/${second.id}/release`)).status).toBe(200);
     expect([await statusOf(c), await statusOf(d)]).toEqual(['PENDING', 'PACKED']);
   });
 
   it('refuses named orders that cannot join: not PENDING or with issues (409), unknown (404), named twice (400)', async () => {
     await releaseAll();
     const picking = await placeOrder({ SOCK: 1 });
-    await floor.advance(picking, 'start-picking');
+    await setup.floor.advance(picking, 'start-picking');
     const short = await placeOrder({ SOCK: 100_000 });
     const fine = await placeOrder({ COAT: 1 });
     const unresolved = 'W-UNRESOLVED';
-    await tenant.api.post('/orders', order(unresolved, [item('NOT-IN-CATALOG')]));
-    const eventsBefore = (await eventsOf(ctx, tenant)).length;
+    await setup.tenant.api.post('/orders', order(unresolved, [item('NOT-IN-CATALOG')]));
+    const eventsBefore = (await eventsOf(setup.ctx, setup.tenant)).length;
     for (const named of [[fine, picking], [short], [unresolved]]) {
-      const response = await floor.post('/waves', { orders: named });
+      const response = await setup.floor.post('/waves', { orders: named });
       expect(response.status).toBe(409);
       expect(response.body.error.code).toBe('CONFLICT');
     }
-    const unknown = await floor.post('/waves', { orders: [fine, 'NOPE'] });
+    const unknown = await setup.floor.post('/waves', { orders: [fine, 'NOPE'] });
     expect(unknown.status).toBe(404);
-    const twice = await floor.post('/waves', { orders: [fine, fine] });
+    const twice = await setup.floor.post('/waves', { orders: [fine, fine] });
     expect(twice.status).toBe(400);
     expect(twice.body.error.details[0]?.field).toBe('orders[1]');
     expect(await statusOf(fine)).toBe('PENDING');
-    expect((await eventsOf(ctx, tenant)).length).toBe(eventsBefore);
-    expect((await floor.post('/waves', { maxOrders: 0 })).status).toBe(400);
-    expect((await floor.post('/waves', { policy: 'zigzag' })).status).toBe(400);
+    expect((await eventsOf(setup.ctx, setup.tenant)).length).toBe(eventsBefore);
+    expect((await setup.floor.post('/waves', { maxOrders: 0 })).status).toBe(400);
+    expect((await setup.floor.post('/waves', { policy: 'zigzag' })).status).toBe(400);
   });
 
   it('chooses the most urgent PENDING orders without issues: priority, then due date, then age', async () => {
@@ -323,12 +314,12 @@ describe('floor: waves', () => {
     await placeOrder({ SOCK: 100_000 }, { priority: 'urgent' });
     const chosen: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const response = await floor.post('/waves', { maxOrders: 1 });
+      const response = await setup.floor.post('/waves', { maxOrders: 1 });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       chosen.push(...response.body.data.orders.map((o: { externalId: string }) => o.externalId));
     }
     expect(chosen).toEqual([urgent, highSoon, highLate, highNoDate, none, low]);
-    const nothing = await floor.post('/waves', {});
+    const nothing = await setup.floor.post('/waves', {});
     expect(nothing.status).toBe(409);
     expect(nothing.body.error.code).toBe('NOTHING_TO_PICK');
   });
@@ -336,51 +327,51 @@ describe('floor: waves', () => {
   it('keeps a chosen wave within maxOrders and maxItems', async () => {
     await releaseAll();
     for (let i = 0; i < 6; i++) await placeOrder({ SOCK: 3 });
-    const response = await floor.post('/waves', { maxOrders: 5, maxItems: 10 });
+    const response = await setup.floor.post('/waves', { maxOrders: 5, maxItems: 10 });
     expect(response.status).toBe(201);
     const wave: Wave = response.body.data;
     expect(wave.orders.length).toBeGreaterThan(0);
     expect(wave.orders.length).toBeLessThanOrEqual(3);
     expect(linesOf(wave).reduce((sum, line) => sum + line.quantity, 0)).toBeLessThanOrEqual(10);
-    const defaults = await floor.post('/waves');
+    const defaults = await setup.floor.post('/waves');
     expect(defaults.status).toBe(201);
   });
 
   it('lists waves by status, oldest first, a page at a time', async () => {
     await releaseAll();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await floor.post('/waves', { orders: [await placeOrder({ COAT: 1 })] })).body.data.id);
+    for (let i = 0; i < 3; i++) ids.push((await setup.floor.post('/waves', { orders: [await placeOrder({ COAT: 1 })] })).body.data.id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
       const after: string = cursor ? `&cursor=${cursor}` : '';
-      const page = await floor.get(`/waves?status=PICKING&limit=2${after}`);
+      const page = await setup.floor.get(`/waves?status=PICKING&limit=2${after}`);
       expect(page.status).toBe(200);
       expect(page.body.pagination.total).toBe(3);
       seen.push(...page.body.data.map((wave: Wave) => wave.id));
       cursor = page.body.pagination.nextCursor;
     } while (cursor);
     expect(seen).toEqual(ids);
-    const released = (await floor.get('/waves?status=RELEASED&limit=100')).body.data as Wave[];
+    const released = (await setup.floor.get('/waves?status=RELEASED&limit=100')).body.data as Wave[];
     expect(released.every((wave) => wave.status === 'RELEASED')).toBe(true);
     expect(released.length).toBeGreaterThan(0);
-    expect((await floor.get('/waves?cursor=bogus')).status).toBe(400);
-    expect((await floor.get('/waves?status=DONE')).status).toBe(400);
+    expect((await setup.floor.get('/waves?cursor=bogus')).status).toBe(400);
+    expect((await setup.floor.get('/waves?status=DONE')).status).toBe(400);
   });
 
-  it("needs a layout (409), answers 404 for an unknown tenant, and never shows or changes another tenant's wave", async () => {
-    const bare = await ctx.tenant(UNLIMITED);
-    const other = warehouse(ctx, bare);
+  it("needs a layout (409), answers 404 for an unknown setup.tenant, and never shows or changes another setup.tenant's wave", async () => {
+    const bare = await setup.ctx.tenant(UNLIMITED);
+    const other = warehouse(setup.ctx, bare);
     const response = await other.post('/waves', {});
     expect(response.status).toBe(409);
     expect(response.body.error.message).toContain('PUT /layout');
     const id = await placeOrder({ COAT: 1 });
-    const wave: Wave = (await floor.post('/waves', { orders: [id] })).body.data;
+    const wave: Wave = (await setup.floor.post('/waves', { orders: [id] })).body.data;
     expect((await other.get(`/waves/${wave.id}`)).status).toBe(404);
     expect((await other.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'COAT', quantity: 1 })).status).toBe(404);
     expect((await other.post(`/waves/${wave.id}/release`)).status).toBe(404);
     expect((await other.get('/waves')).body.pagination.total).toBe(0);
-    expect((await floor.get(`/waves/${wave.id}`)).body.data.status).toBe('PICKING');
-    expect((await ctx.admin('POST', '/api/v1/warehouse/tenants/no-such-tenant/waves', {})).status).toBe(404);
+    expect((await setup.floor.get(`/waves/${wave.id}`)).body.data.status).toBe('PICKING');
+    expect((await setup.ctx.admin('POST', '/api/v1/warehouse/tenants/no-such-setup.tenant/waves', {})).status).toBe(404);
   });
 });
