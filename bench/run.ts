@@ -16,6 +16,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   waves: () => import('./suites/waves'),
   retention: () => import('./suites/retention'),
   sequential: () => import('./suites/sequential'),
+  'fresh-import': () => import('./suites/fresh-import'),
   memory: () => import('./suites/memory'),
 };
 

@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { isUniqueViolation, WriteRaced } from '../db/errors';
 import { prepared } from '../db/prepared';
+import { keyProbe } from '../db/key-probe';
 import { batchItemError } from '../http/batch';
 import type { FieldProblem } from '../http/errors';
 import { lockProductsForOrders, productKeysAndWaitingOrdersSql, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
@@ -193,16 +194,16 @@ function lockStatement(tenantId: string, candidates: Candidate[]): RawBuilder<Lo
     SELECT p.id, p.external_id, p.sku, p.stock
     FROM unnest(ARRAY(
       SELECT DISTINCT named.id FROM (
-        SELECT (SELECT id FROM products WHERE tenant_id = ${tenantId} AND external_id = e) AS id FROM unnest(${externalIds}::text[]) AS e
+        SELECT (SELECT id FROM products WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, sql`e`)}) AS id FROM unnest(${externalIds}::text[]) AS e
         UNION ALL
-        SELECT (SELECT id FROM products WHERE tenant_id = ${tenantId} AND sku = s) FROM unnest(${skus}::text[]) AS s
+        SELECT (SELECT id FROM products WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`sku`, sql`s`)}) FROM unnest(${skus}::text[]) AS s
       ) AS named
       WHERE named.id IS NOT NULL
       ORDER BY named.id
     )) AS found(id)
     -- A subquery with FOR UPDATE is never merged into the join: one locking probe per id, in order.
     CROSS JOIN LATERAL (
-      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = ${tenantId} AND id = found.id FOR UPDATE
+      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`id`, sql`found.id`)} FOR UPDATE
     ) AS p`;
 }
 

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { prepared } from '../db/prepared';
+import { keyProbe } from '../db/key-probe';
 import { isUniqueViolation } from '../db/errors';
 import { ApiError, concurrentUpdate, conflict } from '../http/errors';
 import { productKeyAndWaitingOrdersWhen, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
@@ -98,12 +99,11 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
   return prepared(statementName(columns, Boolean(input.locationCode), mode), sql<UpsertRow>`
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = ${tenantId} AND external_id = ${input.externalId}
+      WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, input.externalId)}
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = ${tenantId} AND sku = ${input.sku} AND external_id <> ${input.externalId}
-      LIMIT 1
+      WHERE tenant_id = ${tenantId} AND external_id <> ${input.externalId} AND ${keyProbe(sql`sku`, input.sku)}
     ), written AS (
       INSERT INTO products AS p (tenant_id, ${names})
       SELECT ${tenantId}::uuid, ${sql.join(columns.map(value))}

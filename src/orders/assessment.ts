@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db';
 import { prepared } from '../db/prepared';
+import { keyProbe } from '../db/key-probe';
 import type { DomainEvent, OrderStatus } from '../events/types';
 import type { ItemLine, OrderRow } from './store';
 import type { OrderIssue } from './tables';
@@ -42,12 +43,12 @@ export async function catalogFor(db: Executor, tenantId: string, externalIds: st
     sql<CatalogProduct>`
       SELECT p.id, p.external_id, p.sku, p.stock, h.held
       FROM unnest(${[...new Set(externalIds)]}::text[]) AS named(external_id)
-      -- One probe of the unique index per name (OFFSET 0 keeps the subquery from being merged into
-      -- a join): as a filter on the tenant's products, the planner, misled by the statistics of a
-      -- catalog being synced, read the whole catalog.
+      -- One probe of the unique index per name (a subquery with LIMIT is never merged into a join):
+      -- as a filter on the tenant's products, the planner, misled by the statistics of a catalog
+      -- being synced, read the whole catalog.
       CROSS JOIN LATERAL (
         SELECT id, tenant_id, external_id, sku, stock FROM products
-        WHERE tenant_id = ${tenantId} AND external_id = named.external_id OFFSET 0
+        WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, sql`named.external_id`)}
       ) AS p
       -- Each line's order through its primary key (a subquery per line): as a join, the planner,
       -- misled by the statistics of a tenant's first orders, scanned all of the tenant's orders
@@ -55,7 +56,7 @@ export async function catalogFor(db: Executor, tenantId: string, externalIds: st
       LEFT JOIN LATERAL (
         SELECT sum(i.quantity) AS held FROM order_items i
         WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id AND i.order_id IS DISTINCT FROM ${exceptOrderId ?? null}::uuid
-          AND (SELECT o.status FROM orders o WHERE o.tenant_id = i.tenant_id AND o.id = i.order_id) = ANY (${HOLDING_STATUSES}::text[])
+          AND (SELECT o.status FROM orders o WHERE o.tenant_id = i.tenant_id AND ${keyProbe(sql`o.id`, sql`i.order_id`)}) = ANY (${HOLDING_STATUSES}::text[])
       ) AS h ON true`,
   ).execute(db);
   return new Map(rows.map((row) => [row.external_id, row]));

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../db';
 import { isUniqueViolation, WriteRaced } from '../db/errors';
 import { prepared } from '../db/prepared';
+import { keyProbe } from '../db/key-probe';
 import type { DomainEvent } from '../events/types';
 import { ApiError, concurrentUpdate, conflict, validationError } from '../http/errors';
 import { assessItems, assessLines, catalogFor, issueEvents, type Assessment } from './assessment';
@@ -160,14 +161,14 @@ async function lookup(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<M
     takeKeys ? 'orders_lookup_taking_keys' : 'orders_lookup',
     sql<{ matches: Match[] }>`
       WITH found AS (
-        -- One probe of a unique index per name (OFFSET 0 keeps each subquery from being merged into
-        -- a join, which the planner could answer with a scan of the tenant's orders).
+        -- One probe of a unique index per name (a subquery with LIMIT is never merged into a join,
+        -- which the planner could answer with a scan of the tenant's orders).
         SELECT o.* FROM unnest(${externalIds}::text[]) AS e CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND external_id = e OFFSET 0
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, sql`e`)}
         ) AS o
         UNION
         SELECT o.* FROM unnest(${orderNumbers}::text[]) AS n CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND order_number = n OFFSET 0
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`order_number`, sql`n`)}
         ) AS o
       ), matches AS (
         SELECT o.id, o.external_id, o.order_number,

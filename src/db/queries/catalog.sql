@@ -39,16 +39,16 @@
     SELECT p.id, p.external_id, p.sku, p.stock
     FROM unnest(ARRAY(
       SELECT DISTINCT named.id FROM (
-        SELECT (SELECT id FROM products WHERE tenant_id = $1 AND external_id = e) AS id FROM unnest($2::text[]) AS e
+        SELECT (SELECT id FROM products WHERE tenant_id = $1 AND external_id BETWEEN e AND e ORDER BY external_id LIMIT 1) AS id FROM unnest($2::text[]) AS e
         UNION ALL
-        SELECT (SELECT id FROM products WHERE tenant_id = $3 AND sku = s) FROM unnest($4::text[]) AS s
+        SELECT (SELECT id FROM products WHERE tenant_id = $3 AND sku BETWEEN s AND s ORDER BY sku LIMIT 1) FROM unnest($4::text[]) AS s
       ) AS named
       WHERE named.id IS NOT NULL
       ORDER BY named.id
     )) AS found(id)
     -- A subquery with FOR UPDATE is never merged into the join: one locking probe per id, in order.
     CROSS JOIN LATERAL (
-      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $5 AND id = found.id FOR UPDATE
+      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $5 AND id BETWEEN found.id AND found.id ORDER BY id LIMIT 1 FOR UPDATE
     ) AS p;
 
 -- batch_lock_or_insert_products
@@ -59,16 +59,16 @@
     SELECT p.id, p.external_id, p.sku, p.stock
     FROM unnest(ARRAY(
       SELECT DISTINCT named.id FROM (
-        SELECT (SELECT id FROM products WHERE tenant_id = $1 AND external_id = e) AS id FROM unnest($2::text[]) AS e
+        SELECT (SELECT id FROM products WHERE tenant_id = $1 AND external_id BETWEEN e AND e ORDER BY external_id LIMIT 1) AS id FROM unnest($2::text[]) AS e
         UNION ALL
-        SELECT (SELECT id FROM products WHERE tenant_id = $3 AND sku = s) FROM unnest($4::text[]) AS s
+        SELECT (SELECT id FROM products WHERE tenant_id = $3 AND sku BETWEEN s AND s ORDER BY sku LIMIT 1) FROM unnest($4::text[]) AS s
       ) AS named
       WHERE named.id IS NOT NULL
       ORDER BY named.id
     )) AS found(id)
     -- A subquery with FOR UPDATE is never merged into the join: one locking probe per id, in order.
     CROSS JOIN LATERAL (
-      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $5 AND id = found.id FOR UPDATE
+      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $5 AND id BETWEEN found.id AND found.id ORDER BY id LIMIT 1 FOR UPDATE
     ) AS p),
     inserted AS (
     INSERT INTO products (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
@@ -105,15 +105,14 @@
 /* prepared product_upsert_5m9r_location_key */
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1 AND external_id = $2
+      WHERE tenant_id = $1 AND external_id BETWEEN $2 AND $3 ORDER BY external_id LIMIT 1
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = $3 AND sku = $4 AND external_id <> $5
-      LIMIT 1
+      WHERE tenant_id = $4 AND external_id <> $5 AND sku BETWEEN $6 AND $7 ORDER BY sku LIMIT 1
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-      SELECT $6::uuid, $7::text, $8::text, $9::text, $10::numeric, $11::text, $12::numeric, $13::numeric, $14::numeric, $15::numeric, $16::numeric, $17::text, $18::text, $19::text, $20::text, $21::boolean, $22::boolean, $23::text, $24::jsonb
+      SELECT $8::uuid, $9::text, $10::text, $11::text, $12::numeric, $13::text, $14::numeric, $15::numeric, $16::numeric, $17::numeric, $18::numeric, $19::text, $20::text, $21::text, $22::text, $23::boolean, $24::boolean, $25::text, $26::jsonb
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", "stock" = excluded."stock", "location_code" = excluded."location_code", "price" = excluded."price", "weight" = excluded."weight", "length" = excluded."length", "width" = excluded."width", "height" = excluded."height", "barcode" = excluded."barcode", "category" = excluded."category", "supplier" = excluded."supplier", "brand" = excluded."brand", "is_active" = excluded."is_active", "is_combo" = excluded."is_combo", "image_url" = excluded."image_url", "metadata" = excluded."metadata", updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name", p."stock", p."location_code", p."price", p."weight", p."length", p."width", p."height", p."barcode", p."category", p."supplier", p."brand", p."is_active", p."is_combo", p."image_url", p."metadata") IS DISTINCT FROM (excluded."sku", excluded."name", excluded."stock", excluded."location_code", excluded."price", excluded."weight", excluded."length", excluded."width", excluded."height", excluded."barcode", excluded."category", excluded."supplier", excluded."brand", excluded."is_active", excluded."is_combo", excluded."image_url", excluded."metadata")
@@ -122,9 +121,9 @@
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
-      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $25 AND code = $26) AS location_known,
+      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $27 AND code = $28) AS location_known,
       CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($27::text || ':' || $28::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($29::uuid, ARRAY[$30::text])) END
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($29::text || ':' || $30::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($31::uuid, ARRAY[$32::text])) END
     END AS orders_waiting,
       false AS needs_transaction
     FROM (SELECT 1) AS one
@@ -138,22 +137,21 @@
 /* prepared product_upsert_5m9r_location_key_alone */
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1 AND external_id = $2
+      WHERE tenant_id = $1 AND external_id BETWEEN $2 AND $3 ORDER BY external_id LIMIT 1
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = $3 AND sku = $4 AND external_id <> $5
-      LIMIT 1
+      WHERE tenant_id = $4 AND external_id <> $5 AND sku BETWEEN $6 AND $7 ORDER BY sku LIMIT 1
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-      SELECT $6::uuid, $7::text, $8::text, $9::text, $10::numeric, $11::text, $12::numeric, $13::numeric, $14::numeric, $15::numeric, $16::numeric, $17::text, $18::text, $19::text, $20::text, $21::boolean, $22::boolean, $23::text, $24::jsonb
+      SELECT $8::uuid, $9::text, $10::text, $11::text, $12::numeric, $13::text, $14::numeric, $15::numeric, $16::numeric, $17::numeric, $18::numeric, $19::text, $20::text, $21::text, $22::text, $23::boolean, $24::boolean, $25::text, $26::jsonb
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", "stock" = excluded."stock", "location_code" = excluded."location_code", "price" = excluded."price", "weight" = excluded."weight", "length" = excluded."length", "width" = excluded."width", "height" = excluded."height", "barcode" = excluded."barcode", "category" = excluded."category", "supplier" = excluded."supplier", "brand" = excluded."brand", "is_active" = excluded."is_active", "is_combo" = excluded."is_combo", "image_url" = excluded."image_url", "metadata" = excluded."metadata", updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name", p."stock", p."location_code", p."price", p."weight", p."length", p."width", p."height", p."barcode", p."category", p."supplier", p."brand", p."is_active", p."is_combo", p."image_url", p."metadata") IS DISTINCT FROM (excluded."sku", excluded."name", excluded."stock", excluded."location_code", excluded."price", excluded."weight", excluded."length", excluded."width", excluded."height", excluded."barcode", excluded."category", excluded."supplier", excluded."brand", excluded."is_active", excluded."is_combo", excluded."image_url", excluded."metadata") AND p.sku = excluded.sku
       RETURNING p.id, p.sku, p.stock
     ), recorded_events AS (
       INSERT INTO events (tenant_id, event, data)
-      SELECT $25, e.item->>'event', e.item->'data'
+      SELECT $27, e.item->>'event', e.item->'data'
       FROM jsonb_array_elements((
   SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
     'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
@@ -165,17 +163,17 @@
       INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, next_attempt_at)
       SELECT w.tenant_id, w.id, ne.id, ne.event, now()
       FROM recorded_events ne
-      JOIN webhooks w ON w.tenant_id = $26 AND w.is_active AND ne.event = ANY (w.events)
-      RETURNING pg_notify($27, '')
+      JOIN webhooks w ON w.tenant_id = $28 AND w.is_active AND ne.event = ANY (w.events)
+      RETURNING pg_notify($29, '')
     )
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
-      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $28 AND code = $29) AS location_known,
+      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $30 AND code = $31) AS location_known,
       write_needs_transaction_when(CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($30::text || ':' || $31::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($32::uuid, ARRAY[$33::text])) END
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($32::text || ':' || $33::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($34::uuid, ARRAY[$35::text])) END
     END) AS orders_waiting,
-      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $34 AS needs_transaction
+      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $36 AS needs_transaction
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true;
@@ -187,15 +185,14 @@
 /* prepared product_upsert_7_key */
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1 AND external_id = $2
+      WHERE tenant_id = $1 AND external_id BETWEEN $2 AND $3 ORDER BY external_id LIMIT 1
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = $3 AND sku = $4 AND external_id <> $5
-      LIMIT 1
+      WHERE tenant_id = $4 AND external_id <> $5 AND sku BETWEEN $6 AND $7 ORDER BY sku LIMIT 1
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name")
-      SELECT $6::uuid, $7::text, $8::text, $9::text
+      SELECT $8::uuid, $9::text, $10::text, $11::text
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name") IS DISTINCT FROM (excluded."sku", excluded."name")
@@ -206,7 +203,7 @@
       (SELECT external_id FROM sku_owner) AS sku_owner,
       true AS location_known,
       CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($10::text || ':' || $11::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($12::uuid, ARRAY[$13::text])) END
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($12::text || ':' || $13::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($14::uuid, ARRAY[$15::text])) END
     END AS orders_waiting,
       false AS needs_transaction
     FROM (SELECT 1) AS one
@@ -220,22 +217,21 @@
 /* prepared product_upsert_7_key_alone */
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1 AND external_id = $2
+      WHERE tenant_id = $1 AND external_id BETWEEN $2 AND $3 ORDER BY external_id LIMIT 1
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = $3 AND sku = $4 AND external_id <> $5
-      LIMIT 1
+      WHERE tenant_id = $4 AND external_id <> $5 AND sku BETWEEN $6 AND $7 ORDER BY sku LIMIT 1
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name")
-      SELECT $6::uuid, $7::text, $8::text, $9::text
+      SELECT $8::uuid, $9::text, $10::text, $11::text
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name") IS DISTINCT FROM (excluded."sku", excluded."name") AND p.sku = excluded.sku
       RETURNING p.id, p.sku, p.stock
     ), recorded_events AS (
       INSERT INTO events (tenant_id, event, data)
-      SELECT $10, e.item->>'event', e.item->'data'
+      SELECT $12, e.item->>'event', e.item->'data'
       FROM jsonb_array_elements((
   SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
     'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
@@ -247,17 +243,17 @@
       INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, next_attempt_at)
       SELECT w.tenant_id, w.id, ne.id, ne.event, now()
       FROM recorded_events ne
-      JOIN webhooks w ON w.tenant_id = $11 AND w.is_active AND ne.event = ANY (w.events)
-      RETURNING pg_notify($12, '')
+      JOIN webhooks w ON w.tenant_id = $13 AND w.is_active AND ne.event = ANY (w.events)
+      RETURNING pg_notify($14, '')
     )
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       true AS location_known,
       write_needs_transaction_when(CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($13::text || ':' || $14::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($15::uuid, ARRAY[$16::text])) END
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($15::text || ':' || $16::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($17::uuid, ARRAY[$18::text])) END
     END) AS orders_waiting,
-      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $17 AS needs_transaction
+      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $19 AS needs_transaction
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true;

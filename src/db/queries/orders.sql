@@ -7,12 +7,12 @@
 /* prepared orders_catalog_and_holds */
       SELECT p.id, p.external_id, p.sku, p.stock, h.held
       FROM unnest($1::text[]) AS named(external_id)
-      -- One probe of the unique index per name (OFFSET 0 keeps the subquery from being merged into
-      -- a join): as a filter on the tenant's products, the planner, misled by the statistics of a
-      -- catalog being synced, read the whole catalog.
+      -- One probe of the unique index per name (a subquery with LIMIT is never merged into a join):
+      -- as a filter on the tenant's products, the planner, misled by the statistics of a catalog
+      -- being synced, read the whole catalog.
       CROSS JOIN LATERAL (
         SELECT id, tenant_id, external_id, sku, stock FROM products
-        WHERE tenant_id = $2 AND external_id = named.external_id OFFSET 0
+        WHERE tenant_id = $2 AND external_id BETWEEN named.external_id AND named.external_id ORDER BY external_id LIMIT 1
       ) AS p
       -- Each line's order through its primary key (a subquery per line): as a join, the planner,
       -- misled by the statistics of a tenant's first orders, scanned all of the tenant's orders
@@ -20,7 +20,7 @@
       LEFT JOIN LATERAL (
         SELECT sum(i.quantity) AS held FROM order_items i
         WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id AND i.order_id IS DISTINCT FROM $3::uuid
-          AND (SELECT o.status FROM orders o WHERE o.tenant_id = i.tenant_id AND o.id = i.order_id) = ANY ($4::text[])
+          AND (SELECT o.status FROM orders o WHERE o.tenant_id = i.tenant_id AND o.id BETWEEN i.order_id AND i.order_id ORDER BY o.id LIMIT 1) = ANY ($4::text[])
       ) AS h ON true;
 
 -- orders_insert_with_items
@@ -51,14 +51,14 @@
 -- run by order intake of new orders (upsertOrders: POST /orders, POST /orders/batch), then again in a transaction holding their product keys
 /* prepared orders_lookup */
       WITH found AS (
-        -- One probe of a unique index per name (OFFSET 0 keeps each subquery from being merged into
-        -- a join, which the planner could answer with a scan of the tenant's orders).
+        -- One probe of a unique index per name (a subquery with LIMIT is never merged into a join,
+        -- which the planner could answer with a scan of the tenant's orders).
         SELECT o.* FROM unnest($1::text[]) AS e CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $2 AND external_id = e OFFSET 0
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $2 AND external_id BETWEEN e AND e ORDER BY external_id LIMIT 1
         ) AS o
         UNION
         SELECT o.* FROM unnest($3::text[]) AS n CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $4 AND order_number = n OFFSET 0
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $4 AND order_number BETWEEN n AND n ORDER BY order_number LIMIT 1
         ) AS o
       ), matches AS (
         SELECT o.id, o.external_id, o.order_number,
@@ -72,14 +72,14 @@
 -- run by order intake of new orders (upsertOrders: POST /orders, POST /orders/batch), then again in a transaction holding their product keys
 /* prepared orders_lookup_taking_keys */
       WITH found AS (
-        -- One probe of a unique index per name (OFFSET 0 keeps each subquery from being merged into
-        -- a join, which the planner could answer with a scan of the tenant's orders).
+        -- One probe of a unique index per name (a subquery with LIMIT is never merged into a join,
+        -- which the planner could answer with a scan of the tenant's orders).
         SELECT o.* FROM unnest($1::text[]) AS e CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $2 AND external_id = e OFFSET 0
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $2 AND external_id BETWEEN e AND e ORDER BY external_id LIMIT 1
         ) AS o
         UNION
         SELECT o.* FROM unnest($3::text[]) AS n CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $4 AND order_number = n OFFSET 0
+          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $4 AND order_number BETWEEN n AND n ORDER BY order_number LIMIT 1
         ) AS o
       ), matches AS (
         SELECT o.id, o.external_id, o.order_number,
