@@ -126,7 +126,7 @@ function retryDelays(env: Env): number[] {
   return delays;
 }
 
-const dataDirError = (dataDir: string, error: unknown) =>
+export const dataDirError = (dataDir: string, error: unknown) =>
   new ConfigError(`PICKPORT_DATA_DIR (${dataDir}) cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
 
 /** Reads a secret from the data directory, creating it on first use; `created` says whether it is new. */
@@ -183,8 +183,10 @@ export interface LoadedConfig {
  * Turns the environment into a typed config; throws ConfigError with a readable message on a bad
  * value. Every setting is checked before anything is written to the data directory, so a refused
  * start leaves a fresh directory empty and the next good start still shows the generated token.
+ * `lockDataDir` takes the embedded database's data directory before anything is written to it, so a
+ * second process on it refuses without touching it.
  */
-export function loadConfig(env: Env = process.env): LoadedConfig {
+export function loadConfig(env: Env = process.env, { lockDataDir }: { lockDataDir?: (dataDir: string) => void } = {}): LoadedConfig {
   const nodeEnv = (env.NODE_ENV || 'development') as Config['nodeEnv'];
   if (!['development', 'production', 'test'].includes(nodeEnv)) {
     throw new ConfigError(`NODE_ENV must be development, production or test, got "${env.NODE_ENV}"`);
@@ -227,6 +229,10 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);
 
   // Every setting passed: only now may the data directory be written.
+  if (!databaseUrl) {
+    writableDataDir(dataDir);
+    lockDataDir?.(dataDir);
+  }
   const persistedToken = adminToken
     ? { value: adminToken, created: false }
     : persistedSecret(dataDir, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`);
@@ -235,6 +241,5 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     adminToken: persistedToken.value,
     secretKey: secretKey ?? Buffer.from(persistedSecret(dataDir, 'secret-key', () => randomBytes(32).toString('hex')).value, 'hex'),
   };
-  if (!databaseUrl) writableDataDir(dataDir);
   return persistedToken.created ? { config, generatedAdminToken: persistedToken.value } : { config };
 }

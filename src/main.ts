@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import pino from 'pino';
 import { serviceMetrics } from './app';
 import { ConfigError, loadConfig, StartupError, type LoadedConfig } from './config';
+import { lockDataDir } from './db/data-dir-lock';
 import { listenForMetrics, openConfiguredDatabase, closeOnSignals, startServer } from './server';
 import { addUserCommands } from './staff/cli';
 import { addOperatorCommands } from './tenancy/cli';
@@ -15,8 +16,9 @@ import { SERVICE_VERSION } from './version';
  * the command has started; if it fails to start, the token is removed again, so that the next
  * start generates one and shows it rather than keeping one nobody has seen.
  */
-async function startingFrom(start: (loaded: LoadedConfig) => Promise<void>): Promise<void> {
-  const loaded = loadConfig();
+async function startingFrom(command: string, start: (loaded: LoadedConfig) => Promise<void>): Promise<void> {
+  // PGlite is one process's database: a second process on its directory would fork it.
+  const loaded = loadConfig(process.env, { lockDataDir: (dataDir) => lockDataDir(dataDir, `pickport ${command}`) });
   try {
     await start(loaded);
   } catch (error) {
@@ -35,7 +37,7 @@ export async function main(argv: string[]): Promise<void> {
     .command('serve')
     .description('run the HTTP API (and the webhook delivery worker unless PICKPORT_NO_WORKER=true)')
     .action(() =>
-      startingFrom(async ({ config }) => {
+      startingFrom('serve', async ({ config }) => {
         const server = await startServer(config);
         closeOnSignals(server.app.log, server.close);
       }),
@@ -45,7 +47,7 @@ export async function main(argv: string[]): Promise<void> {
     .command('worker')
     .description('run the webhook delivery worker only (any number may run against one PostgreSQL)')
     .action(() =>
-      startingFrom(async ({ config }) => {
+      startingFrom('worker', async ({ config }) => {
         const log = pino({ level: config.logLevel });
         const database = await openConfiguredDatabase(config);
         const metrics = serviceMetrics(database);
@@ -68,7 +70,7 @@ export async function main(argv: string[]): Promise<void> {
     .command('migrate')
     .description('apply database migrations (also done by serve and worker at start)')
     .action(() =>
-      startingFrom(async ({ config }) => {
+      startingFrom('migrate', async ({ config }) => {
         const database = await openConfiguredDatabase(config);
         await database.close();
         console.log('Database is up to date');

@@ -19,7 +19,8 @@ export interface PickportProcess {
  * Starts `node bin/pickport.js serve|worker` the way an operator does, against the test context's
  * PostgreSQL schema (or the bench's), with its admin token and secret key, and kills whatever is
  * left at the end.
- * The processes need DATABASE_URL: the embedded database lives inside one process.
+ * Processes sharing a database need DATABASE_URL: the embedded database lives inside one process
+ * (`embedded` starts them on one data directory, where only one at a time may run).
  */
 export class PickportProcesses {
   readonly #children: ChildProcess[] = [];
@@ -41,6 +42,11 @@ export class PickportProcesses {
       LOG_LEVEL: 'info',
       ...env,
     });
+  }
+
+  /** Processes on the embedded database in `dataDir`, with the test admin token. */
+  static embedded(dataDir: string): PickportProcesses {
+    return new PickportProcesses({ PICKPORT_DATA_DIR: dataDir, ADMIN_TOKEN, NODE_ENV: 'test', LOG_LEVEL: 'info' });
   }
 
   start(command: 'serve' | 'worker', readyMessage: RegExp, env: Record<string, string> = {}): PickportProcess {
