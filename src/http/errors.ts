@@ -170,6 +170,15 @@ export function errorBody(requestId: string, error: ApiError): ErrorBody {
 /** Seconds a client is told to wait before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
+/** Seconds a client is told to wait after a statement ran past the database's `statement_timeout`. */
+export const STATEMENT_TIMEOUT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * SQLSTATE 57014 (query_canceled): `statement_timeout` cut a statement short, or an operator
+ * cancelled it (pg_cancel_backend). Its transaction rolled back; the database is busy, not broken.
+ */
+export const isStatementCancelled = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === '57014';
+
 /** Node's socket errors on the way to the database. */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
 /**
@@ -210,6 +219,9 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   if (error instanceof ApiError) return error;
   if (isDatabaseUnavailable(error)) {
     return new ApiError('SERVICE_UNAVAILABLE', 'The database is unreachable; retry later', undefined, DATABASE_RETRY_AFTER_SECONDS);
+  }
+  if (isStatementCancelled(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The database took too long to answer; retry later', undefined, STATEMENT_TIMEOUT_RETRY_AFTER_SECONDS);
   }
   const fastifyError = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fastifyError.validation) {
