@@ -6438,6 +6438,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pin": "975310"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 6 to 12 digits; stored as a scrypt hash, never shown again */
                     pin: string;
@@ -6453,6 +6458,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *         "username": "mara",
+                     *         "name": "Mara Jensen",
+                     *         "role": "picker",
+                     *         "disabled": false,
+                     *         "createdAt": "2026-11-20T07:00:00Z"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6561,6 +6580,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "packer"
+                 *     }
+                 */
                 "application/json": {
                     /** @description picker: picking; packer: packing; supervisor: everything in the console */
                     role: "picker" | "packer" | "supervisor";
@@ -6576,6 +6600,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *         "username": "mara",
+                     *         "name": "Mara Jensen",
+                     *         "role": "packer",
+                     *         "disabled": false,
+                     *         "createdAt": "2026-11-20T07:00:00Z"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
