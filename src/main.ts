@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
@@ -7,6 +8,7 @@ import { ConfigError, loadConfig, StartupError, type LoadedConfig } from './conf
 import { lockDataDir } from './db/data-dir-lock';
 import { listenForMetrics, openConfiguredDatabase, closeOnSignals, startServer } from './server';
 import { addUserCommands } from './staff/cli';
+import { startMessage } from './start-message';
 import { addOperatorCommands } from './tenancy/cli';
 import { startDeliveryWorker } from './webhooks/worker';
 import { SERVICE_VERSION } from './version';
@@ -40,6 +42,8 @@ export async function main(argv: string[]): Promise<void> {
       startingFrom('serve', async ({ config }) => {
         const server = await startServer(config);
         closeOnSignals(server.app.log, server.close);
+        // The port as bound: PORT=0 takes any free one.
+        console.log(startMessage(config.host, (server.app.server.address() as AddressInfo).port));
       }),
     );
 

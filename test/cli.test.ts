@@ -125,6 +125,11 @@ describe('pickport CLI and the quick start', { timeout: 120_000 }, () => {
     }
   });
 
+  it('prints where the console and the API reference are once it listens', () => {
+    expect(service.output()).toContain(`Console:       ${url}/console\n`);
+    expect(service.output()).toContain(`API reference: ${url}/docs\n`);
+  });
+
   it('creates a tenant and a key from the CLI, and the key works against the API', async () => {
     const tenant = await cli('tenants', 'create', '--slug', 'acme', '--name', 'Acme Ltd');
     expect(tenant.data).toMatchObject({ slug: 'acme', name: 'Acme Ltd' });
@@ -156,6 +161,36 @@ describe('pickport CLI and the quick start', { timeout: 120_000 }, () => {
     expect(created.data).toMatchObject({ username: 'mara', name: 'Mara Jensen', role: 'picker', disabled: false });
     expect((await cli('users', 'list', 'acme')).data.map((u: { username: string }) => u.username)).toEqual(['mara']);
     expect((await cli('users', 'disable', created.data.id)).data).toMatchObject({ id: created.data.id, disabled: true });
+  });
+
+  it("sets a user's PIN and role from the CLI", async () => {
+    const created = await cli('users', 'create', 'acme', 'lou', '--name', 'Lou', '--role', 'picker', '--pin', '482913');
+    expect((await cli('users', 'set-role', created.data.id, '--role', 'packer')).data).toMatchObject({ id: created.data.id, role: 'packer' });
+    expect((await cli('users', 'set-pin', created.data.id, '--pin', '975310')).data).toMatchObject({ id: created.data.id });
+    const signIn = (pin: string) =>
+      fetch(`${url}/console/api/session`, { method: 'POST', headers: { origin: url, 'content-type': 'application/json' }, body: JSON.stringify({ warehouse: 'acme', username: 'lou', pin }) });
+    expect((await signIn('482913')).status).toBe(401);
+    expect((await signIn('975310')).status).toBe(200);
+  });
+
+  it('prints each refused field on a line of its own, with what it takes, and exits 1', async () => {
+    const user = await pickport(['users', 'create', 'acme', 'kim', '--name', 'Kim', '--role', 'boss', '--pin', '12', '--url', url], env);
+    expect(user.code).toBe(1);
+    expect(user.stderr.trim().split('\n')).toEqual([
+      'VALIDATION_ERROR: the request was refused',
+      '  role must be one of picker, packer, supervisor',
+      '  pin must be 6 to 12 digits',
+    ]);
+    const key = await pickport(['keys', 'create', 'acme', '--permissions', 'products:read,orders:delete', '--expires-at', '2020-01-01T00:00:00Z', '--url', url], env);
+    expect(key.code).toBe(1);
+    expect(key.stderr.trim().split('\n')).toEqual([
+      'VALIDATION_ERROR: the request was refused',
+      '  permissions[1] must be one of products:read, products:write, orders:read, orders:write, webhooks:manage',
+    ]);
+    const expired = await pickport(['keys', 'create', 'acme', '--permissions', 'products:read', '--expires-at', '2020-01-01T00:00:00Z', '--url', url], env);
+    expect(expired.code).toBe(1);
+    expect(expired.stderr.trim().split('\n')).toEqual(['VALIDATION_ERROR: the request was refused', '  expiresAt must be in the future']);
+    expect((await cli('keys', 'list', 'acme')).data.map((k: { permissions: string[] }) => k.permissions.join(','))).not.toContain('products:read');
   });
 
   it('exits non-zero with the API error when a command fails', async () => {
@@ -216,7 +251,17 @@ describe("the README's quick start, pasted into a shell", { timeout: 120_000 }, 
     const keys = (await (await fetch(`${service.url}/api/v1/admin/tenants/globex/api-keys`, { headers })).json()) as { data: { status: string }[] };
     expect(keys.data.map((key) => key.status).sort()).toEqual(['revoked', 'revoked']);
     const users = (await (await fetch(`${service.url}/api/v1/admin/tenants/acme/users`, { headers })).json()) as { data: { username: string; role: string }[] };
-    expect(users.data.map(({ username, role }) => `${username}:${role}`).sort()).toEqual(['ana:picker', 'sam:supervisor']);
+    expect(users.data.map(({ username, role }) => `${username}:${role}`).sort()).toEqual(['ana:picker', 'pat:packer', 'sam:supervisor']);
+  });
+
+  it('creates the same users, with the same PINs, as the docs', () => {
+    const read = (path: string) => readFileSync(join(import.meta.dirname, '..', path), 'utf8');
+    const creates = (text: string) => text.match(/^npx pickport users create .*$/gm) ?? [];
+    const readme = creates(read('README.md'));
+    expect(readme.length).toBeGreaterThan(0);
+    for (const doc of ['docs/console.md', 'docs/operations.md']) {
+      for (const line of creates(read(doc))) expect(readme, `${doc}: ${line}`).toContain(line);
+    }
   });
 });
 

@@ -34,6 +34,13 @@ export const CONSOLE_CSP = [
  */
 export async function consoleStatic(app: FastifyInstance, options: { root?: string } = {}): Promise<void> {
   const root = options.root ?? CONSOLE_DIST;
+  // A browser at the service's address lands on the console; a client asking for JSON (and not
+  // HTML) keeps the API's 404 envelope, as for any other unknown path.
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const accept = request.headers.accept ?? '';
+    if (accept.includes('application/json') && !accept.includes('text/html')) return reply.callNotFound();
+    return reply.redirect(CONSOLE_PREFIX, 302);
+  });
   if (!existsSync(`${root}/index.html`)) {
     const notBuilt = async () => {
       throw new ApiError('SERVICE_UNAVAILABLE', 'The console is not built: run `npm run build:console` (npm install does it)');

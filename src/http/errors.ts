@@ -76,10 +76,19 @@ export function jsonPathOf(instancePath: string, missingProperty?: string): stri
 
 export interface AjvIssue {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** The schema that failed (Ajv's `verbose`), for its PATTERN_RULE. */
+  parentSchema?: Record<string, unknown>;
 }
+
+/**
+ * A schema keyword saying, as "must …", what a string of its `pattern` is: Ajv would only quote the
+ * regular expression.
+ */
+export const PATTERN_RULE = 'x-pattern-rule';
 
 /** What the date formats (validation.ts) accept, said where Ajv would only name the format. */
 const FORMAT_MESSAGES: Record<string, string> = {
@@ -87,14 +96,50 @@ const FORMAT_MESSAGES: Record<string, string> = {
   'iso-8601': 'must be an ISO 8601 date or date-time (offset up to ±15:59), in years 1000 to 9999',
 };
 
+const oneOf = (values: unknown[]) => `must be one of ${values.map(String).join(', ')}`;
+
+/**
+ * A union of constants (TypeBox's union of literals) fails as one `const` issue per value and then
+ * the `anyOf`: these say it as one "must be one of …" on the `anyOf`, its branches left out.
+ */
+function unionsOfConstants(issues: AjvIssue[]): { messages: Map<AjvIssue, string>; branches: Set<AjvIssue> } {
+  const messages = new Map<AjvIssue, string>();
+  const branches = new Set<AjvIssue>();
+  for (const union of issues.filter((issue) => issue.keyword === 'anyOf' && issue.schemaPath)) {
+    const inside = issues.filter((i) => i.instancePath === union.instancePath && i.schemaPath?.startsWith(`${union.schemaPath}/`));
+    if (inside.length === 0 || inside.some((i) => i.keyword !== 'const')) continue;
+    messages.set(union, oneOf(inside.map((i) => i.params.allowedValue)));
+    for (const branch of inside) branches.add(branch);
+  }
+  return { messages, branches };
+}
+
+function messageOf(issue: AjvIssue): string {
+  switch (issue.keyword) {
+    case 'format':
+      return FORMAT_MESSAGES[String(issue.params.format)] ?? issue.message ?? 'is invalid';
+    case 'enum':
+      return oneOf(issue.params.allowedValues as unknown[]);
+    case 'const':
+      return `must be ${String(issue.params.allowedValue)}`;
+    case 'pattern': {
+      const rule = issue.parentSchema?.[PATTERN_RULE];
+      return typeof rule === 'string' ? rule : (issue.message ?? 'is invalid');
+    }
+    default:
+      return issue.message ?? 'is invalid';
+  }
+}
+
 export function fieldProblems(issues: AjvIssue[], context: string | undefined): FieldProblem[] {
   const seen = new Set<string>();
   const problems: FieldProblem[] = [];
+  const unions = unionsOfConstants(issues);
   for (const issue of issues) {
+    if (unions.branches.has(issue)) continue;
     const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
     const field = jsonPathOf(issue.instancePath, missing) || context || 'body';
-    const formatMessage = issue.keyword === 'format' ? FORMAT_MESSAGES[String(issue.params.format)] : undefined;
-    const message = missing ? 'is required' : (formatMessage ?? issue.message ?? 'is invalid');
+    const message = missing ? 'is required' : (unions.messages.get(issue) ?? messageOf(issue));
     const key = `${field}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -124,6 +169,15 @@ export function errorBody(requestId: string, error: ApiError): ErrorBody {
 
 /** Seconds a client is told to wait before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Seconds a client is told to wait after a statement ran past the database's `statement_timeout`. */
+export const STATEMENT_TIMEOUT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * SQLSTATE 57014 (query_canceled): `statement_timeout` cut a statement short, or an operator
+ * cancelled it (pg_cancel_backend). Its transaction rolled back; the database is busy, not broken.
+ */
+export const isStatementCancelled = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === '57014';
 
 /** Node's socket errors on the way to the database. */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
@@ -165,6 +219,9 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   if (error instanceof ApiError) return error;
   if (isDatabaseUnavailable(error)) {
     return new ApiError('SERVICE_UNAVAILABLE', 'The database is unreachable; retry later', undefined, DATABASE_RETRY_AFTER_SECONDS);
+  }
+  if (isStatementCancelled(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The database took too long to answer; retry later', undefined, STATEMENT_TIMEOUT_RETRY_AFTER_SECONDS);
   }
   const fastifyError = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fastifyError.validation) {

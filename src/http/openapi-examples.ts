@@ -330,6 +330,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   createUser: { request: { username: 'mara', name: 'Mara Jensen', role: 'picker', pin: '482913' }, responses: { 201: ok(staffUser) } },
   listUsers: { responses: { 200: ok([staffUser]) } },
   disableUser: { responses: { 200: ok({ ...staffUser, disabled: true }) } },
+  setUserPin: { request: { pin: '975310' }, responses: { 200: ok(staffUser) } },
+  setUserRole: { request: { role: 'packer' }, responses: { 200: ok({ ...staffUser, role: 'packer' }) } },
   signIn: { request: { warehouse: tenant.slug, username: 'mara', pin: '482913' }, responses: { 200: ok(me) } },
   getSession: { responses: { 200: ok(me) } },
   signOut: { responses: { 200: ok({ signedOut: true }) } },

@@ -55,7 +55,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The request body or batch is larger than this endpoint accepts',
   429: 'The API key made too many requests in the current window; retry after Retry-After seconds',
   500: 'An unexpected failure; the request id identifies it in the service logs',
-  503: 'The database is unreachable; retry after Retry-After seconds',
+  503: 'The database is unreachable or cancelled a statement that took too long; retry after Retry-After seconds',
 };
 
 /** Where the console's answers mean something else than the API key's. */

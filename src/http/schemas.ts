@@ -28,7 +28,7 @@ const commonErrors = {
   401: Type.Ref(ErrorResponse),
   403: Type.Ref(ErrorResponse),
   429: Type.Ref(ErrorResponse),
-  503: Type.Ref(ErrorResponse, { description: 'The database is unreachable; retry after the Retry-After header' }),
+  503: Type.Ref(ErrorResponse, { description: 'The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header' }),
 };
 
 /** Response schemas of a route: its own success shapes plus the shared error envelope. */

@@ -47,7 +47,8 @@ function isStorableTimestamp(pattern: RegExp, value: string): boolean {
 }
 
 function makeAjv(coerceTypes: boolean | 'array') {
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, allErrors: true, removeAdditional: false, strict: false });
+  // verbose: issues carry their schema, for its PATTERN_RULE (errors.ts).
+  const ajv = new Ajv({ coerceTypes, useDefaults: true, allErrors: true, removeAdditional: false, strict: false, verbose: true });
   addFormats(ajv);
   ajv.addFormat('iso-8601', { type: 'string', validate: (value: string) => isStorableTimestamp(ISO_8601, value) });
   // Replaces ajv-formats' date-time, which takes year 0000 and offsets up to ±23:59.

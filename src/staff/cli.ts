@@ -4,7 +4,7 @@ import type { UserView } from './users';
 
 const describeUser = (u: UserView) => `${u.id}  ${u.username}  ${u.role}  ${u.name}${u.disabled ? '  disabled' : ''}`;
 
-/** `users create|list|disable`: thin clients of the operator API's warehouse users. */
+/** `users create|list|disable|set-pin|set-role`: thin clients of the operator API's warehouse users. */
 export function addUserCommands(program: Command): void {
   const users = program.command('users').description("manage the console's warehouse users");
   withClientOptions(
@@ -21,5 +21,11 @@ export function addUserCommands(program: Command): void {
   );
   withClientOptions(users.command('disable <userId>')).action((id: string, options: ClientOptions) =>
     call(options, 'POST', `/users/${encodeURIComponent(id)}/disable`, undefined, describeUser),
+  );
+  withClientOptions(users.command('set-pin <userId>').description("set the user's PIN; its sessions end").requiredOption('--pin <pin>', '6 to 12 digits')).action(
+    (id: string, options: ClientOptions & { pin: string }) => call(options, 'POST', `/users/${encodeURIComponent(id)}/pin`, { pin: options.pin }, describeUser),
+  );
+  withClientOptions(users.command('set-role <userId>').description("set the user's role").requiredOption('--role <role>', 'picker, packer or supervisor')).action(
+    (id: string, options: ClientOptions & { role: string }) => call(options, 'POST', `/users/${encodeURIComponent(id)}/role`, { role: options.role }, describeUser),
   );
 }

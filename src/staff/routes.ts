@@ -3,11 +3,14 @@ import { Type } from '@sinclair/typebox';
 import { responses, Success } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { tenantIdOf } from '../tenancy/tenants';
-import { CreateUserBody, User, UserParams } from './schemas';
-import { createUser, disableUser, listUsers, newUser } from './users';
+import { hashPin } from './pins';
+import { CreateUserBody, SetPinBody, SetRoleBody, User, UserParams } from './schemas';
+import { createUser, disableUser, listUsers, newUser, setUserPin, setUserRole, type UserView } from './users';
 
 const route = { tags: ['operator'], security: [{ adminToken: [] }] };
 const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) });
+/** The 200 answer of a write that changed one user. */
+const userAnswer = (requestId: string) => ({ user }: { user: UserView }) => ({ body: { success: true as const, data: user, requestId } });
 
 /** Operator API: the console's warehouse users of a tenant (docs/console.md). */
 export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -55,7 +58,45 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       respondWithWrite(request, reply, {
         work: (tx) => disableUser(tx, request.params.id),
-        answer: ({ user }) => ({ body: { success: true as const, data: user, requestId: request.id } }),
+        answer: userAnswer(request.id),
+      }),
+  );
+
+  app.post(
+    '/users/:id/pin',
+    {
+      schema: {
+        ...route,
+        operationId: 'setUserPin', summary: "Set a warehouse user's PIN: its sessions end; 409 for a disabled user",
+        params: UserParams,
+        body: SetPinBody,
+        response: responses({ 200: Success(User) }, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      const pinHash = await hashPin(request.body.pin);
+      return respondWithWrite(request, reply, {
+        work: (tx) => setUserPin(tx, request.params.id, pinHash),
+        answer: userAnswer(request.id),
+      });
+    },
+  );
+
+  app.post(
+    '/users/:id/role',
+    {
+      schema: {
+        ...route,
+        operationId: 'setUserRole', summary: "Set a warehouse user's role, from its next console request on; 409 for a disabled user",
+        params: UserParams,
+        body: SetRoleBody,
+        response: responses({ 200: Success(User) }, 404, 409),
+      },
+    },
+    async (request, reply) =>
+      respondWithWrite(request, reply, {
+        work: (tx) => setUserRole(tx, request.params.id, request.body.role),
+        answer: userAnswer(request.id),
       }),
   );
 };

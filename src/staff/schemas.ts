@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PATTERN_RULE } from '../http/errors';
 import { IsoDateTime } from '../http/schemas';
 
 export const ROLES = ['picker', 'packer', 'supervisor'] as const;
@@ -11,8 +12,11 @@ export const Username = Type.String({
   minLength: 1,
   maxLength: 64,
   pattern: '^[A-Za-z0-9._-]+$',
+  [PATTERN_RULE]: 'must be letters, digits, dots, underscores and hyphens',
   description: 'Letters, digits, dots, underscores and hyphens; case-insensitive (stored lower-case)',
 });
+
+const Pin = Type.String({ pattern: '^[0-9]{6,12}$', [PATTERN_RULE]: 'must be 6 to 12 digits', description: '6 to 12 digits; stored as a scrypt hash, never shown again' });
 
 export const User = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -27,7 +31,10 @@ export const CreateUserBody = Type.Object({
   username: Username,
   name: Type.String({ minLength: 1, maxLength: 255 }),
   role: RoleSchema,
-  pin: Type.String({ pattern: '^[0-9]{6,12}$', description: '6 to 12 digits; stored as a scrypt hash, never shown again' }),
+  pin: Pin,
 });
+
+export const SetPinBody = Type.Object({ pin: Pin });
+export const SetRoleBody = Type.Object({ role: RoleSchema });
 
 export const UserParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { conflict, notFound } from '../http/errors';
 import { hashPin } from './pins';
@@ -68,4 +68,27 @@ export async function disableUser(tx: Tx, userId: string): Promise<{ user: UserV
   if (!row) throw notFound(`User ${userId}`);
   await tx.deleteFrom('staff_sessions').where('user_id', '=', userId).execute();
   return { user: userView(row) };
+}
+
+/**
+ * Changes an active user; 404 for an unknown id, 409 for a disabled one (its row is history: a
+ * new user is made under the freed username instead).
+ */
+async function changeActiveUser(tx: Tx, userId: string, change: Updateable<StaffTables['staff_users']>): Promise<UserRow> {
+  const row = await tx.updateTable('staff_users').set(change).where('id', '=', userId).where('disabled_at', 'is', null).returningAll().executeTakeFirst();
+  if (row) return row;
+  const exists = await tx.selectFrom('staff_users').select('id').where('id', '=', userId).executeTakeFirst();
+  throw exists ? conflict(`User ${userId} is disabled; create a new user instead`) : notFound(`User ${userId}`);
+}
+
+/** Sets a PIN hashed before the transaction (hashPin) and ends every session of the user with it: whoever had the old PIN is out. */
+export async function setUserPin(tx: Tx, userId: string, pinHash: string): Promise<{ user: UserView }> {
+  const row = await changeActiveUser(tx, userId, { pin_hash: pinHash });
+  await tx.deleteFrom('staff_sessions').where('user_id', '=', userId).execute();
+  return { user: userView(row) };
+}
+
+/** Sets the role; sessions stay, and each console request reads the role afresh (sessions.ts). */
+export async function setUserRole(tx: Tx, userId: string, role: StaffRole): Promise<{ user: UserView }> {
+  return { user: userView(await changeActiveUser(tx, userId, { role })) };
 }

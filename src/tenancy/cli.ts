@@ -26,7 +26,7 @@ function serviceAddress(options: ClientOptions): { base: string; setting: string
   return { base: `http://127.0.0.1:${process.env.PORT || 3000}`, setting: 'PORT' };
 }
 
-type Payload = { success: boolean; data?: never; error?: { code: string; message: string } };
+type Payload = { success: boolean; data?: never; error?: { code: string; message: string; details?: { field: string; message: string }[] } };
 
 /** Sends one operator call; a service that cannot be reached or is not Pickport is one clear line. */
 async function request(options: ClientOptions, method: string, path: string, body?: unknown): Promise<Payload> {
@@ -58,6 +58,12 @@ async function request(options: ClientOptions, method: string, path: string, bod
   }
 }
 
+/** The code and message, then each field's problem on a line of its own: the message names only the first. */
+function describeError(error: Payload['error']): string {
+  if (!error?.details?.length) return `${error?.code}: ${error?.message}`;
+  return [`${error.code}: the request was refused`, ...error.details.map((d) => `  ${d.field} ${d.message}`)].join('\n');
+}
+
 /** Calls the operator API and prints the answer: JSON with --json, otherwise a short summary. */
 export async function call(options: ClientOptions, method: string, path: string, body?: unknown, summarize?: (data: never) => string) {
   const payload = await request(options, method, path, body);
@@ -66,7 +72,7 @@ export async function call(options: ClientOptions, method: string, path: string,
   } else if (payload.success && payload.data !== undefined) {
     console.log(summarize ? summarize(payload.data) : JSON.stringify(payload.data, null, 2));
   } else {
-    console.error(`${payload.error?.code}: ${payload.error?.message}`);
+    console.error(describeError(payload.error));
   }
   if (!payload.success) process.exitCode = 1;
 }

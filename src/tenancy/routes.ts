@@ -77,10 +77,10 @@ export const tenancyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const badIps = invalidAllowListEntries(request.body.allowedIps ?? []);
-      if (badIps.length > 0) {
-        throw validationError(badIps.map((i) => ({ field: `allowedIps[${i}]`, message: 'must be an IP address or CIDR range' })));
-      }
+      const problems = invalidAllowListEntries(request.body.allowedIps ?? []).map((i) => ({ field: `allowedIps[${i}]`, message: 'must be an IP address or CIDR range' }));
+      // A key expired from the start would only ever answer 401.
+      if (request.body.expiresAt && Date.parse(request.body.expiresAt) <= Date.now()) problems.push({ field: 'expiresAt', message: 'must be in the future' });
+      if (problems.length > 0) throw validationError(problems);
       return respondWithWrite(request, reply, {
         work: (tx) => issueApiKey(tx, request.params.slug, request.body),
         answer: ({ row, key }) => ({ statusCode: 201, body: { success: true as const, data: { ...keyView(row), key }, requestId: request.id } }),

@@ -1,4 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
+import { PATTERN_RULE } from '../http/errors';
 import { IsoDateTime } from '../http/schemas';
 import { PermissionSchema } from './permissions';
 
@@ -28,7 +29,9 @@ export const ListedApiKey = Type.Object({
 });
 
 export const CreateTenantBody = Type.Object({
-  slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$', description: 'lowercase letters, digits and hyphens' }),
+  slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$',
+    [PATTERN_RULE]: 'must be 2 to 63 lowercase letters, digits and hyphens, not starting with a hyphen',
+    description: 'lowercase letters, digits and hyphens' }),
   name: Type.String({ minLength: 1, maxLength: 255 }),
 });
 

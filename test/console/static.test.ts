@@ -19,6 +19,17 @@ describe('console: the built web app, as the service serves it', () => {
 
   const get = (url: string) => ctx.app.inject({ method: 'GET', url });
 
+  it('sends a browser at / to the console (302); a client asking for JSON only gets the 404 envelope', async () => {
+    for (const accept of [undefined, 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', '*/*', 'application/json, text/html']) {
+      const response = await ctx.app.inject({ method: 'GET', url: '/', headers: accept ? { accept } : {} });
+      expect(response.statusCode, accept).toBe(302);
+      expect(response.headers.location, accept).toBe('/console');
+    }
+    const json = await ctx.app.inject({ method: 'GET', url: '/', headers: { accept: 'application/json' } });
+    expect(json.statusCode).toBe(404);
+    expect(json.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
+  });
+
   it('answers the app at /console and at every client route, revalidated on each load, under a same-origin CSP', async () => {
     for (const url of ['/console', '/console/', '/console/pick', '/console/supervisor?x=1', '/console/pack/deep/link']) {
       const response = await get(url);

@@ -67,6 +67,16 @@ describe('warehouse users (operator API)', () => {
     expect((await ctx.admin('GET', users(tenant.slug))).body.data).toEqual([]);
   });
 
+  it('says what each refused field takes, every problem in details', async () => {
+    const tenant = await ctx.tenant();
+    const response = await ctx.admin('POST', users(tenant.slug), { username: 'has space', name: 'Lee', role: 'boss', pin: '12' });
+    expect(response.body.error.details).toEqual([
+      { field: 'username', message: 'must be letters, digits, dots, underscores and hyphens' },
+      { field: 'role', message: 'must be one of picker, packer, supervisor' },
+      { field: 'pin', message: 'must be 6 to 12 digits' },
+    ]);
+  });
+
   it('answers 404 for an unknown tenant or user', async () => {
     expect((await ctx.admin('POST', users('no-such-tenant'), { username: 'lee', name: 'Lee', role: 'picker', pin: '123456' })).status).toBe(404);
     expect((await ctx.admin('GET', users('no-such-tenant'))).status).toBe(404);

@@ -44,7 +44,9 @@ describe('API key authentication', () => {
     });
 
     it('when the key has expired', async () => {
-      const { key } = await setup.ctx.issueKey(setup.tenant.slug, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+      // Issued expiring later (an expiry already past is refused), then its time comes.
+      const { key, id } = await setup.ctx.issueKey(setup.tenant.slug, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+      await sql`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = ${id}`.execute(setup.ctx.database.db);
       expectError(await getProducts({ authorization: `Bearer ${key}` }), 401, 'UNAUTHORIZED');
     });
 

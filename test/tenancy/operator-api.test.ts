@@ -97,6 +97,25 @@ describe('operator API: tenants and API keys', () => {
       expect(badIp.body.error.details.map((d: { field: string }) => d.field)).toEqual(['allowedIps[1]', 'allowedIps[2]']);
     });
 
+    it('refuses an expiry already past with 400 naming expiresAt, issuing nothing', async () => {
+      const tenant = await setup.ctx.tenant();
+      const before = (await setup.ctx.admin('GET', `/api/v1/admin/tenants/${tenant.slug}/api-keys`)).body.data.length;
+      const past = await setup.ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/api-keys`, { permissions: ['products:read'], expiresAt: '2020-01-01T00:00:00Z' });
+      expect(past.status).toBe(400);
+      expect(past.body.error.details).toEqual([{ field: 'expiresAt', message: 'must be in the future' }]);
+      expect((await setup.ctx.admin('GET', `/api/v1/admin/tenants/${tenant.slug}/api-keys`)).body.data).toHaveLength(before);
+    });
+
+    it('says which values a field takes: every allowed permission, the rule of a slug', async () => {
+      const tenant = await setup.ctx.tenant();
+      const badPermission = await setup.ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/api-keys`, { permissions: ['products:read', 'orders:delete'] });
+      expect(badPermission.body.error.details).toEqual([
+        { field: 'permissions[1]', message: 'must be one of products:read, products:write, orders:read, orders:write, webhooks:manage' },
+      ]);
+      const badSlug = await setup.ctx.admin('POST', '/api/v1/admin/tenants', { slug: 'Acme Ltd', name: 'Acme' });
+      expect(badSlug.body.error.details).toEqual([{ field: 'slug', message: 'must be 2 to 63 lowercase letters, digits and hyphens, not starting with a hyphen' }]);
+    });
+
     it('answers 404 for keys of an unknown tenant, and for unknown key ids', async () => {
       expect((await setup.ctx.admin('POST', '/api/v1/admin/tenants/nobody/api-keys', { permissions: ['products:read'] })).status).toBe(404);
       expect((await setup.ctx.admin('GET', '/api/v1/admin/tenants/nobody/api-keys')).status).toBe(404);

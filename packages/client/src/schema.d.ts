@@ -381,6 +381,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/users/{id}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a warehouse user's PIN: its sessions end; 409 for a disabled user */
+        post: operations["setUserPin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a warehouse user's role, from its next console request on; 409 for a disabled user */
+        post: operations["setUserRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/warehouse/tenants/{slug}/orders/{externalId}/start-picking": {
         parameters: {
             query?: never;
@@ -936,7 +970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after Retry-After seconds */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -1170,7 +1204,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -1457,7 +1491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -1761,7 +1795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -1975,7 +2009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2136,7 +2170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2319,7 +2353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2497,7 +2531,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2666,7 +2700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2872,7 +2906,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3080,7 +3114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3268,7 +3302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3461,7 +3495,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3676,7 +3710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3891,7 +3925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -4149,7 +4183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -4483,7 +4517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -4734,7 +4768,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -4985,7 +5019,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -5185,7 +5219,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -5292,7 +5326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -5418,7 +5452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -5553,7 +5587,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -5714,7 +5748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -5847,7 +5881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -5992,7 +6026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -6111,7 +6145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -6261,7 +6295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -6378,7 +6412,291 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setUserPin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pin": "975310"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 6 to 12 digits; stored as a scrypt hash, never shown again */
+                    pin: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *         "username": "mara",
+                     *         "name": "Mara Jensen",
+                     *         "role": "picker",
+                     *         "disabled": false,
+                     *         "createdAt": "2026-11-20T07:00:00Z"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            username: string;
+                            name: string;
+                            /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                            role: "picker" | "packer" | "supervisor";
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "packer"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                    role: "picker" | "packer" | "supervisor";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *         "username": "mara",
+                     *         "name": "Mara Jensen",
+                     *         "role": "packer",
+                     *         "disabled": false,
+                     *         "createdAt": "2026-11-20T07:00:00Z"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            username: string;
+                            name: string;
+                            /** @description picker: picking; packer: packing; supervisor: everything in the console */
+                            role: "picker" | "packer" | "supervisor";
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -6588,7 +6906,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -6798,7 +7116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -7033,7 +7351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -7256,7 +7574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -7395,7 +7713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -7544,7 +7862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -7765,7 +8083,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -7898,7 +8216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -8090,7 +8408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -8262,7 +8580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -8507,7 +8825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -8773,7 +9091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -8998,7 +9316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -9254,7 +9572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -9492,7 +9810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -9730,7 +10048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -9838,7 +10156,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -9975,7 +10293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -10064,7 +10382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -10292,7 +10610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -10708,7 +11026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -10977,7 +11295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -11234,7 +11552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -11435,7 +11753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -11648,7 +11966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -11874,7 +12192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -12072,7 +12390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -12303,7 +12621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -12578,7 +12896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -12831,7 +13149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -12966,7 +13284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -13226,7 +13544,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */

@@ -361,7 +361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -498,7 +498,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -587,7 +587,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -815,7 +815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -1231,7 +1231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -1500,7 +1500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -1757,7 +1757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -1958,7 +1958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2171,7 +2171,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2397,7 +2397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2595,7 +2595,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -2826,7 +2826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3101,7 +3101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3354,7 +3354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3489,7 +3489,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
@@ -3749,7 +3749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The database is unreachable; retry after the Retry-After header */
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
             503: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
