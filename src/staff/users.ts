@@ -27,7 +27,7 @@ export const userView = (row: UserRow): UserView => ({
 /** Usernames are case-insensitive: stored and looked up lower-case. */
 export const normalUsername = (username: string) => username.toLowerCase();
 
-/** A user to create, with its PIN hashed: scrypt takes about 100 ms, done before the write's transaction. */
+/** A user to create, with its PIN hashed: scrypt is slow on purpose, so it runs before the write's transaction. */
 export interface NewUser {
   username: string;
   name: string;

@@ -177,12 +177,12 @@ const spaceFor = (crossAisles: number) => SPACES.get(crossAisles) ?? SPACES.set(
  */
 const MAX_DP_CROSS_AISLES = 4;
 /**
- * Transitions the dynamic program may look at on floors of three blocks before it gives up (some
- * 30 ms: enough for 100 aisles and 200 picks); on one or two blocks it always finishes, its work
- * linear in the number of aisles.
+ * Transitions the dynamic program may look at on floors of three blocks before it gives up (what
+ * it takes is in docs/benchmarks.md); on one or two blocks it always finishes, its work linear in
+ * the number of aisles. A count, not a clock, so that a route is the same on every run.
  */
 const DP_WORK = 3_000_000;
-/** Up to this many distinct places, Held–Karp over the places settles any floor (12² × 2¹² steps, a few ms). */
+/** Up to this many distinct places, Held–Karp over the places settles any floor (12² × 2¹² steps). */
 const MAX_HELD_KARP_PLACES = 12;
 
 /** A combination of one pattern per subaisle of an aisle. */
