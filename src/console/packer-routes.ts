@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import { responses } from '../http/schemas';
-import { respondWithWrite } from '../http/write';
+import { respondWithView } from '../http/write';
 import type { OrderRow } from '../orders/store';
 import { dispatchOrder, orderByRef, packOrder, packOrderView } from '../warehouse/shipping';
 import { consoleRoute, PACKING } from './auth';
@@ -12,11 +12,7 @@ import { ConsoleDispatchBody, OrderParams, OrderRefParams, PackOrderResponse } f
 /** Runs one order transition of the caller's tenant and answers the order as the packer sees it. */
 async function orderWrite(request: FastifyRequest, reply: FastifyReply, work: (tx: Tx, tenantId: string) => Promise<{ order: OrderRow; events: DomainEvent[] }>) {
   const { tenantId } = request.staff;
-  return respondWithWrite(request, reply, {
-    tenantId,
-    work: (tx) => work(tx, tenantId),
-    answer: async ({ order }, tx) => ({ body: { success: true as const, data: await packOrderView(tx, tenantId, order), requestId: request.id } }),
-  });
+  return respondWithView(request, reply, tenantId, (tx) => work(tx, tenantId), ({ order }, tx) => packOrderView(tx, tenantId, order));
 }
 
 const config = { roles: PACKING };

@@ -7,7 +7,7 @@ import { waveProgress, type Progress } from '../floor/plan/progress';
 import type { Wave } from '../floor/schemas';
 import { loadWaves } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
-import { respondWithWrite } from '../http/write';
+import { respondWithView } from '../http/write';
 
 export type PickerWave = Wave & { progress: Progress };
 
@@ -46,12 +46,5 @@ export interface WaveWork {
 /** Runs one wave write of the caller's tenant, and answers the wave as the console shows it (201 when it made it). */
 export async function waveWrite(request: FastifyRequest, reply: FastifyReply, work: (tx: Tx, tenantId: string) => Promise<WaveWork>) {
   const { tenantId } = request.staff;
-  return respondWithWrite(request, reply, {
-    tenantId,
-    work: (tx) => work(tx, tenantId),
-    answer: async ({ waveId, created }, tx) => ({
-      statusCode: created ? 201 : 200,
-      body: { success: true as const, data: await loadPickerWave(tx, tenantId, waveId), requestId: request.id },
-    }),
-  });
+  return respondWithView(request, reply, tenantId, (tx) => work(tx, tenantId), ({ waveId }, tx) => loadPickerWave(tx, tenantId, waveId));
 }

@@ -4,7 +4,7 @@ import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
-import { respondWithWrite } from '../http/write';
+import { respondWithView, respondWithWrite } from '../http/write';
 import { tenantIdOf } from '../tenancy/tenants';
 import { findLayout, saveLayout } from './layout-store';
 import { listLocations, replaceLocations, routeThrough } from './locations';
@@ -43,14 +43,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     work: (tx: Tx, tenantId: string) => Promise<{ waveId: string; events: DomainEvent[]; created?: boolean }>,
   ) {
     const tenantId = await tenantIdOf(db, slug);
-    return respondWithWrite(request, reply, {
-      tenantId,
-      work: (tx) => work(tx, tenantId),
-      answer: async ({ waveId, created }, tx) => ({
-        statusCode: created ? 201 : 200,
-        body: { success: true as const, data: await loadWave(tx, tenantId, waveId), requestId: request.id },
-      }),
-    });
+    return respondWithView(request, reply, tenantId, (tx) => work(tx, tenantId), ({ waveId }, tx) => loadWave(tx, tenantId, waveId));
   }
 
   app.put(

@@ -137,6 +137,24 @@ export async function respondWithWrite<T extends WorkDone, B>(request: FastifyRe
   }
 }
 
+/**
+ * A tenant's write answered with what it changed as it then stands: `view` reads that inside the
+ * transaction, and the answer is 201 when the work says it `created` it, else 200.
+ */
+export async function respondWithView<T extends WorkDone & { created?: boolean }, D>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  tenantId: string,
+  work: (tx: Tx) => Promise<T>,
+  view: (done: T, db: Executor) => Promise<D>,
+): Promise<FastifyReply> {
+  return respondWithWrite(request, reply, {
+    tenantId,
+    work,
+    answer: async (done, db) => ({ statusCode: done.created ? 201 : 200, body: { success: true as const, data: await view(done, db), requestId: request.id } }),
+  });
+}
+
 /** Sets the outcome's status and serializes its body with the route's serializer (schema-driven, or JSON.stringify: a string). */
 function serialized(reply: FastifyReply, outcome: WriteOutcome): string {
   reply.status(outcome.statusCode ?? 200).type('application/json; charset=utf-8');

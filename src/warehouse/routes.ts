@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db';
 import type { DomainEvent } from '../events/types';
 import { bodyIsOptional, responses } from '../http/schemas';
-import { respondWithWrite } from '../http/write';
+import { respondWithView, respondWithWrite } from '../http/write';
 import { OrderResponse } from '../orders/schemas';
 import { tenantIdOf } from '../tenancy/tenants';
 import { loadOrderView, type OrderRow } from '../orders/store';
@@ -33,11 +33,7 @@ export const warehouseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** Runs one order transition of the tenant named in the path and answers the whole order. */
   async function orderWrite(request: FastifyRequest, reply: FastifyReply, slug: string, work: (tx: Tx, tenantId: string) => Promise<{ order: OrderRow; events: DomainEvent[] }>) {
     const tenantId = await tenantIdOf(db, slug);
-    return respondWithWrite(request, reply, {
-      tenantId,
-      work: (tx) => work(tx, tenantId),
-      answer: async ({ order }, tx) => ({ body: { success: true as const, data: await loadOrderView(tx, tenantId, order), requestId: request.id } }),
-    });
+    return respondWithView(request, reply, tenantId, (tx) => work(tx, tenantId), ({ order }, tx) => loadOrderView(tx, tenantId, order));
   }
 
   app.post(
