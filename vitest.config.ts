@@ -8,6 +8,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/helpers/build-server.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -18,6 +18,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   sequential: () => import('./suites/sequential'),
   'fresh-import': () => import('./suites/fresh-import'),
   memory: () => import('./suites/memory'),
+  start: () => import('./suites/start'),
 };
 
 const wanted = process.argv.slice(2);

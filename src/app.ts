@@ -13,6 +13,7 @@ import { CONSOLE_API_PREFIX, consoleRoutes } from './console/routes';
 import { consoleStatic } from './console/static';
 import { floorMetrics } from './floor/metrics';
 import { floorRoutes } from './floor/routes';
+import { settingsRoutes } from './settings/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
 import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT, validationError } from './http/errors';
@@ -23,7 +24,7 @@ import { installRateLimiting, type Clock } from './http/rate-limit';
 import { healthRoutes } from './http/health';
 import { finishDocument, PICKPORT_LOGO, refResolver } from './http/openapi';
 import { ErrorResponse } from './http/schemas';
-import { validatorCompiler } from './http/validation';
+import { serializersOnFirstUse, validatorCompiler } from './http/validation';
 import { orderMetrics } from './orders/metrics';
 import { orderRoutes } from './orders/routes';
 import { apiKeyIdentifier } from './tenancy/identify';
@@ -76,6 +77,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     // The router's own errors (bad percent-encoding, an overlong path segment) in the envelope.
     frameworkErrors,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
+    schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
@@ -162,6 +164,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
       installAdminAuth(scope);
       await scope.register(warehouseRoutes);
       await scope.register(floorRoutes);
+      await scope.register(settingsRoutes);
     },
     { prefix: WAREHOUSE_PREFIX },
   );

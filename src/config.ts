@@ -126,6 +126,9 @@ function retryDelays(env: Env): number[] {
   return delays;
 }
 
+/** Where the embedded database lives: `pglite/` in the data directory. */
+export const embeddedDatabaseDir = (config: Pick<Config, 'dataDir'>) => join(config.dataDir, 'pglite');
+
 export const dataDirError = (dataDir: string, error: unknown) =>
   new ConfigError(`PICKPORT_DATA_DIR (${dataDir}) cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
 

@@ -2,16 +2,26 @@ import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import pino from 'pino';
-import { serviceMetrics } from './app';
-import { ConfigError, loadConfig, StartupError, type LoadedConfig } from './config';
+import { ConfigError, embeddedDatabaseDir, loadConfig, StartupError, type Config, type LoadedConfig } from './config';
 import { lockDataDir } from './db/data-dir-lock';
-import { listenForMetrics, openConfiguredDatabase, closeOnSignals, startServer } from './server';
+import { createPGliteDataDir, embeddedSettings } from './db/pglite-create';
 import { addUserCommands } from './staff/cli';
 import { startMessage } from './start-message';
 import { addOperatorCommands } from './tenancy/cli';
-import { startDeliveryWorker } from './webhooks/worker';
 import { SERVICE_VERSION } from './version';
+
+/**
+ * The service (Fastify, the database drivers, the worker), imported by the commands that run it
+ * only: loading it takes longer than all of `--help` and the operator commands, which never use it.
+ * On the embedded database's first start, the child process creating its directory
+ * (db/pglite-create.ts) is started first, so that the two run side by side. A failure to create is
+ * left to openConfiguredDatabase, which tries again and reports it.
+ */
+async function loadService(config: Config): Promise<typeof import('./server')> {
+  const creating = config.databaseUrl ? undefined : createPGliteDataDir(embeddedDatabaseDir(config), embeddedSettings(config.embeddedBuffersMb)).catch(() => {});
+  const [, service] = await Promise.all([creating, import('./server')]);
+  return service;
+}
 
 /**
  * Runs a command that starts from the configuration. An admin token generated for it is shown once
@@ -40,6 +50,7 @@ export async function main(argv: string[]): Promise<void> {
     .description('run the HTTP API (and the webhook delivery worker unless PICKPORT_NO_WORKER=true)')
     .action(() =>
       startingFrom('serve', async ({ config }) => {
+        const { startServer, closeOnSignals } = await loadService(config);
         const server = await startServer(config);
         closeOnSignals(server.app.log, server.close);
         // The port as bound: PORT=0 takes any free one.
@@ -52,21 +63,9 @@ export async function main(argv: string[]): Promise<void> {
     .description('run the webhook delivery worker only (any number may run against one PostgreSQL)')
     .action(() =>
       startingFrom('worker', async ({ config }) => {
-        const log = pino({ level: config.logLevel });
-        const database = await openConfiguredDatabase(config);
-        const metrics = serviceMetrics(database);
-        const worker = await startDeliveryWorker({ database, config, log, metrics });
-        const metricsListener = await listenForMetrics(config, metrics, log).catch(async (error: unknown) => {
-          await worker.stop();
-          await database.close();
-          throw error;
-        });
-        log.info({ metrics: metricsListener?.address }, 'webhook delivery worker started');
-        closeOnSignals(log, async () => {
-          await metricsListener?.close();
-          await worker.stop();
-          await database.close();
-        });
+        const { startWorker, closeOnSignals } = await loadService(config);
+        const worker = await startWorker(config);
+        closeOnSignals(worker.log, worker.close);
       }),
     );
 
@@ -75,6 +74,7 @@ export async function main(argv: string[]): Promise<void> {
     .description('apply database migrations (also done by serve and worker at start)')
     .action(() =>
       startingFrom('migrate', async ({ config }) => {
+        const { openConfiguredDatabase } = await loadService(config);
         const database = await openConfiguredDatabase(config);
         await database.close();
         console.log('Database is up to date');

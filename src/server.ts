@@ -1,8 +1,8 @@
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from './app';
-import { ConfigError, StartupError, type Config } from './config';
+import pino from 'pino';
+import { buildApp, serviceMetrics } from './app';
+import { ConfigError, embeddedDatabaseDir, StartupError, type Config } from './config';
 import { openDatabase, type DatabaseHandle } from './db';
 import { migrate } from './db/migrate';
 import { startMetricsListener, type Metrics, type MetricsListener } from './http/metrics';
@@ -63,13 +63,13 @@ async function checkDatabaseAnswers(databaseUrl: string): Promise<void> {
 export async function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
   const where = config.databaseUrl
     ? `the database at DATABASE_URL (${printableDatabaseUrl(config.databaseUrl)})`
-    : `the embedded database in PICKPORT_DATA_DIR (${join(config.dataDir, 'pglite')})`;
+    : `the embedded database in PICKPORT_DATA_DIR (${embeddedDatabaseDir(config)})`;
   if (config.databaseUrl) await checkDatabaseAnswers(config.databaseUrl);
   let database: DatabaseHandle;
   try {
     database = await openDatabase({
       url: config.databaseUrl,
-      dataDir: join(config.dataDir, 'pglite'),
+      dataDir: embeddedDatabaseDir(config),
       poolSize: config.databasePoolSize,
       sharedBuffersMb: config.embeddedBuffersMb,
     });
@@ -130,6 +130,28 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await app.close();
     throw error instanceof StartupError ? error : listenError(config, error);
   }
+}
+
+/** `pickport worker`: webhook deliveries (and retention) without the HTTP API. */
+export async function startWorker(config: Config): Promise<{ log: FastifyInstance['log']; close(): Promise<void> }> {
+  const log = pino({ level: config.logLevel });
+  const database = await openConfiguredDatabase(config);
+  const metrics = serviceMetrics(database);
+  const worker = await startDeliveryWorker({ database, config, log, metrics });
+  const metricsListener = await listenForMetrics(config, metrics, log).catch(async (error: unknown) => {
+    await worker.stop();
+    await database.close();
+    throw error;
+  });
+  log.info({ metrics: metricsListener?.address }, 'webhook delivery worker started');
+  return {
+    log,
+    async close() {
+      await metricsListener?.close();
+      await worker.stop();
+      await database.close();
+    },
+  };
 }
 
 /** The PICKPORT_METRICS_PORT listener, when that is set. */

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from './package-root';
 
 /** The service's version, from package.json. */
 export const SERVICE_VERSION: string = JSON.parse(
-  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+  readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8'),
 ).version;

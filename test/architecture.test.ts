@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 /*
  * The layers of src/ (docs/architecture.md, Layout): the core (http/, events/, db/, security/ and the leaf
- * modules config.ts, version.ts and api-prefixes.ts) at the bottom, the features above it, and app.ts, server.ts
- * and main.ts wiring them together at the top. Arrows point down only, and nowhere in a circle.
+ * modules config.ts, version.ts, api-prefixes.ts and package-root.ts) at the bottom, the features
+ * above it, and app.ts, server.ts and main.ts wiring them together at the top. Arrows point down only, and nowhere in a circle.
  * dependency-cruiser resolves every import the way TypeScript does, type-only imports included,
  * and checks the rules below. A `declare module` augmentation is not an import: it is how a
  * feature fills in an interface the core declares (the tables of db/schema.ts, the permissions of
@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
  */
 
 /** What the core may import: itself and the leaf modules beside it. */
-const CORE = '^src/(http|events|db|security)/|^src/(config|version|api-prefixes)\\.ts$';
+const CORE = '^src/(http|events|db|security)/|^src/(config|version|api-prefixes|package-root)\\.ts$';
 /** The top: only the entry points import it (main.ts imports server.ts and app.ts, server.ts app.ts). */
 const WIRING = '^src/(app|server|main)\\.ts$';
 

@@ -1,7 +1,8 @@
 import { chooseWave, type WaveCandidate } from '../../src/floor/plan/batching';
 import { POLICIES, type Layout, type Place, type Policy } from '../../src/floor/plan/layout';
 import { routePicks } from '../../src/floor/plan/walks';
-import { twoBlockInstances } from '../../test/helpers/sprp';
+import { routeItems } from '../../src/floor/plan/items';
+import { sprpInstances, twoBlockInstances, type SprpInstance } from '../../test/helpers/sprp';
 import type { Measurement } from '../harness';
 
 /** The same figures on every run: a small seeded generator (mulberry32). */
@@ -192,7 +193,69 @@ function twoBlockRoutes(): Measurement[] {
   ];
 }
 
+/**
+ * 6. Routes for items over scattered slots on Heßler & Irnich's instances (seeds 0–4 of every
+ * class, one and two blocks), in-process: how many published optima `optimal` reproduces with
+ * exact: true, whether any result is below an optimum (a bug), the mean gap of the rest, and the
+ * time per route, by class. Against the nearest-slots choice walked by S-shape.
+ */
+function scatteredRoutes(): Measurement[] {
+  const measurements: Measurement[] = [];
+  for (const blocks of [1, 2] as const) {
+    const instances = sprpInstances(blocks).filter(({ storage }) => storage !== 'unit_F1');
+    const results = instances.map((instance) => {
+      const start = performance.now();
+      const route = routeItems(instance.layout, instance.needs, 'optimal');
+      const ms = performance.now() - start;
+      const nearestStart = performance.now();
+      const nearest = routeItems(instance.layout, instance.needs, 's-shape').distance;
+      return { instance, route, ms, nearest, nearestMs: performance.now() - nearestStart };
+    });
+    const byClass = new Map<string, typeof results>();
+    for (const result of results) {
+      const key = classOf(result.instance);
+      byClass.set(key, [...(byClass.get(key) ?? []), result]);
+    }
+    console.log(`\n  Scattered storage, ${blocks} block${blocks === 1 ? '' : 's'}: ${instances.length} instances, optimal`);
+    console.log('  | class (storage, aisles x cells, articles) | exact and equal | below an optimum | mean gap of the rest | p50 (ms) | p99 (ms) |\n  |---|---|---|---|---|---|');
+    for (const [key, group] of [...byClass].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) console.log(`  | ${key} | ${summary(group).join(' | ')} |`);
+    const [reproduced, below, gap, p50, p99] = summary(results);
+    console.log(`  | all | ${reproduced} | ${below} | ${gap} | ${p50} | ${p99} |`);
+    const times = results.map(({ ms }) => ms).sort((a, b) => a - b);
+    const nearestTimes = results.map(({ nearestMs }) => nearestMs).sort((a, b) => a - b);
+    const share = results.filter(({ route, instance }) => route.exact && close(route.distance, instance.optimum)).length / results.length;
+    const nearestMean = results.reduce((sum, { nearest }) => sum + nearest, 0) / results.length;
+    const optimalMean = results.reduce((sum, { route }) => sum + route.distance, 0) / results.length;
+    measurements.push(
+      { name: `scattered storage, ${blocks} block(s): published optima reproduced with exact`, unit: '%', service: share * 100, baseline: 100, higherIsBetter: true, target: 'at least 99%' },
+      { name: `scattered storage, ${blocks} block(s): mean route vs nearest slots by S-shape`, unit: 'length', service: optimalMean, baseline: nearestMean, higherIsBetter: false },
+      { name: `scattered storage, ${blocks} block(s): route p50 (baseline: nearest slots by S-shape)`, unit: 'ms', service: percentileOf(times, 0.5), baseline: percentileOf(nearestTimes, 0.5), higherIsBetter: false, target: 'under 20 ms' },
+      { name: `scattered storage, ${blocks} block(s): route p99 (baseline: nearest slots by S-shape)`, unit: 'ms', service: percentileOf(times, 0.99), baseline: percentileOf(nearestTimes, 0.99), higherIsBetter: false, target: 'under 1 s' },
+    );
+  }
+  return measurements;
+}
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, b);
+const percentileOf = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+/** `varying_F5 m25 x C60, 15 articles`. */
+function classOf({ name, storage }: SprpInstance): string {
+  const [, aisles, cells, articles] = /_m(\d+)_C(\d+)_a(\d+)_/.exec(name)!;
+  return `${storage} m${aisles} x C${cells}, ${articles} articles`;
+}
+
+/** Reproduced with exact (of all), below an optimum, mean gap of the rest, p50 and p99 ms. */
+function summary(group: readonly { instance: SprpInstance; route: { distance: number; exact: boolean }; ms: number }[]): string[] {
+  const reproduced = group.filter(({ route, instance }) => route.exact && close(route.distance, instance.optimum)).length;
+  const below = group.filter(({ route, instance }) => route.distance < instance.optimum - 1e-6).length;
+  const rest = group.filter(({ route, instance }) => !(route.exact && close(route.distance, instance.optimum)));
+  const gap = rest.length === 0 ? '–' : `${((rest.reduce((sum, { route, instance }) => sum + route.distance / instance.optimum - 1, 0) / rest.length) * 100).toFixed(2)}%`;
+  const times = group.map(({ ms }) => ms).sort((a, b) => a - b);
+  return [`${reproduced} of ${group.length}`, `${below}`, gap, percentileOf(times, 0.5).toFixed(1), percentileOf(times, 0.99).toFixed(1)];
+}
+
 /** Routing and batching: pure computation, no database. */
 export default async function floor(): Promise<Measurement[]> {
-  return [...routeQuality(), ...routingTime(), ...travelPerOrder(), ...twoBlockRoutes()];
+  return [...routeQuality(), ...routingTime(), ...travelPerOrder(), ...twoBlockRoutes(), ...scatteredRoutes()];
 }

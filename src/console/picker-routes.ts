@@ -5,9 +5,10 @@ import { completeWave, recordPick, startPickerWave, waveRequest } from '../floor
 import { pickerWaveId } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
+import { bindToteLabel } from '../totes/labels';
 import { consoleRoute, PICKING } from './auth';
 import { loadPickerWave, waveWrite } from './picker-view';
-import { ConsolePickBody, EmptyBody, MaybePickerWaveResponse, PickerWaveResponse } from './schemas';
+import { ConsolePickBody, EmptyBody, MaybePickerWaveResponse, PickerWaveResponse, ToteLabelBody } from './schemas';
 
 /** The caller's PICKING wave; 404 when they have none. */
 async function ownWaveId(db: Executor, request: FastifyRequest): Promise<string> {
@@ -38,15 +39,36 @@ export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: bodyIsOptional,
       schema: {
         ...consoleRoute,
-        operationId: 'startMyWave', summary: 'Start picking: a new wave the service chooses, or the one the caller already has',
+        operationId: 'startMyWave', summary: "Start picking: the caller's wave, else the oldest wave nobody is assigned to, else a new one",
         description:
-          '201 with a new wave, chosen as POST /waves chooses one without `orders` (its default limits); 200 with the wave the caller is already picking. ' +
-          '409 NOTHING_TO_PICK when no order is free.',
+          '200 with the wave the caller is already picking, or with the oldest unassigned PICKING wave (a supervisor made it), now theirs; ' +
+          '201 with a new wave, chosen as POST /waves chooses one without `orders` (its default limits). 409 NOTHING_TO_PICK when no order is free.',
         body: EmptyBody,
         response: responses({ 200: PickerWaveResponse, 201: PickerWaveResponse }, 409),
       },
     },
     async (request, reply) => waveWrite(request, reply, (tx, tenantId) => startPickerWave(tx, tenantId, request.staff.user.id, waveRequest({}))),
+  );
+
+  app.post(
+    '/picking/wave/totes',
+    {
+      config,
+      schema: {
+        ...consoleRoute,
+        operationId: 'labelMyTote', summary: "Bind a scanned label to the next tote of the caller's wave without one",
+        description:
+          '409 when the label is on a tote whose order is not packed yet (the message says which), or when every tote has its label. ' +
+          'The pack station then finds the order by the label, until the order is packed.',
+        body: ToteLabelBody,
+        response: responses({ 200: PickerWaveResponse }, 404, 409),
+      },
+    },
+    async (request, reply) =>
+      waveWrite(request, reply, async (tx, tenantId) => {
+        const waveId = await ownWaveId(tx, request);
+        return { waveId, ...(await bindToteLabel(tx, tenantId, waveId, request.body.label)) };
+      }),
   );
 
   app.post(

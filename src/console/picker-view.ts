@@ -8,15 +8,16 @@ import type { Wave } from '../floor/schemas';
 import { loadWaves } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
 import { respondWithView } from '../http/write';
+import { labelsOfWaves } from '../totes/labels';
 
-export type PickerWave = Wave & { progress: Progress };
+export type PickerWave = Wave & { progress: Progress; toteLabels: { tote: number; label: string }[] };
 
 /** A stop is done when every line of it has a pick recorded. */
 export const stopStates = (wave: Wave) =>
   wave.stops.map((stop) => ({ aisle: stop.aisle, position: stop.position, done: stop.lines.every((line) => line.pickedQuantity !== null) }));
 
 /** The wave's progress on the layout (none stored: no walk to measure, so nothing left to walk). */
-export function withProgress(layout: Layout | undefined, wave: Wave): PickerWave {
+function withProgress(layout: Layout | undefined, wave: Wave): Wave & { progress: Progress } {
   const stops = stopStates(wave);
   const progress = layout
     ? waveProgress(layout, stops)
@@ -24,10 +25,15 @@ export function withProgress(layout: Layout | undefined, wave: Wave): PickerWave
   return { ...wave, progress };
 }
 
+/** The waves as the console shows them: with the walk left and their totes' labels. */
+export async function asPickerWaves(db: Executor, tenantId: string, waves: Wave[]): Promise<PickerWave[]> {
+  const [layout, labels] = await Promise.all([findLayout(db, tenantId), labelsOfWaves(db, tenantId, waves.map((wave) => wave.id))]);
+  return waves.map((wave) => ({ ...withProgress(layout, wave), toteLabels: labels.get(wave.id) ?? [] }));
+}
+
 /** The waves as the console shows them, in the order of `waveIds`. */
 export async function loadPickerWaves(db: Executor, tenantId: string, waveIds: string[]): Promise<PickerWave[]> {
-  const [layout, waves] = await Promise.all([findLayout(db, tenantId), loadWaves(db, tenantId, waveIds)]);
-  return waves.map((wave) => withProgress(layout, wave));
+  return asPickerWaves(db, tenantId, await loadWaves(db, tenantId, waveIds));
 }
 
 export async function loadPickerWave(db: Executor, tenantId: string, waveId: string): Promise<PickerWave> {

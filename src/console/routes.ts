@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../http/rate-limit';
 import { responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
+import { SettingsResponse } from '../settings/schemas';
+import { readSettings } from '../settings/store';
 import { endSession, startSession, verifySignIn } from '../staff/sessions';
 import { clearSessionCookie, consoleRoute, installConsoleAuth, setSessionCookie } from './auth';
 import { packingRoutes } from './packer-routes';
@@ -66,6 +68,12 @@ export const consoleRoutes =
           committed: () => clearSessionCookie(reply, secure),
           answer: () => ({ body: { success: true as const, data: { signedOut: true as const }, requestId: request.id } }),
         }),
+    );
+
+    app.get(
+      '/settings',
+      { schema: { ...consoleRoute, operationId: 'getConsoleSettings', summary: "How the warehouse's console works (every role reads them)", response: responses({ 200: SettingsResponse }) } },
+      async (request) => ({ success: true as const, data: await readSettings(db, request.staff.tenantId), requestId: request.id }),
     );
 
     await app.register(pickingRoutes);

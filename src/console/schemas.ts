@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Layout, PolicySchema, Wave, WAVE_STATUSES } from '../floor/schemas';
+import { Layout, PolicySchema, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
 import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
 import { RoleSchema } from '../staff/schemas';
@@ -28,8 +28,14 @@ export const Progress = Type.Object({
   distanceLeft: Type.Number({ description: "From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit" }),
 });
 
-/** The warehouse API's wave with the walk left. */
-export const PickerWave = Type.Object({ ...Wave.properties, progress: Progress });
+const ToteLabel = Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$', description: 'Any code printed on a reusable tote, no space at either end' });
+
+/** The warehouse API's wave with the walk left and the labels of its totes. */
+export const PickerWave = Type.Object({
+  ...Wave.properties,
+  progress: Progress,
+  toteLabels: Type.Array(Type.Object({ tote: Type.Integer(), label: Type.String() }), { description: 'The totes labelled so far, by tote' }),
+});
 export const PickerWaveResponse = Success(PickerWave);
 export const MaybePickerWaveResponse = Success(Type.Union([PickerWave, Type.Null()], { description: "The caller's PICKING wave; null when none" }));
 export const PickerWaveList = Success(Type.Array(PickerWave));
@@ -38,13 +44,18 @@ export const ConsolePickBody = Type.Object(
   {
     orderExternalId: ExternalId,
     productExternalId: ExternalId,
-    quantity: Type.Integer({ minimum: 0, maximum: MAX_ITEM_QUANTITY, description: 'What was picked (sets it); less than ordered is a short pick' }),
+    quantity: Type.Integer({ minimum: 0, maximum: MAX_ITEM_QUANTITY, description: 'What was picked there (sets it); less than planned there is a short pick' }),
+    locationCode: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 50, description: 'The stop of the part recorded; required for a line planned at several stops' }),
+    ),
     reason: Type.Optional(
       Type.Union([Type.Literal('not_found'), Type.Literal('damaged'), Type.Literal('other')], { description: 'Required for a short pick' }),
     ),
   },
   { examples: [{ orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 1, reason: 'damaged' }] },
 );
+
+export const ToteLabelBody = Type.Object({ label: ToteLabel }, { examples: [{ label: 'T-0042' }] });
 
 export const EmptyBody = Type.Object({}, { description: 'Nothing to send; the service chooses the orders' });
 
@@ -57,11 +68,17 @@ export const PackOrder = Type.Object({
       productSku: Type.String(),
       quantity: Type.Number(),
       name: Type.Union([Type.String(), Type.Null()], { description: "The product's name; null when it is unknown" }),
+      barcode: Type.Union([Type.String(), Type.Null()], { description: "The product's barcode, scanned to check a unit; null when it has none" }),
     }),
   ),
+  tote: Type.Union([Type.Object({ number: Type.Integer(), label: Type.Union([Type.String(), Type.Null()], { description: 'While the tote holds the order' }) }), Type.Null()], {
+    description: 'The tote the order was last picked into; null when it was never in a wave',
+  }),
 });
 export const PackOrderResponse = Success(PackOrder);
-export const OrderRefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 255, description: 'An orderNumber or an externalId (orderNumber tried first)' }) });
+export const OrderRefParams = Type.Object({
+  ref: Type.String({ minLength: 1, maxLength: 255, description: 'An orderNumber, an externalId or the label of the tote holding the order, tried in that order' }),
+});
 export const OrderParams = Type.Object({ externalId: ExternalId });
 export const ConsoleDispatchBody = Type.Object(
   {
@@ -84,8 +101,14 @@ const WaveSummary = Type.Object({
   picker: Wave.properties.picker,
   progress: Progress,
   orders: Type.Integer({ description: 'Orders in the wave' }),
+  orderNumbers: Type.Array(Type.String(), { description: "The wave's orders, by tote" }),
   createdAt: IsoDateTime,
 });
+
+export const AssignWaveBody = Type.Object(
+  { pickerId: Type.String({ format: 'uuid', description: 'An active picker or supervisor of the warehouse' }) },
+  { examples: [{ pickerId: '8c7b6a59-4837-4261-9f50-1e2d3c4b5a69' }] },
+);
 
 export const BoardResponse = Success(
   Type.Object({
@@ -113,6 +136,16 @@ export const BoardResponse = Success(
       ),
       deadLetters: Type.Integer({ description: 'Dead letters waiting for a replay' }),
     }),
+    pickers: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), username: Type.String(), name: Type.String() }), {
+      description: 'Active users who can pick (pickers and supervisors), to assign a wave to',
+    }),
+    slotMismatches: Type.Object(
+      {
+        total: Type.Integer(),
+        products: Type.Array(SlotMismatch, { description: 'The first 20, by product id' }),
+      },
+      { description: 'Products whose slots hold other than their stock (GET /slots/mismatches of the warehouse API lists them all)' },
+    ),
   }),
 );
 

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../http/errors';
+import { PACKAGE_ROOT } from '../package-root';
 
 /** Where `npm run build:console` (run by `npm install`) writes the web app. */
-export const CONSOLE_DIST = fileURLToPath(new URL('../../web/console/dist/', import.meta.url));
+export const CONSOLE_DIST = join(PACKAGE_ROOT, 'web/console/dist/');
 export const CONSOLE_PREFIX = '/console';
 
 /**
@@ -58,13 +59,12 @@ export async function consoleStatic(app: FastifyInstance, options: { root?: stri
     wildcard: false,
     index: false,
     cacheControl: false,
-    // Also called for index.html sent by the fallback below.
-    setHeaders: (reply, path) => {
-      reply
-        .header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache')
-        .header('content-security-policy', CONSOLE_CSP)
-        .header('x-content-type-options', 'nosniff')
-        .header('referrer-policy', 'same-origin');
+    // Also called for index.html sent by the fallback below. It is handed the raw response.
+    setHeaders: (response, path) => {
+      response.setHeader('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      response.setHeader('content-security-policy', CONSOLE_CSP);
+      response.setHeader('x-content-type-options', 'nosniff');
+      response.setHeader('referrer-policy', 'same-origin');
     },
   });
 

@@ -1,16 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createWave, releaseWave, waveRequest } from '../floor/wave-commands';
+import { assignWave, createWave, releaseWave, waveRequest } from '../floor/wave-commands';
 import { recentWaves } from '../floor/wave-reads';
-import { findLayout } from '../floor/layout-store';
 import { CreateWaveBody } from '../floor/schemas';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { StockBody } from '../warehouse/schemas';
 import { adjustStock, stockChange } from '../warehouse/stock';
 import { consoleRoute, SUPERVISING } from './auth';
 import { loadBoard, loadFloor } from './supervisor-view';
-import { waveWrite, withProgress } from './picker-view';
+import { asPickerWaves, loadPickerWave, waveWrite } from './picker-view';
 import { respondWithWrite } from '../http/write';
+import { SettingsBody, SettingsResponse } from '../settings/schemas';
+import { changeSettings } from '../settings/store';
 import {
+  AssignWaveBody,
   BoardResponse,
   ConsoleStockResponse,
   FloorResponse,
@@ -36,7 +38,7 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config,
       schema: {
         ...consoleRoute,
-        operationId: 'getBoard', summary: 'Orders by status, orders with issues, waves in progress, failing webhooks and dead letters',
+        operationId: 'getBoard', summary: 'Orders by status, orders with issues, waves in progress, failing webhooks, dead letters and slots that disagree with stock',
         response: responses({ 200: BoardResponse }),
       },
     },
@@ -51,9 +53,18 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { tenantId } = request.staff;
-      const [layout, waves] = await Promise.all([findLayout(db, tenantId), recentWaves(db, tenantId, { limit: WAVE_LIST_LIMIT, status: request.query.status })]);
-      return { success: true as const, data: waves.map((wave) => withProgress(layout, wave)), requestId: request.id };
+      const waves = await recentWaves(db, tenantId, { limit: WAVE_LIST_LIMIT, status: request.query.status });
+      return { success: true as const, data: await asPickerWaves(db, tenantId, waves), requestId: request.id };
     },
+  );
+
+  app.get(
+    '/waves/:id',
+    {
+      config,
+      schema: { ...consoleRoute, operationId: 'getConsoleWave', summary: 'One wave, with its stops in walking order (its printed pick list)', params: WaveIdParams, response: responses({ 200: PickerWaveResponse }, 404) },
+    },
+    async (request) => ({ success: true as const, data: await loadPickerWave(db, request.staff.tenantId, request.params.id), requestId: request.id }),
   );
 
   app.post(
@@ -86,6 +97,22 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
+    '/waves/:id/assign',
+    {
+      config,
+      schema: {
+        ...consoleRoute,
+        operationId: 'assignWave', summary: 'Give a PICKING wave to a picker: it is what their Start picking opens',
+        description: '404 for an unknown wave or a user who is not an active picker or supervisor; 409 while they have another PICKING wave.',
+        params: WaveIdParams,
+        body: AssignWaveBody,
+        response: responses({ 200: PickerWaveResponse }, 404, 409),
+      },
+    },
+    async (request, reply) => waveWrite(request, reply, (tx, tenantId) => assignWave(tx, tenantId, request.params.id, request.body.pickerId)),
+  );
+
+  app.post(
     '/products/:externalId/stock',
     {
       config,
@@ -104,6 +131,26 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tenantId,
         work: (tx) => adjustStock(tx, tenantId, request.params.externalId, change),
         answer: ({ adjustment: { externalId, sku, name, stock } }) => ({ body: { success: true as const, data: { externalId, sku, name, stock }, requestId: request.id } }),
+      });
+    },
+  );
+
+  app.put(
+    '/settings',
+    {
+      config,
+      schema: {
+        ...consoleRoute,
+        operationId: 'changeConsoleSettings', summary: "Change how the warehouse's console works, as PUT /settings of the warehouse API does",
+        body: SettingsBody,
+        response: responses({ 200: SettingsResponse }),
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = request.staff;
+      return respondWithWrite(request, reply, {
+        work: (tx) => changeSettings(tx, tenantId, request.body),
+        answer: ({ settings }) => ({ body: { success: true as const, data: settings, requestId: request.id } }),
       });
     },
   );

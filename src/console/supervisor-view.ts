@@ -6,12 +6,16 @@ import { findLayout } from '../floor/layout-store';
 import { routePolyline } from '../floor/plan/progress';
 import { aisleX, positionY } from '../floor/plan/layout';
 import { listLocations } from '../floor/locations';
+import { slotMismatches } from '../floor/slots';
 import { ORDER_STATUSES } from '../orders/schemas';
 import type { OrderIssue } from '../orders/tables';
+import { listUsers } from '../staff/users';
 import { loadPickerWaves, stopStates, type PickerWave } from './picker-view';
 
 /** How many orders with issues the board lists. */
 const BOARD_ISSUES = 50;
+/** How many products whose slots and stock disagree the board lists. */
+const BOARD_SLOT_MISMATCHES = 20;
 
 const ISSUE_MESSAGES: Record<OrderIssue['type'], (issue: OrderIssue) => string> = {
   UNRESOLVED_PRODUCT: (issue) => `Product ${issue.productExternalId} (sku ${issue.productSku}) is not in the catalog`,
@@ -23,9 +27,12 @@ async function pickingWaves(db: Executor, tenantId: string): Promise<PickerWave[
   return loadPickerWaves(db, tenantId, rows.map((row) => row.id));
 }
 
-/** The supervisor's board: orders by status, orders with issues, waves in progress, webhooks in trouble. */
+/**
+ * The supervisor's board: orders by status, orders with issues, waves in progress, webhooks in
+ * trouble, who can pick, products whose slots and stock disagree.
+ */
 export async function loadBoard(db: Executor, tenantId: string) {
-  const [counts, issues, waves, failing, deadLetters] = await Promise.all([
+  const [counts, issues, waves, failing, deadLetters, users, mismatches] = await Promise.all([
     db.selectFrom('orders').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('tenant_id', '=', tenantId).groupBy('status').execute(),
     db
       .selectFrom('orders')
@@ -44,6 +51,8 @@ export async function loadBoard(db: Executor, tenantId: string) {
       .where('tenant_id', '=', tenantId)
       .where('status', '=', 'dead_letter')
       .executeTakeFirstOrThrow(),
+    listUsers(db, tenantId),
+    slotMismatches(db, tenantId, { limit: BOARD_SLOT_MISMATCHES }),
   ]);
   const statusCounts = Object.fromEntries(ORDER_STATUSES.map((status) => [status, 0])) as Record<OrderStatus, number>;
   for (const row of counts) statusCounts[row.status] = Number(row.n);
@@ -55,8 +64,17 @@ export async function loadBoard(db: Executor, tenantId: string) {
       status: order.status,
       issues: order.issues.map((issue) => ({ code: issue.type, message: ISSUE_MESSAGES[issue.type](issue), productExternalId: issue.productExternalId })),
     })),
-    waves: waves.map((wave) => ({ id: wave.id, picker: wave.picker, progress: wave.progress, orders: wave.orders.length, createdAt: wave.createdAt })),
+    waves: waves.map((wave) => ({
+      id: wave.id,
+      picker: wave.picker,
+      progress: wave.progress,
+      orders: wave.orders.length,
+      orderNumbers: wave.orders.map((order) => order.orderNumber),
+      createdAt: wave.createdAt,
+    })),
     webhooks: { failing, deadLetters: Number(deadLetters.n) },
+    pickers: users.filter((user) => !user.disabled && user.role !== 'packer').map(({ id, username, name }) => ({ id, username, name })),
+    slotMismatches: { total: mismatches.pagination.total, products: mismatches.mismatches },
   };
 }
 

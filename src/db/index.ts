@@ -1,9 +1,8 @@
-import { PGlite, types as pgliteTypes, type PGliteOptions } from '@electric-sql/pglite';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { EMBEDDED_BUFFERS_MB } from '../config';
 import type { Database } from './schema';
-import { createPGliteDataDir } from './pglite-create';
+import { createPGliteDataDir, embeddedSettings } from './pglite-create';
 import { pgliteDialect } from './pglite-dialect';
 import { nodePostgresDialect } from './postgres-dialect';
 
@@ -119,23 +118,12 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   };
 }
 
-/**
- * Start parameters of the embedded engine. PGlite zeroes PostgreSQL's shared memory inside its WASM
- * heap at start, so all of shared_buffers is resident from the first second: PostgreSQL's default was
- * the largest part of the service's memory. EMBEDDED_BUFFERS_MB holds a small warehouse's working set, and pages
- * beyond it are read from the data directory through the operating system's file cache
- * (docs/operations.md, "Memory").
- */
-function embeddedStart(sharedBuffersMb = EMBEDDED_BUFFERS_MB): Pick<PGliteOptions, 'startParams' | 'initDbStartParams'> {
-  const settings = ['-c', `shared_buffers=${sharedBuffersMb}MB`];
-  return { startParams: [...PGlite.defaultStartParams, ...settings], initDbStartParams: settings };
-}
-
 async function openPGlite(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const start = embeddedStart(options.sharedBuffersMb);
-  if (options.dataDir) await createPGliteDataDir(options.dataDir, start);
+  const settings = embeddedSettings(options.sharedBuffersMb);
+  if (options.dataDir) await createPGliteDataDir(options.dataDir, settings);
   const client = await PGlite.create(options.dataDir ?? 'memory://', {
-    ...start,
+    startParams: [...PGlite.defaultStartParams, ...settings],
+    initDbStartParams: settings,
     parsers: { [pgliteTypes.INT8]: parseNumber, [pgliteTypes.NUMERIC]: parseNumber },
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });

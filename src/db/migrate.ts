@@ -1,27 +1,37 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
+import { PACKAGE_ROOT } from '../package-root';
 import { MIGRATIONS_LOCK_KEY } from './locks';
 import type { Db } from './index';
 
-const MIGRATIONS_DIR = join(fileURLToPath(new URL('.', import.meta.url)), 'migrations');
+/** Read from the sources by the built server too: the SQL files are its migrations, not a copy. */
+const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'src/db/migrations');
 
 /**
  * Applies the SQL files of migrations/ in name order, each once, each in its own transaction.
  * An advisory lock lets several instances start at once: the others wait, then find nothing to do.
+ * What is applied already is read once first (under the lock, which the table's creation needs
+ * too: two `CREATE TABLE IF NOT EXISTS` at once collide), so that a start with nothing to do takes
+ * one transaction, not one per file (each is a commit, which the embedded database writes out).
  */
 export async function migrate(db: Db): Promise<string[]> {
-  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
-    name text PRIMARY KEY,
-    applied_at timestamptz NOT NULL DEFAULT now()
-  )`.execute(db);
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+  const appliedBefore = await db.transaction().execute(async (tx) => {
+    await sql`SELECT pg_advisory_xact_lock(${MIGRATIONS_LOCK_KEY})`.execute(tx);
+    await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`.execute(tx);
+    const { rows } = await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(tx);
+    return new Set(rows.map((row) => row.name));
+  });
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && !appliedBefore.has(f)).sort();
   const applied: string[] = [];
   for (const name of files) {
     const text = await readFile(join(MIGRATIONS_DIR, name), 'utf8');
     const ran = await db.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(${MIGRATIONS_LOCK_KEY})`.execute(tx);
+      // Another instance may have applied it since the read above.
       const done = await sql`SELECT 1 FROM schema_migrations WHERE name = ${name}`.execute(tx);
       if (done.rows.length > 0) return false;
       await sql.raw(text).execute(tx);

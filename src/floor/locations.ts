@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
-import { validationError, type FieldProblem } from '../http/errors';
+import { conflict, validationError, type FieldProblem } from '../http/errors';
+import { routeItems, type ItemNeed, type Location } from './plan/items';
 import type { Layout, Place, Policy } from './plan/layout';
 import { routePicks } from './plan/walks';
 import { lockFloor, requireLayout } from './layout-store';
+import { productPlaces, slotsOffPlaces } from './slots';
 
 export interface PlacedLocation {
   code: string;
@@ -22,7 +24,8 @@ export interface LocationSet {
 /**
  * Replaces the tenant's locations: `codes` without a place, `locations` with one (a code in both
  * takes its place). Places must lie on the stored layout (400 naming the field; 409 when there is
- * no layout). Concurrent replacements run one after the other, so the set left is one of those sent.
+ * no layout). Refused with 409 while slots stand at a location it would remove or unplace.
+ * Concurrent replacements run one after the other, so the set left is one of those sent.
  */
 export async function replaceLocations(tx: Tx, tenantId: string, codes: string[], placed: PlacedLocation[]): Promise<LocationSet> {
   const problems: FieldProblem[] = [];
@@ -43,6 +46,10 @@ export async function replaceLocations(tx: Tx, tenantId: string, codes: string[]
   for (const code of codes) rows.set(code, { aisle: null, position: null, level: null });
   for (const { code, aisle, position, level } of placed) rows.set(code, { aisle, position, level: level ?? null });
   const sorted = [...rows.keys()].sort();
+  const stranded = await slotsOffPlaces(tx, tenantId, sorted.filter((code) => rows.get(code)!.aisle !== null));
+  if (stranded.length > 0) {
+    throw conflict(`Slots stand at ${stranded.join(', ')}: keep these locations placed, or move their slots first (PUT /slots)`);
+  }
   await tx.deleteFrom('warehouse_locations').where('tenant_id', '=', tenantId).execute();
   if (sorted.length > 0) {
     // One statement of four arrays, however many locations (row values would run out of parameters).
@@ -84,6 +91,19 @@ export async function listLocations(db: Executor, tenantId: string): Promise<Loc
   };
 }
 
+/** POST /routes: the walk through `locations`, or the one picking `items`; exactly one of the two is sent (400 otherwise). */
+export async function planRoute(
+  db: Executor,
+  tenantId: string,
+  body: { locations?: string[] | undefined; items?: { productExternalId: string; quantity: number }[] | undefined; policy?: Policy | undefined },
+) {
+  const policy = body.policy ?? 'optimal';
+  if (body.locations && body.items) throw validationError([{ field: 'items', message: 'cannot be sent with locations: send one of the two' }]);
+  if (body.items) return routeForItems(db, tenantId, body.items, policy);
+  if (!body.locations) throw validationError([{ field: 'locations', message: 'is required unless items are sent' }]);
+  return routeThrough(db, tenantId, body.locations, policy);
+}
+
 /**
  * The walk from the depot through the given locations and back, under `policy`: each code once;
  * codes unknown or without a place are left out of it and listed in `unplaced`, in the order given.
@@ -101,4 +121,39 @@ export async function routeThrough(db: Executor, tenantId: string, locations: st
   const places = new Map(rows.map((row) => [row.code, { locationCode: row.code, aisle: row.aisle!, position: row.position! }]));
   const { distance, exact, stops } = routePicks(layout, codes.flatMap((code) => places.get(code) ?? []), policy);
   return { policy, distance, exact, stops, unplaced: codes.filter((code) => !places.has(code)) };
+}
+
+/**
+ * The walk that picks the given products from their slots (routeItems), under `policy`: a product
+ * listed twice counts once with the sum of its quantities. A product without slots contributes its
+ * own location holding its stock. Products unknown, or without slots and without a placed
+ * location, are left out and listed in `unplaced`, in the order given; what the slots of the
+ * others cannot cover is `short`.
+ */
+export async function routeForItems(db: Executor, tenantId: string, items: { productExternalId: string; quantity: number }[], policy: Policy) {
+  const layout = await requireLayout(db, tenantId);
+  const wanted = new Map<string, number>();
+  for (const { productExternalId, quantity } of items) wanted.set(productExternalId, (wanted.get(productExternalId) ?? 0) + quantity);
+  const places = await productPlaces(db, tenantId, [...wanted.keys()]);
+  const needs: ItemNeed<Location>[] = [];
+  const unplaced: string[] = [];
+  for (const [item, quantity] of wanted) {
+    const slots = places.get(item)?.slots ?? [];
+    if (slots.length === 0) unplaced.push(item);
+    else needs.push({ item, quantity, slots });
+  }
+  const route = routeItems(layout, needs, policy);
+  return {
+    policy,
+    distance: route.distance,
+    exact: route.exact,
+    stops: route.stops.map(({ place, picks }) => ({
+      locationCode: place.code,
+      aisle: place.aisle,
+      position: place.position,
+      picks: picks.map((pick) => ({ productExternalId: pick.item, quantity: pick.quantity })),
+    })),
+    short: route.short.map((pick) => ({ productExternalId: pick.item, quantity: pick.quantity })),
+    unplaced,
+  };
 }

@@ -7,7 +7,7 @@ import { bodyIsOptional, responses } from '../http/schemas';
 import { respondWithView, respondWithWrite } from '../http/write';
 import { tenantIdOf } from '../tenancy/tenants';
 import { findLayout, saveLayout } from './layout-store';
-import { listLocations, replaceLocations, routeThrough } from './locations';
+import { listLocations, planRoute, replaceLocations } from './locations';
 import {
   CreateWaveBody,
   LayoutBody,
@@ -23,6 +23,7 @@ import {
   WaveParams,
   WaveResponse,
 } from './schemas';
+import { slotRoutes } from './slot-routes';
 import { completeWave, createWave, recordPick, releaseWave, waveRequest } from './wave-commands';
 import { listWaves, loadWave } from './wave-reads';
 
@@ -34,6 +35,7 @@ const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
  */
 export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
+  await app.register(slotRoutes);
 
   /** Runs one wave write of the tenant named in the path, and answers the wave as it then stands (201 when it made it). */
   async function waveWrite(
@@ -112,8 +114,10 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        operationId: 'planRoute', summary: 'The walk through the given locations from the depot and back',
-        description: 'Codes unknown or without a place are listed in `unplaced`. 409 while no layout is stored.',
+        operationId: 'planRoute', summary: 'The walk from the depot and back through the given locations, or picking the given items from their slots',
+        description:
+          'Codes unknown or without a place are listed in `unplaced`. With `items`, each product is taken from its slots (a product without ' +
+          'slots from its own location, holding its stock); what they cannot cover is `short`. 409 while no layout is stored.',
         params: SlugParams,
         body: RouteBody,
         response: responses({ 200: RouteResponse }, 404, 409),
@@ -121,7 +125,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const data = await routeThrough(db, tenantId, request.body.locations, request.body.policy ?? 'optimal');
+      const data = await planRoute(db, tenantId, request.body);
       return { success: true as const, data, requestId: request.id };
     },
   );

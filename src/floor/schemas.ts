@@ -67,24 +67,85 @@ export const LocationsResponse = Success(
   }),
 );
 
+const ExternalId = Type.String({ minLength: 1, maxLength: 100 });
+
+const ItemPick = Type.Object({ productExternalId: Type.String(), quantity: Type.Number() });
+
 export const RouteBody = Type.Object(
   {
-    locations: Type.Array(LocationCode, { minItems: 1, maxItems: 10_000, description: 'Codes to visit; one listed twice is visited once' }),
+    locations: Type.Optional(Type.Array(LocationCode, { minItems: 1, maxItems: 10_000, description: 'Codes to visit; one listed twice is visited once' })),
+    items: Type.Optional(
+      Type.Array(
+        Type.Object({ productExternalId: ExternalId, quantity: Type.Integer({ minimum: 1, description: 'Units to pick, a whole number of 1 or more' }) }),
+        { minItems: 1, maxItems: 10_000, description: 'Products to pick, taken from their slots; one listed twice counts once with the sum of its quantities' },
+      ),
+    ),
     policy: Type.Optional(PolicySchema),
   },
-  { examples: [{ locations: ['B-07-1', 'A-01-3', 'DOCK-1'], policy: 'optimal' }] },
+  {
+    description: 'Send exactly one of `locations` and `items`',
+    examples: [{ locations: ['B-07-1', 'A-01-3', 'DOCK-1'], policy: 'optimal' }, { items: [{ productExternalId: 'SHOE-42', quantity: 3 }] }],
+  },
 );
 export const RouteResponse = Success(
   Type.Object({
     policy: PolicySchema,
     distance: Distance,
-    exact: Type.Boolean({ description: 'Whether distance is proven the shortest walk there is (only optimal can be)' }),
-    stops: Type.Array(Type.Object({ locationCode: Type.String(), aisle: Type.Integer(), position: Type.Integer() }), { description: 'In walking order' }),
-    unplaced: Type.Array(Type.String(), { description: 'Codes unknown or without a place, as sent; not part of the route' }),
+    exact: Type.Boolean({ description: 'Whether distance is proven the shortest walk there is (only optimal can be), over every choice of slots for `items`' }),
+    stops: Type.Array(
+      Type.Object({
+        locationCode: Type.String(),
+        aisle: Type.Integer(),
+        position: Type.Integer(),
+        picks: Type.Optional(Type.Array(ItemPick, { description: 'For `items`: what to take here' })),
+      }),
+      { description: 'In walking order' },
+    ),
+    short: Type.Optional(Type.Array(ItemPick, { description: 'For `items`: what the slots of placed products cannot cover, by product' })),
+    unplaced: Type.Array(Type.String(), {
+      description: 'Not part of the route, as sent, each once: codes unknown or without a place; for `items`, products unknown, or without slots and without a placed location',
+    }),
   }),
 );
 
-const ExternalId = Type.String({ minLength: 1, maxLength: 100 });
+const SlotQuantity = Type.Integer({ minimum: 0, description: 'Units at the location, a whole number' });
+const SlotView = Type.Object({ productExternalId: Type.String(), locationCode: Type.String(), quantity: Type.Integer() });
+/** Most slots a tenant holds: PUT /slots sends them all at once. */
+export const MAX_SLOTS = 100_000;
+
+export const SlotsBody = Type.Object(
+  {
+    slots: Type.Array(Type.Object({ productExternalId: ExternalId, locationCode: LocationCode, quantity: SlotQuantity }), {
+      maxItems: MAX_SLOTS,
+      description: 'Every slot of the warehouse: units of a product at a placed location, each (product, location) once',
+    }),
+  },
+  { examples: [{ slots: [{ productExternalId: 'SHOE-42', locationCode: 'A-01-3', quantity: 4 }, { productExternalId: 'SHOE-42', locationCode: 'B-07-1', quantity: 8 }] }] },
+);
+export const SlotsReplaced = Success(
+  Type.Object({ slots: Type.Integer({ description: 'Slots now stored' }), products: Type.Integer({ description: 'Products that have slots' }) }),
+);
+export const ProductSlotsParams = Type.Object({ slug: Type.String(), externalId: Type.String() });
+export const ProductSlotsBody = Type.Object(
+  {
+    slots: Type.Array(Type.Object({ locationCode: LocationCode, quantity: SlotQuantity }), {
+      maxItems: 10_000,
+      description: "The product's slots, each location once; [] leaves its stock at its own location",
+    }),
+  },
+  { examples: [{ slots: [{ locationCode: 'A-01-3', quantity: 4 }, { locationCode: 'B-07-1', quantity: 8 }] }] },
+);
+export const ProductSlotsResponse = Success(Type.Array(SlotView, { description: "The product's slots as stored, by location code" }));
+export const SlotPage = Page(SlotView);
+export const SlotListQuery = Type.Object({ ...pageQuery(100, 1000), productExternalId: Type.Optional(ExternalId) });
+export const SlotMismatch = Type.Object({
+  productExternalId: Type.String(),
+  sku: Type.String(),
+  stock: Type.Number({ description: "The product's stock, as the catalog says" }),
+  inSlots: Type.Number({ description: 'The sum of its slots' }),
+});
+export const SlotMismatchPage = Page(SlotMismatch);
+export const SlotMismatchQuery = Type.Object(pageQuery(50, 500));
 
 export const CreateWaveBody = Type.Object(
   {
@@ -105,10 +166,18 @@ export const PickBody = Type.Object(
   {
     orderExternalId: ExternalId,
     productExternalId: ExternalId,
-    quantity: Type.Number({ minimum: 0, description: 'What was picked; at most what was ordered, less is a short pick' }),
+    quantity: Type.Number({ minimum: 0, description: 'What was picked there; at most what is planned there, less is a short pick' }),
+    locationCode: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 50, description: 'The stop of the part recorded; required for a line planned at several stops' }),
+    ),
     reason: Type.Optional(Type.String({ maxLength: 255, description: 'Why a line is short (damaged, not found…)' })),
   },
-  { examples: [{ orderExternalId: 'ORD-1001', productExternalId: 'SHOE-42', quantity: 1, reason: 'one pair damaged' }] },
+  {
+    examples: [
+      { orderExternalId: 'ORD-1001', productExternalId: 'SHOE-42', quantity: 1, reason: 'one pair damaged' },
+      { orderExternalId: 'ORD-1001', productExternalId: 'SOCK-7', quantity: 2, locationCode: 'B-07-1' },
+    ],
+  },
 );
 
 export const WAVE_STATUSES = ['PICKING', 'COMPLETED', 'RELEASED'] as const;
@@ -121,8 +190,12 @@ const WaveLine = Type.Object({
   productSku: Type.String(),
   barcode: Type.Union([Type.String(), Type.Null()]),
   name: Type.Union([Type.String(), Type.Null()]),
-  quantity: Type.Number({ description: 'Ordered' }),
-  pickedQuantity: Type.Union([Type.Number(), Type.Null()], { description: 'Recorded by POST /waves/{id}/picks; null until then' }),
+  quantity: Type.Number({ description: 'To take at this stop: the whole line unless it is planned at several stops' }),
+  orderedQuantity: Type.Number({ description: 'Ordered: the line at every stop together' }),
+  next: Type.Union([Type.Object({ locationCode: Type.String(), quantity: Type.Number() }), Type.Null()], {
+    description: 'Where the line continues, and how much it takes there; null at its last stop',
+  }),
+  pickedQuantity: Type.Union([Type.Number(), Type.Null()], { description: 'Recorded here by POST /waves/{id}/picks; null until then' }),
   reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the line was picked short, as recorded' }),
 });
 export type WaveLine = Static<typeof WaveLine>;

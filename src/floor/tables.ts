@@ -45,11 +45,21 @@ export interface FloorTables {
     order_id: string;
     tote: number;
   };
+  /** Units of one product at one placed location (slots.ts). */
+  product_slots: {
+    tenant_id: string;
+    product_id: string;
+    location_code: string;
+    quantity: Numeric;
+  };
+  /** One part of an order line: what to take at one stop (or the whole line, unplaced). */
   wave_lines: {
     tenant_id: string;
     wave_id: string;
     order_id: string;
     item_position: number;
+    /** 1.. in walking order; a line planned at one stop has one part. */
+    part: ColumnType<number, number | undefined, number>;
     product_external_id: string;
     quantity: Numeric;
     walk: number;

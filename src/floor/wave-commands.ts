@@ -9,7 +9,8 @@ import { completePickedOrders, type OrderToComplete } from '../warehouse/order-p
 import { chooseWave, type WaveCandidate } from './plan/batching';
 import type { Layout, Policy } from './plan/layout';
 import { requireLayout } from './layout-store';
-import { routePicks } from './plan/walks';
+import { planWaveLines, type WaveItem } from './plan/wave-lines';
+import { productPlaces, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
 import { pickerWaveId, waveLines } from './wave-reads';
 
@@ -30,12 +31,8 @@ export function waveRequest(body: { orders?: string[] | undefined; maxOrders?: n
 /** How many of the most urgent PENDING orders a new wave chooses from. */
 const CANDIDATE_POOL = 500;
 
-/** An item of an order, where its product is picked (null when it has no placed location). */
-interface ItemPlace {
-  order_id: string;
-  item_position: number;
-  product_external_id: string;
-  quantity: number;
+/** An item of an order in the candidate pool, where its product's own location stands (null when unplaced). */
+interface ItemPlace extends WaveItem {
   location_code: string | null;
   aisle: number | null;
   position: number | null;
@@ -43,16 +40,17 @@ interface ItemPlace {
 
 /**
  * Makes a wave: the named orders, or orders chosen from the most urgent PENDING ones without
- * issues, routed on the layout. Its orders go PENDING → IN_PICKING. Returns the wave's id and the
- * events to emit.
+ * issues, routed on the layout, each product taken from its slots (planWaveLines). Its orders go
+ * PENDING → IN_PICKING. Returns the wave's id and the events to emit.
  */
 export async function createWave(tx: Tx, tenantId: string, request: WaveRequest): Promise<{ waveId: string; events: DomainEvent[] }> {
   const layout = await requireLayout(tx, tenantId);
   const orders = request.orders ? await lockNamedOrders(tx, tenantId, request.orders) : await chooseOrders(tx, tenantId, layout, request);
-  const items = await itemPlaces(tx, tenantId, orders.map((order) => order.id));
+  const items = await waveItems(tx, tenantId, orders.map((order) => order.id));
+  const places = await productPlaces(tx, tenantId, [...new Set(items.map((item) => item.product_external_id))]);
 
   const tote = new Map(orders.map((order, index) => [order.id, index + 1]));
-  const walk = walkingOrder(layout, items, tote, request.policy);
+  const walk = planWaveLines(layout, items, tote, places, request.policy);
   const wave = await tx
     .insertInto('waves')
     .values({
@@ -71,9 +69,9 @@ export async function createWave(tx: Tx, tenantId: string, request: WaveRequest)
     .execute();
   // One statement for every line, however many (row values could run out of parameters).
   await sql`
-    INSERT INTO wave_lines (tenant_id, wave_id, order_id, item_position, product_external_id, quantity, walk, stop, location_code, aisle, position)
-    SELECT ${tenantId}, ${wave.id}, l.order_id, l.item_position, l.product_external_id, l.quantity, l.walk, l.stop, l.location_code, l.aisle, l.position
-    FROM jsonb_to_recordset(${JSON.stringify(walk.lines)}::jsonb) AS l(order_id uuid, item_position integer, product_external_id text,
+    INSERT INTO wave_lines (tenant_id, wave_id, order_id, item_position, part, product_external_id, quantity, walk, stop, location_code, aisle, position)
+    SELECT ${tenantId}, ${wave.id}, l.order_id, l.item_position, l.part, l.product_external_id, l.quantity, l.walk, l.stop, l.location_code, l.aisle, l.position
+    FROM jsonb_to_recordset(${JSON.stringify(walk.lines)}::jsonb) AS l(order_id uuid, item_position integer, part integer, product_external_id text,
       quantity numeric, walk integer, stop integer, location_code text, aisle integer, position integer)`.execute(tx);
 
   const events: DomainEvent[] = [];
@@ -82,8 +80,10 @@ export async function createWave(tx: Tx, tenantId: string, request: WaveRequest)
 }
 
 /**
- * The picker's PICKING wave, or a new one made for them as `createWave` makes it (`created` tells
- * which). Two starts by one picker at once run one after the other and get the same wave.
+ * The picker's PICKING wave; else the oldest PICKING wave nobody is assigned to (a supervisor's),
+ * now theirs; else a new one made for them as `createWave` makes it (`created` tells). Two starts
+ * by one picker at once run one after the other and get the same wave; two pickers starting at
+ * once never take the same unassigned wave.
  */
 export async function startPickerWave(
   tx: Tx,
@@ -94,7 +94,46 @@ export async function startPickerWave(
   await lockInClass(tx, LOCK_CLASS.pickerWave, pickerId);
   const current = await pickerWaveId(tx, tenantId, pickerId);
   if (current) return { waveId: current, created: false, events: [] };
+  const unassigned = await tx
+    .selectFrom('waves')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'PICKING')
+    .where('picker_id', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  if (unassigned) {
+    await tx.updateTable('waves').set({ picker_id: pickerId, updated_at: sql<Date>`now()` }).where('tenant_id', '=', tenantId).where('id', '=', unassigned.id).execute();
+    return { waveId: unassigned.id, created: false, events: [] };
+  }
   return { ...(await createWave(tx, tenantId, { ...request, pickerId })), created: true };
+}
+
+/**
+ * Gives a PICKING wave to a picker (a supervisor's lever): 404 for a user of the console who is not
+ * an active picker or supervisor, 409 while they have another PICKING wave. The wave's previous
+ * picker, if any, no longer has it.
+ */
+export async function assignWave(tx: Tx, tenantId: string, waveId: string, pickerId: string): Promise<{ waveId: string; events: [] }> {
+  await lockInClass(tx, LOCK_CLASS.pickerWave, pickerId);
+  await lockWave(tx, tenantId, waveId, 'update');
+  const picker = await tx
+    .selectFrom('staff_users')
+    .select(['name'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', pickerId)
+    .where('disabled_at', 'is', null)
+    .where('role', 'in', ['picker', 'supervisor'])
+    .executeTakeFirst();
+  if (!picker) throw notFound(`Picker ${pickerId}`);
+  const current = await pickerWaveId(tx, tenantId, pickerId);
+  if (current && current !== waveId) throw conflict(`${picker.name} is picking another wave; it must be finished or released first`);
+  await tx.updateTable('waves').set({ picker_id: pickerId, updated_at: sql<Date>`now()` }).where('tenant_id', '=', tenantId).where('id', '=', waveId).execute();
+  return { waveId, events: [] };
 }
 
 /**
@@ -174,42 +213,16 @@ async function lockNamedOrders(tx: Tx, tenantId: string, externalIds: string[]):
   });
 }
 
-async function itemPlaces(tx: Tx, tenantId: string, orderIds: string[]): Promise<ItemPlace[]> {
-  return tx
-    .selectFrom('order_items as i')
-    .leftJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 'i.tenant_id').onRef('p.id', '=', 'i.product_id'))
-    .leftJoin('warehouse_locations as l', (join) =>
-      join.onRef('l.tenant_id', '=', 'i.tenant_id').onRef('l.code', '=', 'p.location_code').on('l.aisle', 'is not', null),
-    )
-    .select(['i.order_id', 'i.position as item_position', 'i.product_external_id', 'i.quantity', 'l.code as location_code', 'l.aisle', 'l.position'])
-    .where('i.tenant_id', '=', tenantId)
-    .where('i.order_id', '=', sql<string>`ANY (${orderIds}::uuid[])`)
-    .orderBy('i.order_id')
-    .orderBy('i.position')
+async function waveItems(tx: Tx, tenantId: string, orderIds: string[]): Promise<WaveItem[]> {
+  const rows = await tx
+    .selectFrom('order_items')
+    .select(['order_id', 'position as item_position', 'product_external_id', 'quantity'])
+    .where('tenant_id', '=', tenantId)
+    .where('order_id', '=', sql<string>`ANY (${orderIds}::uuid[])`)
+    .orderBy('order_id')
+    .orderBy('position')
     .execute();
-}
-
-/**
- * The wave's lines in walking order: the placed ones along the route (the lines at one location
- * together, by tote), numbered by stop, then the unplaced ones by tote.
- */
-function walkingOrder(layout: Layout, items: ItemPlace[], tote: Map<string, number>, policy: Policy) {
-  const byTote = (a: ItemPlace, b: ItemPlace) => tote.get(a.order_id)! - tote.get(b.order_id)! || a.item_position - b.item_position;
-  const picks = items
-    .flatMap((item) => (item.aisle !== null && item.position !== null ? [{ ...item, aisle: item.aisle, position: item.position }] : []))
-    .sort((a, b) => (a.location_code! < b.location_code! ? -1 : a.location_code! > b.location_code! ? 1 : byTote(a, b)));
-  const route = routePicks(layout, picks, policy);
-  const sShapeDistance = policy === 's-shape' ? route.distance : routePicks(layout, picks, 's-shape').distance;
-  const unplaced = items.filter((item) => item.aisle === null || item.position === null).sort(byTote);
-  let stop = 0;
-  const lines = [
-    ...route.stops.map((pick, index) => {
-      if (index === 0 || route.stops[index - 1]!.location_code !== pick.location_code) stop++;
-      return { ...pick, stop };
-    }),
-    ...unplaced.map((item) => ({ ...item, stop: null })),
-  ].map((line, walk) => ({ ...line, walk }));
-  return { distance: route.distance, sShapeDistance, lines };
+  return rows.map((row) => ({ ...row, quantity: Number(row.quantity) }));
 }
 
 /** The wave locked for the rest of the transaction (shared by picks, exclusive otherwise); 404 when unknown. */
@@ -225,29 +238,38 @@ export interface Pick {
   orderExternalId: string;
   productExternalId: string;
   quantity: number;
+  /** Which part of a line planned at several stops: the location of its stop. */
+  locationCode?: string | undefined;
   reason?: string | undefined;
 }
 
 /**
- * Records (sets) the picked quantity of one line. With `shortNeedsReason` (the console), a line
- * picked short must say why.
+ * Records (sets) the picked quantity of one part of a line: the one at `locationCode`, which a line
+ * planned at several stops needs (400 naming it). At most what is planned there. With
+ * `shortNeedsReason` (the console), a part picked short must say why.
  */
 export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick: Pick, options: { shortNeedsReason?: boolean } = {}): Promise<void> {
   await lockWave(tx, tenantId, waveId, 'share');
-  const line = await tx
+  const parts = await tx
     .selectFrom('wave_lines as l')
     .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'l.tenant_id').onRef('o.id', '=', 'l.order_id'))
-    .select(['l.order_id', 'l.item_position', 'l.quantity', 'o.status'])
+    .select(['l.order_id', 'l.item_position', 'l.part', 'l.location_code', 'l.quantity', 'o.status'])
     .where('l.tenant_id', '=', tenantId)
     .where('l.wave_id', '=', waveId)
     .where('o.external_id', '=', pick.orderExternalId)
     .where('l.product_external_id', '=', pick.productExternalId)
-    .executeTakeFirst();
-  if (!line) throw notFound(`Line of order ${pick.orderExternalId} for product ${pick.productExternalId} in wave ${waveId}`);
-  if (line.status !== 'IN_PICKING') throw conflict(`Order ${pick.orderExternalId} is ${line.status}; it left the wave when it was moved outside it`);
-  if (pick.quantity > Number(line.quantity)) throw validationError([{ field: 'quantity', message: `must be at most the ordered ${Number(line.quantity)}` }]);
-  if (options.shortNeedsReason && pick.quantity < Number(line.quantity) && !pick.reason) {
-    throw validationError([{ field: 'reason', message: `is required for a short pick (${pick.quantity} of ${Number(line.quantity)})` }]);
+    .orderBy('l.part')
+    .execute();
+  if (parts.length === 0) throw notFound(`Line of order ${pick.orderExternalId} for product ${pick.productExternalId} in wave ${waveId}`);
+  if (parts[0]!.status !== 'IN_PICKING') throw conflict(`Order ${pick.orderExternalId} is ${parts[0]!.status}; it left the wave when it was moved outside it`);
+  const line = pickedPart(parts, pick.locationCode);
+  const planned = Number(line.quantity);
+  if (pick.quantity > planned) {
+    const most = parts.length > 1 ? `the ${planned} planned at ${line.location_code}` : `the ordered ${planned}`;
+    throw validationError([{ field: 'quantity', message: `must be at most ${most}` }]);
+  }
+  if (options.shortNeedsReason && pick.quantity < planned && !pick.reason) {
+    throw validationError([{ field: 'reason', message: `is required for a short pick (${pick.quantity} of ${planned})` }]);
   }
   await tx
     .updateTable('wave_lines')
@@ -256,37 +278,59 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
     .where('wave_id', '=', waveId)
     .where('order_id', '=', line.order_id)
     .where('item_position', '=', line.item_position)
+    .where('part', '=', line.part)
     .execute();
 }
 
+/** The part a pick records: the one at `locationCode`, or the only one; 400 naming `locationCode` otherwise. */
+function pickedPart<P extends { location_code: string | null }>(parts: P[], locationCode: string | undefined): P {
+  const where = parts.map((part) => part.location_code ?? 'after the route').join(', ');
+  if (locationCode === undefined) {
+    if (parts.length === 1) return parts[0]!;
+    throw validationError([{ field: 'locationCode', message: `is required: the line is planned at ${where}` }]);
+  }
+  const part = parts.find((candidate) => candidate.location_code === locationCode);
+  if (!part) throw validationError([{ field: 'locationCode', message: `must be where the line is planned: ${where}` }]);
+  return part;
+}
+
 /**
- * Completes the wave: its orders still IN_PICKING go to PICKED with the recorded quantities, all
- * at once, by the rules of complete-picking (completePickedOrders); 409 PICKS_MISSING, listing the
- * lines, while one is unrecorded. Orders moved outside the wave since (complete-picking on its
- * own) are left as they are.
+ * Completes the wave: its orders still IN_PICKING go to PICKED with the recorded quantities (the
+ * sum of each line's parts), all at once, by the rules of complete-picking (completePickedOrders),
+ * and the slots picked from drop by what was taken there, never below 0; 409 PICKS_MISSING,
+ * listing the parts, while one is unrecorded. Orders moved outside the wave since (complete-picking
+ * on its own) are left as they are.
  */
 export async function completeWave(tx: Tx, tenantId: string, waveId: string): Promise<DomainEvent[]> {
   await lockWave(tx, tenantId, waveId, 'update');
-  const lines = (await waveLines(tx, tenantId, [waveId])).filter((line) => line.order_status === 'IN_PICKING');
-  const missing = lines.filter((line) => line.picked_quantity === null);
+  const parts = (await waveLines(tx, tenantId, [waveId])).filter((line) => line.order_status === 'IN_PICKING');
+  const missing = parts.filter((line) => line.picked_quantity === null);
   if (missing.length > 0) {
     const details = missing.map((line) => ({
       field: line.path,
-      message: `order ${line.order_external_id}, product ${line.product_external_id}: no pick recorded`,
+      message: `order ${line.order_external_id}, product ${line.product_external_id}${line.location_code ? ` at ${line.location_code}` : ''}: no pick recorded`,
     }));
     throw new ApiError('PICKS_MISSING', `${missing.length} line(s) of the wave have no pick recorded`, details);
   }
   // Tote by tote, each order's items by position: the order of the events. A wave line is its
-  // order's item (an IN_PICKING order's items do not change).
+  // order's item (an IN_PICKING order's items do not change), picked in one or more parts.
   const byOrder = new Map<string, OrderToComplete>();
-  for (const line of [...lines].sort((a, b) => a.tote - b.tote || a.item_position - b.item_position)) {
+  for (const line of [...parts].sort((a, b) => a.tote - b.tote || a.item_position - b.item_position || a.part - b.part)) {
     const order: OrderToComplete = byOrder.get(line.order_id) ?? { id: line.order_id, externalId: line.order_external_id, items: [], picked: new Map() };
     byOrder.set(line.order_id, order);
-    const { item_position: position, product_external_id, product_sku, quantity, product_id } = line;
-    order.items.push({ position, product_external_id, product_sku, quantity, product_id });
-    order.picked.set(line.product_external_id, line.picked_quantity!);
+    const { item_position: position, product_external_id, product_sku, ordered_quantity: quantity, product_id } = line;
+    if (!order.picked.has(product_external_id)) order.items.push({ position, product_external_id, product_sku, quantity, product_id });
+    order.picked.set(product_external_id, (order.picked.get(product_external_id) ?? 0) + line.picked_quantity!);
   }
   const { events } = await completePickedOrders(tx, tenantId, [...byOrder.values()]);
+  // The product rows are locked (completePickedOrders): slot rows come after them.
+  await takeFromSlots(
+    tx,
+    tenantId,
+    parts.flatMap((line) =>
+      line.product_id && line.location_code && line.picked_quantity! > 0 ? [{ productId: line.product_id, locationCode: line.location_code, quantity: line.picked_quantity! }] : [],
+    ),
+  );
   await setStatus(tx, tenantId, waveId, 'COMPLETED');
   return events;
 }

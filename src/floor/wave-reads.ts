@@ -20,7 +20,11 @@ export async function pickerWaveId(db: Executor, tenantId: string, pickerId: str
   return wave?.id;
 }
 
-/** The lines of the given waves in walking order, each with its JSON path in the wave (`stops[2].lines[0]`, `unplaced[1]`). */
+/**
+ * The line parts of the given waves in walking order, each with its JSON path in the wave
+ * (`stops[2].lines[0]`, `unplaced[1]`) and the quantity its line was ordered with: the sum of its
+ * parts (a short pick later lowers the order's item, not the wave's lines).
+ */
 export async function waveLines(db: Executor, tenantId: string, waveIds: string[]) {
   const rows = await db
     .selectFrom('wave_lines as l')
@@ -36,6 +40,7 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
       'l.wave_id',
       'l.order_id',
       'l.item_position',
+      'l.part',
       'l.stop',
       'l.location_code',
       'l.aisle',
@@ -57,12 +62,21 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
     .orderBy('l.wave_id')
     .orderBy('l.walk')
     .execute();
+  const lineKey = (row: { wave_id: string; order_id: string; item_position: number }) => `${row.wave_id}:${row.order_id}:${row.item_position}`;
+  const ordered = new Map<string, number>();
+  for (const row of rows) ordered.set(lineKey(row), (ordered.get(lineKey(row)) ?? 0) + Number(row.quantity));
   let lineInGroup = 0;
   return rows.map((row, index) => {
     const previous = rows[index - 1];
     lineInGroup = previous && previous.wave_id === row.wave_id && previous.stop === row.stop ? lineInGroup + 1 : 0;
     const path = row.stop === null ? `unplaced[${lineInGroup}]` : `stops[${row.stop - 1}].lines[${lineInGroup}]`;
-    return { ...row, quantity: Number(row.quantity), picked_quantity: row.picked_quantity === null ? null : Number(row.picked_quantity), path };
+    return {
+      ...row,
+      quantity: Number(row.quantity),
+      ordered_quantity: ordered.get(lineKey(row))!,
+      picked_quantity: row.picked_quantity === null ? null : Number(row.picked_quantity),
+      path,
+    };
   });
 }
 
@@ -90,6 +104,9 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
     waveLines(db, tenantId, waveIds),
   ]);
   const byId = new Map(waves.map((wave) => [wave.id, wave]));
+  // Where each line continues: the part after each, by wave, order, item and part.
+  const partKey = (row: { wave_id: string; order_id: string; item_position: number }, part: number) => `${row.wave_id}:${row.order_id}:${row.item_position}:${part}`;
+  const parts = new Map(lines.map((row) => [partKey(row, row.part), row]));
   return waveIds.flatMap((id) => {
     const wave = byId.get(id);
     if (!wave) return [];
@@ -105,6 +122,8 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
         barcode: row.barcode,
         name: row.name,
         quantity: row.quantity,
+        orderedQuantity: row.ordered_quantity,
+        next: nextPart(parts.get(partKey(row, row.part + 1))),
         pickedQuantity: row.picked_quantity,
         reason: row.reason,
       };
@@ -127,6 +146,11 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
       },
     ];
   });
+}
+
+/** Where a line continues: its next part's location and quantity (a line split over stops has every part placed). */
+function nextPart(part: { location_code: string | null; quantity: number } | undefined): WaveLine['next'] {
+  return part?.location_code ? { locationCode: part.location_code, quantity: part.quantity } : null;
 }
 
 export async function loadWave(db: Executor, tenantId: string, waveId: string): Promise<Wave> {

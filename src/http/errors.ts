@@ -138,8 +138,10 @@ export function fieldProblems(issues: AjvIssue[], context: string | undefined): 
   for (const issue of issues) {
     if (unions.branches.has(issue)) continue;
     const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
-    const field = jsonPathOf(issue.instancePath, missing) || context || 'body';
-    const message = missing ? 'is required' : (unions.messages.get(issue) ?? messageOf(issue));
+    // A schema closed to other fields names the one it does not know.
+    const unknown = issue.keyword === 'additionalProperties' ? String(issue.params.additionalProperty) : undefined;
+    const field = jsonPathOf(issue.instancePath, missing ?? unknown) || context || 'body';
+    const message = missing ? 'is required' : unknown ? 'is not a known field' : (unions.messages.get(issue) ?? messageOf(issue));
     const key = `${field}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -160,6 +160,11 @@ const locations = {
     { code: 'C-27-3', aisle: 3, position: 27, level: null },
   ],
 };
+const slots = [
+  { productExternalId: 'P-1001', locationCode: 'A-03-2', quantity: 36 },
+  { productExternalId: 'P-1001', locationCode: 'C-27-3', quantity: 200 },
+  { productExternalId: 'P-1007', locationCode: 'B-11-1', quantity: 80 },
+];
 const waveLine = (orderExternalId: string, tote: number, productExternalId: string, productSku: string, name: string, quantity: number) => ({
   orderExternalId,
   tote,
@@ -168,6 +173,8 @@ const waveLine = (orderExternalId: string, tote: number, productExternalId: stri
   barcode: null,
   name,
   quantity,
+  orderedQuantity: quantity,
+  next: null as { locationCode: string; quantity: number } | null,
   pickedQuantity: null as number | null,
   reason: null as string | null,
 });
@@ -199,15 +206,25 @@ const firstLinePicked = {
 const staffUser = { id: '8c7b6a59-4837-4261-9f50-1e2d3c4b5a69', username: 'mara', name: 'Mara Jensen', role: 'picker', disabled: false, createdAt: '2026-11-20T07:00:00Z' };
 const me = { user: { id: staffUser.id, username: 'mara', name: 'Mara Jensen', role: 'picker' }, warehouse: { slug: tenant.slug, name: tenant.name } };
 const picker = { id: staffUser.id, username: 'mara', name: 'Mara Jensen' };
-const pickerWave = (base: ReturnType<typeof wave>, stopsDone: number, distanceLeft: number) => ({
+const pickerWave = (base: ReturnType<typeof wave>, stopsDone: number, distanceLeft: number, toteLabels: { tote: number; label: string }[] = []) => ({
   ...base,
   picker,
   progress: { stopsDone, stopsTotal: base.stops.length, distanceLeft },
+  toteLabels,
 });
-const packOrder = (changes: Record<string, unknown>) => {
+const packOrder = (changes: Record<string, unknown>, label: string | null = 'T-0042') => {
   const view = order({ pickedAt: '2026-11-23T10:20:00Z', ...changes });
-  return { ...view, items: view.items.map((item, index) => ({ ...item, name: index === 0 ? 'Red ceramic mug, 12 oz' : 'Earl Grey tea, 100 bags' })) };
+  return {
+    ...view,
+    items: view.items.map((item, index) => ({
+      ...item,
+      name: index === 0 ? 'Red ceramic mug, 12 oz' : 'Earl Grey tea, 100 bags',
+      barcode: index === 0 ? '4006381333931' : null,
+    })),
+    tote: { number: 1, label },
+  };
 };
+const settings = { toteLabels: true, confirmLocation: true, packOnLastScan: false };
 
 export const EXAMPLES: Record<string, OperationExamples> = {
   getHealth: {
@@ -324,7 +341,14 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   createWave: { request: { maxOrders: 8, maxItems: 60, policy: 's-shape' }, responses: { 201: ok(picking) } },
   listWaves: { responses: { 200: page([picking]) } },
   getWave: { responses: { 200: ok(picking) } },
-  recordPick: { request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2 }, responses: { 200: ok(firstLinePicked) } },
+  putSlots: { request: { slots }, responses: { 200: ok({ slots: 3, products: 2 }) } },
+  listSlots: { responses: { 200: page(slots) } },
+  listSlotMismatches: { responses: { 200: page([{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }]) } },
+  putProductSlots: {
+    request: { slots: slots.slice(0, 2).map(({ locationCode, quantity }) => ({ locationCode, quantity })) },
+    responses: { 200: ok(slots.slice(0, 2)) },
+  },
+  recordPick: { request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2, locationCode: 'A-03-2' }, responses: { 200: ok(firstLinePicked) } },
   completeWave: { responses: { 200: ok(wave('COMPLETED', true)) } },
   releaseWave: { responses: { 200: ok(wave('RELEASED', false)) } },
   createUser: { request: { username: 'mara', name: 'Mara Jensen', role: 'picker', pin: '482913' }, responses: { 201: ok(staffUser) } },
@@ -335,20 +359,25 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   signIn: { request: { warehouse: tenant.slug, username: 'mara', pin: '482913' }, responses: { 200: ok(me) } },
   getSession: { responses: { 200: ok(me) } },
   signOut: { responses: { 200: ok({ signedOut: true }) } },
+  getSettings: { responses: { 200: ok(settings) } },
+  putSettings: { request: { toteLabels: true }, responses: { 200: ok(settings) } },
+  getConsoleSettings: { responses: { 200: ok(settings) } },
+  changeConsoleSettings: { request: { toteLabels: true }, responses: { 200: ok(settings) } },
   getMyWave: { responses: { 200: ok(pickerWave(picking, 0, 118.4)) } },
+  labelMyTote: { request: { label: 'T-0042' }, responses: { 200: ok(pickerWave(picking, 0, 118.4, [{ tote: 1, label: 'T-0042' }])) } },
   startMyWave: { request: {}, responses: { 200: ok(pickerWave(firstLinePicked, 1, 96.4)), 201: ok(pickerWave(picking, 0, 118.4)) } },
   recordMyPick: {
-    request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2 },
+    request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2, locationCode: 'A-03-2' },
     responses: { 200: ok(pickerWave(firstLinePicked, 1, 96.4)) },
   },
   completeMyWave: { request: {}, responses: { 200: ok(pickerWave(wave('COMPLETED', true), 2, 18.2)) } },
   findPackOrder: { responses: { 200: ok(packOrder({ status: 'PICKED', updatedAt: '2026-11-23T10:20:00Z' })) } },
-  markPacked: { responses: { 200: ok(packOrder({ status: 'PACKED', updatedAt: '2026-11-23T10:35:00Z' })) } },
+  markPacked: { responses: { 200: ok(packOrder({ status: 'PACKED', updatedAt: '2026-11-23T10:35:00Z' }, null)) } },
   dispatchPacked: {
     request: { carrier: 'DHL', trackingNumber: '00340434161094042557' },
     responses: {
       200: ok(
-        packOrder({ status: 'DISPATCHED', carrier: 'DHL', trackingNumber: '00340434161094042557', updatedAt: '2026-11-23T14:00:00Z', dispatchedAt: '2026-11-23T14:00:00Z' }),
+        packOrder({ status: 'DISPATCHED', carrier: 'DHL', trackingNumber: '00340434161094042557', updatedAt: '2026-11-23T14:00:00Z', dispatchedAt: '2026-11-23T14:00:00Z' }, null),
       ),
     },
   },
@@ -364,16 +393,29 @@ export const EXAMPLES: Record<string, OperationExamples> = {
             issues: [{ code: 'INSUFFICIENT_STOCK', message: 'Not enough stock of P-1007 (sku TEA-EARL-100)', productExternalId: 'P-1007' }],
           },
         ],
-        waves: [{ id: picking.id, picker, progress: { stopsDone: 1, stopsTotal: 2, distanceLeft: 96.4 }, orders: 2, createdAt: picking.createdAt }],
+        waves: [
+          {
+            id: picking.id,
+            picker,
+            progress: { stopsDone: 1, stopsTotal: 2, distanceLeft: 96.4 },
+            orders: 2,
+            orderNumbers: picking.orders.map((o) => o.orderNumber),
+            createdAt: picking.createdAt,
+          },
+        ],
         webhooks: {
           failing: [{ id: webhook.id, url: webhook.url, consecutiveFailures: 3, lastError: 'HTTP_STATUS', lastAttemptAt: '2026-11-23T09:05:00Z' }],
           deadLetters: 2,
         },
+        pickers: [picker],
+        slotMismatches: { total: 1, products: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }] },
       }),
     },
   },
   listRecentWaves: { responses: { 200: ok([pickerWave(picking, 0, 118.4)]) } },
   createUnassignedWave: { request: { maxOrders: 6, maxItems: 30 }, responses: { 201: ok({ ...pickerWave(picking, 0, 118.4), picker: null }) } },
+  getConsoleWave: { responses: { 200: ok(pickerWave(picking, 0, 118.4, [{ tote: 1, label: 'T-0042' }])) } },
+  assignWave: { request: { pickerId: picker.id }, responses: { 200: ok(pickerWave(picking, 0, 118.4)) } },
   releaseStuckWave: { responses: { 200: ok(pickerWave(wave('RELEASED', false), 0, 118.4)) } },
   correctStock: { request: { stock: 180 }, responses: { 200: ok({ externalId: product.externalId, sku: product.sku, name: product.name, stock: 180 }) } },
   getFloorPlan: {

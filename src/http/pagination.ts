@@ -13,7 +13,7 @@ import { encodeCursor } from './cursor';
 /** A column of a listing's order, and the type its value in a cursor is read as. */
 export interface KeyColumn {
   name: string;
-  type: 'uuid' | 'timestamptz' | 'bigint';
+  type: 'uuid' | 'timestamptz' | 'bigint' | 'text';
 }
 
 /**

@@ -1,3 +1,4 @@
+import SerializerSelector, { type SerializerFactory } from '@fastify/fast-json-stringify-compiler';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
@@ -72,6 +73,24 @@ function withTextCheck(validate: ValidateFunction, schema: TSchema): ValidateFun
 }
 
 /**
+ * A validator compiled when it is first called (or asked for its `schemaEnv`, which Fastify reads
+ * before each call), not when its route is registered: compiling every route's schemas at once
+ * was a large part of a start's CPU (docs/architecture.md, "The server build"), for routes a
+ * process may never serve.
+ */
+function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  const validator = () => (compiled ??= compile());
+  const validate = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    const valid = validator()(data, context);
+    validate.errors = validator().errors;
+    return valid;
+  }) as ValidateFunction;
+  Object.defineProperty(validate, 'schemaEnv', { get: () => validator().schemaEnv });
+  return validate;
+}
+
+/**
  * Bodies are validated strictly (a string "5" is not the number 5) and report every bad field;
  * query strings and path parameters arrive as text and are coerced to the schema's types.
  */
@@ -79,7 +98,19 @@ export function validatorCompiler(): FastifySchemaCompiler<object> {
   const strict = makeAjv(false);
   const coercing = makeAjv('array');
   return ({ schema, httpPart }) =>
-    httpPart === 'body' ? withTextCheck(strict.compile(schema), schema as TSchema) : coercing.compile(schema);
+    compiledOnFirstUse(() => (httpPart === 'body' ? withTextCheck(strict.compile(schema), schema as TSchema) : coercing.compile(schema)));
+}
+
+/**
+ * Fastify's response serializers (fast-json-stringify), each compiled when its route first
+ * answers with that status, for the reason of compiledOnFirstUse above.
+ */
+export function serializersOnFirstUse(externalSchemas: unknown, options: Parameters<SerializerFactory>[1]): ReturnType<SerializerFactory> {
+  const compile = SerializerSelector()(externalSchemas, options);
+  return (route) => {
+    let serialize: ReturnType<typeof compile> | undefined;
+    return (data) => (serialize ??= compile(route))(data);
+  };
 }
 
 /**

@@ -19,8 +19,11 @@ export interface LimitKeys {
   address: string;
 }
 
+/** The key of one user's failures: its warehouse (the tenant's slug) and username, both lower-case. */
+const userLimitKey = (warehouse: string, username: string) => `user:${warehouse}:${username}`;
+
 export const limitKeys = (warehouse: string, username: string, address: string): LimitKeys => ({
-  user: `user:${warehouse}:${username}`,
+  user: userLimitKey(warehouse, username),
   address: `address:${address}`,
 });
 
@@ -55,4 +58,13 @@ export async function recordSignInFailure(db: Executor, keys: LimitKeys, now: nu
 /** After a good sign-in: the user's count starts again (the address's does not), and ended windows go. */
 export async function clearSignInFailures(db: Executor, keys: LimitKeys, now: number): Promise<void> {
   await db.deleteFrom('staff_sign_in_failures').where((eb) => eb.or([eb('key', '=', keys.user), eb('window_ends_at', '<=', new Date(now))])).execute();
+}
+
+/**
+ * After an operator sets a user's PIN: its count starts again, so a user locked out by failures
+ * (its own forgotten PIN, or someone guessing it) signs in with the new PIN at once. The
+ * addresses' counts stay.
+ */
+export async function clearUserSignInFailures(db: Executor, warehouse: string, username: string): Promise<void> {
+  await db.deleteFrom('staff_sign_in_failures').where('key', '=', userLimitKey(warehouse, username)).execute();
 }

@@ -1,6 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { conflict, notFound } from '../http/errors';
+import { clearUserSignInFailures } from './limits';
 import { hashPin } from './pins';
 import type { StaffRole, StaffTables } from './tables';
 
@@ -81,10 +82,16 @@ async function changeActiveUser(tx: Tx, userId: string, change: Updateable<Staff
   throw exists ? conflict(`User ${userId} is disabled; create a new user instead`) : notFound(`User ${userId}`);
 }
 
-/** Sets a PIN hashed before the transaction (hashPin) and ends every session of the user with it: whoever had the old PIN is out. */
+/**
+ * Sets a PIN hashed before the transaction (hashPin) and ends every session of the user with it:
+ * whoever had the old PIN is out. The user's failed sign-ins are cleared too: the new PIN works at
+ * once, even where failures had locked the user out.
+ */
 export async function setUserPin(tx: Tx, userId: string, pinHash: string): Promise<{ user: UserView }> {
   const row = await changeActiveUser(tx, userId, { pin_hash: pinHash });
   await tx.deleteFrom('staff_sessions').where('user_id', '=', userId).execute();
+  const { slug } = await tx.selectFrom('tenants').select('slug').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
+  await clearUserSignInFailures(tx, slug, row.username);
   return { user: userView(row) };
 }
 

@@ -3,6 +3,7 @@ import type { DomainEvent } from '../events/types';
 import { moveOrder } from '../orders/lifecycle';
 import { notFound } from '../http/errors';
 import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
+import { orderIdByToteLabel, toteOfOrder } from '../totes/labels';
 
 /** PICKED → PACKED (409 from any other status). */
 export async function packOrder(tx: Tx, tenantId: string, externalId: string): Promise<{ order: OrderRow; events: DomainEvent[] }> {
@@ -24,18 +25,25 @@ export async function dispatchOrder(
   return { order: moved.order, events: [moved.event] };
 }
 
-/** The public order view, each item with its product's name for the packer to check. */
+/** The public order view, each item with its product's name and barcode for the packer to check, and the tote it came in. */
 export async function packOrderView(db: Executor, tenantId: string, order: OrderRow) {
   const view = await loadOrderView(db, tenantId, order);
   const ids = view.items.map((item) => item.productExternalId);
-  const products = ids.length
-    ? await db.selectFrom('products').select(['external_id', 'name']).where('tenant_id', '=', tenantId).where('external_id', 'in', ids).execute()
-    : [];
-  const names = new Map(products.map((product) => [product.external_id, product.name]));
-  return { ...view, items: view.items.map((item) => ({ ...item, name: names.get(item.productExternalId) ?? null })) };
+  const [products, tote] = await Promise.all([
+    ids.length
+      ? db.selectFrom('products').select(['external_id', 'name', 'barcode']).where('tenant_id', '=', tenantId).where('external_id', 'in', ids).execute()
+      : [],
+    toteOfOrder(db, tenantId, order.id),
+  ]);
+  const byId = new Map(products.map((product) => [product.external_id, product]));
+  return {
+    ...view,
+    items: view.items.map((item) => ({ ...item, name: byId.get(item.productExternalId)?.name ?? null, barcode: byId.get(item.productExternalId)?.barcode ?? null })),
+    tote,
+  };
 }
 
-/** An order by its orderNumber, else by its externalId; 404 when neither. */
+/** An order by its orderNumber, else by its externalId, else by the label of the tote holding it; 404 when none. */
 export async function orderByRef(db: Executor, tenantId: string, ref: string): Promise<OrderRow> {
   const rows = await db
     .selectFrom('orders')
@@ -43,7 +51,11 @@ export async function orderByRef(db: Executor, tenantId: string, ref: string): P
     .where('tenant_id', '=', tenantId)
     .where((eb) => eb.or([eb('order_number', '=', ref), eb('external_id', '=', ref)]))
     .execute();
-  const order = rows.find((row) => row.order_number === ref) ?? rows[0];
-  if (!order) throw notFound(`Order ${ref}`);
+  const labelled = rows.length === 0 ? await orderIdByToteLabel(db, tenantId, ref) : undefined;
+  const order =
+    rows.find((row) => row.order_number === ref) ??
+    rows[0] ??
+    (labelled ? await db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('id', '=', labelled).executeTakeFirst() : undefined);
+  if (!order) throw notFound(`Order or tote label ${ref}`);
   return order;
 }

@@ -105,6 +105,25 @@ describe('session expiry', () => {
 });
 
 describe('picking refusals', () => {
+  it('needs the locationCode of a line planned at two stops, and at most what is planned there, changing nothing', async () => {
+    const tenant = await ctx.tenant();
+    const floor = await floorWithOrders(ctx, tenant, 1);
+    const slots = [
+      { locationCode: 'A-1', quantity: 1 },
+      { locationCode: 'D-9', quantity: 1 },
+    ];
+    expect((await floor.put('/products/P1/slots', { slots })).status).toBe(200);
+    const picker = await signedIn(ctx, tenant, 'picker');
+    await picker.post('/picking/wave');
+    const pick = (body: object) => picker.post('/picking/wave/picks', { orderExternalId: 'O1', productExternalId: 'P1', ...body });
+    expectError(await pick({ quantity: 1 }), 400, 'VALIDATION_ERROR', 'locationCode');
+    expectError(await pick({ quantity: 2, locationCode: 'A-1' }), 400, 'VALIDATION_ERROR', 'quantity');
+    expectError(await pick({ quantity: 1, locationCode: 'B-5' }), 400, 'VALIDATION_ERROR', 'locationCode');
+    const wave = (await picker.get('/picking/wave')).body.data;
+    expect(wave?.stops.flatMap((stop) => stop.lines.map((line) => line.pickedQuantity))).toEqual([null, null, null, null]);
+    expect((await pick({ quantity: 1, locationCode: 'D-9' })).status).toBe(200);
+  });
+
   it('needs a reason for a short pick, refuses more than ordered, and changes nothing then', async () => {
     const tenant = await ctx.tenant();
     await floorWithOrders(ctx, tenant, 1);

@@ -136,7 +136,7 @@ describe('the pack station', () => {
     const byNumber = await packer.get('/packing/orders/N-O1');
     expect(byNumber.status, JSON.stringify(byNumber.body)).toBe(200);
     expect(byNumber.body.data).toMatchObject({ externalId: 'O1', orderNumber: 'N-O1', status: 'PICKED' });
-    expect(byNumber.body.data.items[0]).toEqual({ productExternalId: 'P1', productSku: 'SKU-P1', quantity: 2, name: 'Product P1' });
+    expect(byNumber.body.data.items[0]).toEqual({ productExternalId: 'P1', productSku: 'SKU-P1', quantity: 2, name: 'Product P1', barcode: '400000000001' });
     expect((await packer.get('/packing/orders/O1')).body.data.externalId).toBe('O1');
 
     expect((await packer.post('/packing/orders/O1/pack')).body.data.status).toBe('PACKED');
@@ -172,9 +172,26 @@ describe("the supervisor's desk", () => {
       },
     ]);
     expect(board.body.data.waves).toEqual([
-      { id: wave.id, picker: { id: picker.user.id, username: picker.user.username, name: 'A picker' }, progress: wave.progress, orders: 2, createdAt: wave.createdAt },
+      { id: wave.id, picker: { id: picker.user.id, username: picker.user.username, name: 'A picker' }, progress: wave.progress, orders: 2, orderNumbers: wave.orders.map((o) => o.orderNumber), createdAt: wave.createdAt },
     ]);
     expect(board.body.data.webhooks).toEqual({ failing: [], deadLetters: 0 });
+    expect(board.body.data.slotMismatches).toEqual({ total: 0, products: [] });
+  });
+
+  it('shows the products whose slots hold other than their stock', async () => {
+    const tenant = await ctx.tenant();
+    const floor = await floorWithOrders(ctx, tenant, 0);
+    const slots = [
+      { productExternalId: 'P1', locationCode: 'A-1', quantity: 30 },
+      { productExternalId: 'P1', locationCode: 'D-9', quantity: 10 },
+      { productExternalId: 'P2', locationCode: 'B-5', quantity: 50 },
+    ];
+    expect((await floor.put('/slots', { slots })).status).toBe(200);
+    const supervisor = await signedIn(ctx, tenant, 'supervisor');
+    expect((await supervisor.get('/board')).body.data.slotMismatches).toEqual({
+      total: 1,
+      products: [{ productExternalId: 'P1', sku: 'SKU-P1', stock: 50, inSlots: 40 }],
+    });
   });
 
   it('draws the floor: layout, locations, and each PICKING wave as a path from the depot through its stops and back', async () => {

@@ -2,7 +2,7 @@
 // The modules under test run in the browser: they read localStorage, which the test provides.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PickBody, PickerWave, WaveLine } from '../../web/console/src/api';
-import { allRecorded, nextVisit, withPicks } from '../../web/console/src/picking';
+import { allRecorded, nextVisit, pickAt, visitsOf, withPicks } from '../../web/console/src/picking';
 import { PickQueue } from '../../web/console/src/queue';
 
 /** localStorage as a browser has it, in memory: what the queue reads and writes. */
@@ -36,6 +36,8 @@ const line = (orderExternalId: string, productExternalId: string, quantity: numb
   barcode: null,
   name: `Product ${productExternalId}`,
   quantity,
+  orderedQuantity: quantity,
+  next: null,
   pickedQuantity: null,
   reason: null,
 });
@@ -58,6 +60,7 @@ const wave = (): PickerWave => ({
   unplaced: [line('O2', 'P3', 3, 2)],
   picker: { id: '8c7b6a59-4837-4261-9f50-1e2d3c4b5a69', username: 'mara', name: 'Mara' },
   createdAt: '2026-11-23T09:30:00.000Z',
+  toteLabels: [],
   progress: { stopsDone: 0, stopsTotal: 2, distanceLeft: 40 },
 });
 
@@ -121,6 +124,24 @@ describe('withPicks: the wave as it will be once the queued picks reach the serv
 
   it('ignores a pick for a line the wave does not have', () => {
     expect(withPicks(wave(), [pick('O9', 'P1', 1)])).toEqual(wave());
+  });
+
+  it('records a line planned at two stops part by part: a pick names its stop and is shown there only', () => {
+    const split = wave();
+    split.stops[0]!.lines[0] = { ...line('O1', 'P1', 1, 1), orderedQuantity: 2, next: { locationCode: 'B-5', quantity: 1 } };
+    split.stops[1]!.lines.push({ ...line('O1', 'P1', 1, 1), orderedQuantity: 2 });
+    const [atA1, atB5] = visitsOf(split);
+    const first = pickAt(atA1!, split.stops[0]!.lines[0]!, 1);
+    expect(first).toEqual({ orderExternalId: 'O1', productExternalId: 'P1', quantity: 1, locationCode: 'A-1' });
+    const shown = withPicks(split, [first]);
+    expect(shown.stops.map((stop) => stop.lines.map((l) => [l.productExternalId, l.pickedQuantity]))).toEqual([
+      [['P1', 1], ['P1', null]],
+      [['P2', null], ['P1', null]],
+    ]);
+    const both = withPicks(split, [first, pickAt(atB5!, split.stops[1]!.lines[1]!, 0, 'not_found')]);
+    expect(both.stops[1]!.lines[1]).toMatchObject({ pickedQuantity: 0, reason: 'not_found' });
+    // An unplaced line's pick names no location.
+    expect(pickAt(visitsOf(split)[2]!, split.unplaced[0]!, 3)).toEqual({ orderExternalId: 'O2', productExternalId: 'P3', quantity: 3 });
   });
 });
 

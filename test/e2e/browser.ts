@@ -115,6 +115,18 @@ export async function scan(page: Page, code: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/**
+ * A keyboard-wedge scanner as a handheld has it: the code's keystrokes 5 to 10 ms apart, then
+ * Enter, into whatever has focus (unlike `scan`, nothing is focused first).
+ */
+export async function wedge(page: Page, code: string): Promise<void> {
+  for (const char of code) {
+    await page.keyboard.press(char);
+    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 5));
+  }
+  await page.keyboard.press('Enter');
+}
+
 /** Runs axe-core in the page; answers the serious and critical violations, described. */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
   await page.evaluate(axe.source);

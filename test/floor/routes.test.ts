@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { UNLIMITED } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
 import { seedPlacedProducts, useFloor } from './helpers';
@@ -79,6 +79,10 @@ describe('floor: POST /routes', () => {
       ['put', '/locations'],
       ['get', '/locations'],
       ['post', '/routes'],
+      ['put', '/slots'],
+      ['get', '/slots'],
+      ['get', '/slots/mismatches'],
+      ['put', '/products/{externalId}/slots'],
       ['post', '/waves'],
       ['get', '/waves'],
       ['get', '/waves/{id}'],
@@ -93,5 +97,82 @@ describe('floor: POST /routes', () => {
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '404']));
     }
     expect(Object.keys(document.paths[`${prefix}/waves`].post.responses)).toEqual(expect.arrayContaining(['201', '409']));
+  });
+});
+
+/*
+ * Same floor: A-01 at (0, 2), B-03 at (3, 4), C-09 at (6, 10). SHOE has two slots, 2 at A-01 and 5
+ * at C-09; SOCK has none and keeps its stock of 4 at its own location B-03.
+ */
+describe('floor: POST /routes with items', () => {
+  const setup = useFloor({
+    locations: [
+      { code: 'A-01', aisle: 1, position: 1 },
+      { code: 'B-03', aisle: 2, position: 3 },
+      { code: 'C-09', aisle: 3, position: 9 },
+    ],
+    codes: ['DOCK-1'],
+    products: [
+      { externalId: 'SHOE', stock: 7 },
+      { externalId: 'SOCK', locationCode: 'B-03', stock: 4 },
+      { externalId: 'HAT', stock: 9 },
+      { externalId: 'CAP', locationCode: 'DOCK-1', stock: 9 },
+    ],
+  });
+  beforeAll(async () => {
+    const slots = [
+      { locationCode: 'A-01', quantity: 2 },
+      { locationCode: 'C-09', quantity: 5 },
+    ];
+    expect((await setup.floor.put('/products/SHOE/slots', { slots })).status).toBe(200);
+  });
+
+  it('takes each product from the slots of the shortest walk (here the nearer one); a product without slots from its own location, up to its stock', async () => {
+    const response = await setup.floor.post('/routes', {
+      items: [
+        { productExternalId: 'SOCK', quantity: 3 },
+        { productExternalId: 'SHOE', quantity: 2 },
+        { productExternalId: 'HAT', quantity: 1 },
+        { productExternalId: 'NOPE', quantity: 1 },
+        { productExternalId: 'SOCK', quantity: 3 },
+        { productExternalId: 'CAP', quantity: 1 },
+      ],
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const { data } = response.body;
+    expect(data.policy).toBe('optimal');
+    expect(data.distance).toBe(18);
+    expect([...data.stops].sort((a, b) => a.locationCode.localeCompare(b.locationCode))).toEqual([
+      { locationCode: 'A-01', aisle: 1, position: 1, picks: [{ productExternalId: 'SHOE', quantity: 2 }] },
+      { locationCode: 'B-03', aisle: 2, position: 3, picks: [{ productExternalId: 'SOCK', quantity: 4 }] },
+    ]);
+    expect(data.short).toEqual([{ productExternalId: 'SOCK', quantity: 2 }]);
+    expect(data.unplaced).toEqual(['HAT', 'NOPE', 'CAP']);
+  });
+
+  it('goes on to the farther slot for what the nearer one cannot cover', async () => {
+    const { data } = (await setup.floor.post('/routes', { items: [{ productExternalId: 'SHOE', quantity: 6 }], policy: 's-shape' })).body;
+    expect(data.policy).toBe('s-shape');
+    expect(data.stops.map((stop) => [stop.locationCode, stop.picks])).toEqual([
+      ['A-01', [{ productExternalId: 'SHOE', quantity: 2 }]],
+      ['C-09', [{ productExternalId: 'SHOE', quantity: 4 }]],
+    ]);
+    expect(data.short).toEqual([]);
+    expect(data.unplaced).toEqual([]);
+  });
+
+  it('refuses a quantity of 0, fractional or negative with 400 naming it, and anything but one of locations and items', async () => {
+    for (const quantity of [0, 1.5, -2]) {
+      const response = await setup.floor.post('/routes', { items: [{ productExternalId: 'SHOE', quantity: 1 }, { productExternalId: 'SOCK', quantity }] });
+      expect(response.status, `${quantity}`).toBe(400);
+      expect(response.body.error.details?.[0]?.field).toBe('items[1].quantity');
+    }
+    const both = await setup.floor.post('/routes', { locations: ['A-01'], items: [{ productExternalId: 'SHOE', quantity: 1 }] });
+    expect(both.status).toBe(400);
+    expect(both.body.error.details?.[0]?.field).toBe('items');
+    const neither = await setup.floor.post('/routes', { policy: 'optimal' });
+    expect(neither.status).toBe(400);
+    expect(neither.body.error.details?.[0]?.field).toBe('locations');
+    expect((await setup.floor.post('/routes', { items: [] })).status).toBe(400);
   });
 });

@@ -94,6 +94,8 @@ describe('floor: waves', () => {
       barcode: '4006381333931',
       name: 'Product SHOE',
       quantity: 2,
+      orderedQuantity: 2,
+      next: null,
       pickedQuantity: null,
       reason: null,
     });

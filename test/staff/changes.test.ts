@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { SIGN_IN_LIMITS } from '../../src/staff/limits';
 import { createTestContext } from '../helpers/context';
 import { ConsoleClient, PIN, signedIn } from '../console/helpers';
 
@@ -32,6 +33,20 @@ describe("setting a user's PIN", () => {
     expect((await other.signIn(PIN)).status).toBe(401);
     expect((await other.signIn('975310')).status).toBe(200);
     expect((await other.get('/session')).status).toBe(200);
+  });
+
+  it("clears the user's failed sign-ins, so a user they locked out signs in with the new PIN at once; the address's count stays", async () => {
+    const tenant = await ctx.tenant();
+    const client = await signedIn(ctx, tenant, 'picker');
+    const address = '198.51.100.7';
+    const attempt = (pin: string) => client.request('POST', '/session', { body: { warehouse: tenant.slug, username: client.user.username, pin }, address });
+    for (let i = 0; i < SIGN_IN_LIMITS.user.failures; i++) expect((await attempt('000000')).status).toBe(401);
+    expect((await attempt(PIN)).status).toBe(429);
+
+    expect((await ctx.admin('POST', pinOf(client.user.id), { pin: '975310' })).status).toBe(200);
+    const counts = await ctx.database.db.selectFrom('staff_sign_in_failures').select(['key', 'failures']).where('key', 'in', [`user:${tenant.slug}:${client.user.username}`, `address:${address}`]).execute();
+    expect(counts).toEqual([{ key: `address:${address}`, failures: SIGN_IN_LIMITS.user.failures }]);
+    expect((await attempt('975310')).status).toBe(200);
   });
 
   it.each([['12'], ['12345a'], ['1234567890123'], [123456]])('refuses PIN %o with 400 saying the rule, changing nothing', async (pin) => {

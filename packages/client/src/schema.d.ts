@@ -500,6 +500,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/warehouse/tenants/{slug}/slots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The warehouse's slots, each product's together by location code, or one product's */
+        get: operations["listSlots"];
+        /**
+         * Set where the warehouse's units stand: units of a product at a placed location (replaces every slot)
+         * @description A product without slots keeps all its stock at its own location. 404 for an unknown product; 400 naming the field for a location unknown or without a place.
+         */
+        put: operations["putSlots"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/slots/mismatches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Products whose slots hold other than their stock */
+        get: operations["listSlotMismatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/products/{externalId}/slots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set one product's slots (replaces them)
+         * @description 404 for an unknown product; 400 naming the field for a location unknown or without a place.
+         */
+        put: operations["putProductSlots"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/warehouse/tenants/{slug}/layout": {
         parameters: {
             query?: never;
@@ -552,8 +610,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The walk through the given locations from the depot and back
-         * @description Codes unknown or without a place are listed in `unplaced`. 409 while no layout is stored.
+         * The walk from the depot and back through the given locations, or picking the given items from their slots
+         * @description Codes unknown or without a place are listed in `unplaced`. With `items`, each product is taken from its slots (a product without slots from its own location, holding its stock); what they cannot cover is `short`. 409 while no layout is stored.
          */
         post: operations["planRoute"];
         delete?: never;
@@ -654,6 +712,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/warehouse/tenants/{slug}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the warehouse's console works */
+        get: operations["getSettings"];
+        /** Change how the warehouse's console works; answers every setting */
+        put: operations["putSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/api/session": {
         parameters: {
             query?: never;
@@ -676,6 +752,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the warehouse's console works (every role reads them) */
+        get: operations["getConsoleSettings"];
+        /** Change how the warehouse's console works, as PUT /settings of the warehouse API does */
+        put: operations["changeConsoleSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/api/picking/wave": {
         parameters: {
             query?: never;
@@ -687,10 +781,30 @@ export interface paths {
         get: operations["getMyWave"];
         put?: never;
         /**
-         * Start picking: a new wave the service chooses, or the one the caller already has
-         * @description 201 with a new wave, chosen as POST /waves chooses one without `orders` (its default limits); 200 with the wave the caller is already picking. 409 NOTHING_TO_PICK when no order is free.
+         * Start picking: the caller's wave, else the oldest wave nobody is assigned to, else a new one
+         * @description 200 with the wave the caller is already picking, or with the oldest unassigned PICKING wave (a supervisor made it), now theirs; 201 with a new wave, chosen as POST /waves chooses one without `orders` (its default limits). 409 NOTHING_TO_PICK when no order is free.
          */
         post: operations["startMyWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/picking/wave/totes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bind a scanned label to the next tote of the caller's wave without one
+         * @description 409 when the label is on a tote whose order is not packed yet (the message says which), or when every tote has its label. The pack station then finds the order by the label, until the order is packed.
+         */
+        post: operations["labelMyTote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -798,7 +912,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Orders by status, orders with issues, waves in progress, failing webhooks and dead letters */
+        /** Orders by status, orders with issues, waves in progress, failing webhooks, dead letters and slots that disagree with stock */
         get: operations["getBoard"];
         put?: never;
         post?: never;
@@ -826,6 +940,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/api/waves/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One wave, with its stops in walking order (its printed pick list) */
+        get: operations["getConsoleWave"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/api/waves/{id}/release": {
         parameters: {
             query?: never;
@@ -837,6 +968,26 @@ export interface paths {
         put?: never;
         /** Release a wave: its orders not picked yet go back to PENDING */
         post: operations["releaseStuckWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/waves/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a PICKING wave to a picker: it is what their Start picking opens
+         * @description 404 for an unknown wave or a user who is not an active picker or supervisor; 409 while they have another PICKING wave.
+         */
+        post: operations["assignWave"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7728,6 +7879,556 @@ export interface operations {
             };
         };
     };
+    listSlots: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                productExternalId?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "productExternalId": "P-1001",
+                     *           "locationCode": "A-03-2",
+                     *           "quantity": 36
+                     *         },
+                     *         {
+                     *           "productExternalId": "P-1001",
+                     *           "locationCode": "C-27-3",
+                     *           "quantity": 200
+                     *         },
+                     *         {
+                     *           "productExternalId": "P-1007",
+                     *           "locationCode": "B-11-1",
+                     *           "quantity": 80
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            productExternalId: string;
+                            locationCode: string;
+                            quantity: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putSlots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "slots": [
+                 *         {
+                 *           "productExternalId": "P-1001",
+                 *           "locationCode": "A-03-2",
+                 *           "quantity": 36
+                 *         },
+                 *         {
+                 *           "productExternalId": "P-1001",
+                 *           "locationCode": "C-27-3",
+                 *           "quantity": 200
+                 *         },
+                 *         {
+                 *           "productExternalId": "P-1007",
+                 *           "locationCode": "B-11-1",
+                 *           "quantity": 80
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Every slot of the warehouse: units of a product at a placed location, each (product, location) once */
+                    slots: {
+                        productExternalId: string;
+                        /**
+                         * @description letters, digits and hyphens
+                         * @example A-01-3
+                         */
+                        locationCode: string;
+                        /** @description Units at the location, a whole number */
+                        quantity: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "slots": 3,
+                     *         "products": 2
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description Slots now stored */
+                            slots: number;
+                            /** @description Products that have slots */
+                            products: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSlotMismatches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "productExternalId": "P-1001",
+                     *           "sku": "MUG-RED-12",
+                     *           "stock": 240,
+                     *           "inSlots": 236
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The product's stock, as the catalog says */
+                            stock: number;
+                            /** @description The sum of its slots */
+                            inSlots: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putProductSlots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "slots": [
+                 *         {
+                 *           "locationCode": "A-03-2",
+                 *           "quantity": 36
+                 *         },
+                 *         {
+                 *           "locationCode": "C-27-3",
+                 *           "quantity": 200
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The product's slots, each location once; [] leaves its stock at its own location */
+                    slots: {
+                        /**
+                         * @description letters, digits and hyphens
+                         * @example A-01-3
+                         */
+                        locationCode: string;
+                        /** @description Units at the location, a whole number */
+                        quantity: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "productExternalId": "P-1001",
+                     *           "locationCode": "A-03-2",
+                     *           "quantity": 36
+                     *         },
+                     *         {
+                     *           "productExternalId": "P-1001",
+                     *           "locationCode": "C-27-3",
+                     *           "quantity": 200
+                     *         }
+                     *       ],
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The product's slots as stored, by location code */
+                        data: {
+                            productExternalId: string;
+                            locationCode: string;
+                            quantity: number;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getLayout: {
         parameters: {
             query?: never;
@@ -8432,6 +9133,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Send exactly one of `locations` and `items` */
         requestBody: {
             content: {
                 /**
@@ -8446,7 +9148,13 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description Codes to visit; one listed twice is visited once */
-                    locations: string[];
+                    locations?: string[];
+                    /** @description Products to pick, taken from their slots; one listed twice counts once with the sum of its quantities */
+                    items?: {
+                        productExternalId: string;
+                        /** @description Units to pick, a whole number of 1 or more */
+                        quantity: number;
+                    }[];
                     /**
                      * @description How the picker walks; `optimal` is the shortest tour
                      * @default optimal
@@ -8504,15 +9212,25 @@ export interface operations {
                             policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
                             /** @description In the layout's unit, depot to depot */
                             distance: number;
-                            /** @description Whether distance is proven the shortest walk there is (only optimal can be) */
+                            /** @description Whether distance is proven the shortest walk there is (only optimal can be), over every choice of slots for `items` */
                             exact: boolean;
                             /** @description In walking order */
                             stops: {
                                 locationCode: string;
                                 aisle: number;
                                 position: number;
+                                /** @description For `items`: what to take here */
+                                picks?: {
+                                    productExternalId: string;
+                                    quantity: number;
+                                }[];
                             }[];
-                            /** @description Codes unknown or without a place, as sent; not part of the route */
+                            /** @description For `items`: what the slots of placed products cannot cover, by product */
+                            short?: {
+                                productExternalId: string;
+                                quantity: number;
+                            }[];
+                            /** @description Not part of the route, as sent, each once: codes unknown or without a place; for `items`, products unknown, or without slots and without a placed location */
                             unplaced: string[];
                         };
                         /**
@@ -8656,6 +9374,8 @@ export interface operations {
                      *                   "barcode": null,
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
+                     *                   "orderedQuantity": 2,
+                     *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
                      *                 }
@@ -8675,6 +9395,8 @@ export interface operations {
                      *                   "barcode": null,
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
+                     *                   "orderedQuantity": 1,
+                     *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
                      *                 }
@@ -8729,9 +9451,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -8745,9 +9474,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -8924,6 +9660,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -8943,6 +9681,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -8990,9 +9730,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -9006,9 +9753,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -9162,6 +9916,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -9181,6 +9937,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -9228,9 +9986,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -9244,9 +10009,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -9347,14 +10119,17 @@ export interface operations {
                  * @example {
                  *       "orderExternalId": "ORD-1042",
                  *       "productExternalId": "P-1001",
-                 *       "quantity": 2
+                 *       "quantity": 2,
+                 *       "locationCode": "A-03-2"
                  *     }
                  */
                 "application/json": {
                     orderExternalId: string;
                     productExternalId: string;
-                    /** @description What was picked; at most what was ordered, less is a short pick */
+                    /** @description What was picked there; at most what is planned there, less is a short pick */
                     quantity: number;
+                    /** @description The stop of the part recorded; required for a line planned at several stops */
+                    locationCode?: string;
                     /** @description Why a line is short (damaged, not found…) */
                     reason?: string;
                 };
@@ -9405,6 +10180,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
                      *               }
@@ -9424,6 +10201,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -9471,9 +10250,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -9487,9 +10273,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -9643,6 +10436,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
                      *               }
@@ -9662,6 +10457,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
                      *               }
@@ -9709,9 +10506,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -9725,9 +10529,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -9881,6 +10692,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -9900,6 +10713,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -9947,9 +10762,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -9963,9 +10785,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -10042,6 +10871,241 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "toteLabels": true,
+                     *         "confirmLocation": true,
+                     *         "packOnLastScan": false
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description How the warehouse's console works */
+                        data: {
+                            /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                            toteLabels: boolean;
+                            /** @description The picker scans a stop's location before its products (default true) */
+                            confirmLocation: boolean;
+                            /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                            packOnLastScan: boolean;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description The settings to change; those left out keep their value */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "toteLabels": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                    toteLabels?: boolean;
+                    /** @description The picker scans a stop's location before its products (default true) */
+                    confirmLocation?: boolean;
+                    /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                    packOnLastScan?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "toteLabels": true,
+                     *         "confirmLocation": true,
+                     *         "packOnLastScan": false
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description How the warehouse's console works */
+                        data: {
+                            /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                            toteLabels: boolean;
+                            /** @description The picker scans a stop's location before its products (default true) */
+                            confirmLocation: boolean;
+                            /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                            packOnLastScan: boolean;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10397,6 +11461,215 @@ export interface operations {
             };
         };
     };
+    getConsoleSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "toteLabels": true,
+                     *         "confirmLocation": true,
+                     *         "packOnLastScan": false
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description How the warehouse's console works */
+                        data: {
+                            /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                            toteLabels: boolean;
+                            /** @description The picker scans a stop's location before its products (default true) */
+                            confirmLocation: boolean;
+                            /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                            packOnLastScan: boolean;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    changeConsoleSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The settings to change; those left out keep their value */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "toteLabels": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                    toteLabels?: boolean;
+                    /** @description The picker scans a stop's location before its products (default true) */
+                    confirmLocation?: boolean;
+                    /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                    packOnLastScan?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "toteLabels": true,
+                     *         "confirmLocation": true,
+                     *         "packOnLastScan": false
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description How the warehouse's console works */
+                        data: {
+                            /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                            toteLabels: boolean;
+                            /** @description The picker scans a stop's location before its products (default true) */
+                            confirmLocation: boolean;
+                            /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                            packOnLastScan: boolean;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getMyWave: {
         parameters: {
             query?: never;
@@ -10450,6 +11723,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -10469,6 +11744,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -10486,7 +11763,8 @@ export interface operations {
                      *           "stopsDone": 0,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 118.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -10526,9 +11804,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -10542,9 +11827,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -10568,6 +11860,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         } | null;
                         /**
                          * Format: uuid
@@ -10684,6 +11981,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
                      *               }
@@ -10703,6 +12002,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -10720,7 +12021,8 @@ export interface operations {
                      *           "stopsDone": 1,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 96.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -10759,9 +12061,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -10775,9 +12084,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -10801,6 +12117,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -10854,6 +12175,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -10873,6 +12196,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -10890,7 +12215,8 @@ export interface operations {
                      *           "stopsDone": 0,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 118.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -10929,9 +12255,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -10945,9 +12278,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -10971,6 +12311,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -11041,6 +12386,298 @@ export interface operations {
             };
         };
     };
+    labelMyTote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "T-0042"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Any code printed on a reusable tote, no space at either end */
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         },
+                     *         "toteLabels": [
+                     *           {
+                     *             "tote": 1,
+                     *             "label": "T-0042"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                    quantity: number;
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                quantity: number;
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     recordMyPick: {
         parameters: {
             query?: never;
@@ -11054,14 +12691,17 @@ export interface operations {
                  * @example {
                  *       "orderExternalId": "ORD-1042",
                  *       "productExternalId": "P-1001",
-                 *       "quantity": 2
+                 *       "quantity": 2,
+                 *       "locationCode": "A-03-2"
                  *     }
                  */
                 "application/json": {
                     orderExternalId: string;
                     productExternalId: string;
-                    /** @description What was picked (sets it); less than ordered is a short pick */
+                    /** @description What was picked there (sets it); less than planned there is a short pick */
                     quantity: number;
+                    /** @description The stop of the part recorded; required for a line planned at several stops */
+                    locationCode?: string;
                     /** @description Required for a short pick */
                     reason?: "not_found" | "damaged" | "other";
                 };
@@ -11112,6 +12752,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
                      *               }
@@ -11131,6 +12773,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -11148,7 +12792,8 @@ export interface operations {
                      *           "stopsDone": 1,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 96.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -11187,9 +12832,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -11203,9 +12855,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -11229,6 +12888,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -11369,6 +13033,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
                      *               }
@@ -11388,6 +13054,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
                      *               }
@@ -11405,7 +13073,8 @@ export interface operations {
                      *           "stopsDone": 2,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 18.2
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -11444,9 +13113,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -11460,9 +13136,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -11486,6 +13169,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -11572,7 +13260,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An orderNumber or an externalId (orderNumber tried first) */
+                /** @description An orderNumber, an externalId or the label of the tote holding the order, tried in that order */
                 ref: string;
             };
             cookie?: never;
@@ -11604,13 +13292,15 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
-                     *             "name": "Red ceramic mug, 12 oz"
+                     *             "name": "Red ceramic mug, 12 oz",
+                     *             "barcode": "4006381333931"
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
-                     *             "name": "Earl Grey tea, 100 bags"
+                     *             "name": "Earl Grey tea, 100 bags",
+                     *             "barcode": null
                      *           }
                      *         ],
                      *         "customer": {
@@ -11635,7 +13325,11 @@ export interface operations {
                      *         "updatedAt": "2026-11-23T10:20:00Z",
                      *         "cancelledAt": null,
                      *         "pickedAt": "2026-11-23T10:20:00Z",
-                     *         "dispatchedAt": null
+                     *         "dispatchedAt": null,
+                     *         "tote": {
+                     *           "number": 1,
+                     *           "label": "T-0042"
+                     *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -11668,6 +13362,8 @@ export interface operations {
                                 quantity: number;
                                 /** @description The product's name; null when it is unknown */
                                 name: string | null;
+                                /** @description The product's barcode, scanned to check a unit; null when it has none */
+                                barcode: string | null;
                             }[];
                             customer: {
                                 externalId: string;
@@ -11700,6 +13396,12 @@ export interface operations {
                             cancelledAt: string | null;
                             pickedAt: string | null;
                             dispatchedAt: string | null;
+                            /** @description The tote the order was last picked into; null when it was never in a wave */
+                            tote: {
+                                number: number;
+                                /** @description While the tote holds the order */
+                                label: string | null;
+                            } | null;
                         };
                         /**
                          * Format: uuid
@@ -11804,13 +13506,15 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
-                     *             "name": "Red ceramic mug, 12 oz"
+                     *             "name": "Red ceramic mug, 12 oz",
+                     *             "barcode": "4006381333931"
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
-                     *             "name": "Earl Grey tea, 100 bags"
+                     *             "name": "Earl Grey tea, 100 bags",
+                     *             "barcode": null
                      *           }
                      *         ],
                      *         "customer": {
@@ -11835,7 +13539,11 @@ export interface operations {
                      *         "updatedAt": "2026-11-23T10:35:00Z",
                      *         "cancelledAt": null,
                      *         "pickedAt": "2026-11-23T10:20:00Z",
-                     *         "dispatchedAt": null
+                     *         "dispatchedAt": null,
+                     *         "tote": {
+                     *           "number": 1,
+                     *           "label": null
+                     *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -11868,6 +13576,8 @@ export interface operations {
                                 quantity: number;
                                 /** @description The product's name; null when it is unknown */
                                 name: string | null;
+                                /** @description The product's barcode, scanned to check a unit; null when it has none */
+                                barcode: string | null;
                             }[];
                             customer: {
                                 externalId: string;
@@ -11900,6 +13610,12 @@ export interface operations {
                             cancelledAt: string | null;
                             pickedAt: string | null;
                             dispatchedAt: string | null;
+                            /** @description The tote the order was last picked into; null when it was never in a wave */
+                            tote: {
+                                number: number;
+                                /** @description While the tote holds the order */
+                                label: string | null;
+                            } | null;
                         };
                         /**
                          * Format: uuid
@@ -12030,13 +13746,15 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
-                     *             "name": "Red ceramic mug, 12 oz"
+                     *             "name": "Red ceramic mug, 12 oz",
+                     *             "barcode": "4006381333931"
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
-                     *             "name": "Earl Grey tea, 100 bags"
+                     *             "name": "Earl Grey tea, 100 bags",
+                     *             "barcode": null
                      *           }
                      *         ],
                      *         "customer": {
@@ -12061,7 +13779,11 @@ export interface operations {
                      *         "updatedAt": "2026-11-23T14:00:00Z",
                      *         "cancelledAt": null,
                      *         "pickedAt": "2026-11-23T10:20:00Z",
-                     *         "dispatchedAt": "2026-11-23T14:00:00Z"
+                     *         "dispatchedAt": "2026-11-23T14:00:00Z",
+                     *         "tote": {
+                     *           "number": 1,
+                     *           "label": null
+                     *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -12094,6 +13816,8 @@ export interface operations {
                                 quantity: number;
                                 /** @description The product's name; null when it is unknown */
                                 name: string | null;
+                                /** @description The product's barcode, scanned to check a unit; null when it has none */
+                                barcode: string | null;
                             }[];
                             customer: {
                                 externalId: string;
@@ -12126,6 +13850,12 @@ export interface operations {
                             cancelledAt: string | null;
                             pickedAt: string | null;
                             dispatchedAt: string | null;
+                            /** @description The tote the order was last picked into; null when it was never in a wave */
+                            tote: {
+                                number: number;
+                                /** @description While the tote holds the order */
+                                label: string | null;
+                            } | null;
                         };
                         /**
                          * Format: uuid
@@ -12265,6 +13995,10 @@ export interface operations {
                      *               "distanceLeft": 96.4
                      *             },
                      *             "orders": 2,
+                     *             "orderNumbers": [
+                     *               "WEB-2026-1042",
+                     *               "WEB-2026-1043"
+                     *             ],
                      *             "createdAt": "2026-11-23T09:30:00Z"
                      *           }
                      *         ],
@@ -12279,6 +14013,24 @@ export interface operations {
                      *             }
                      *           ],
                      *           "deadLetters": 2
+                     *         },
+                     *         "pickers": [
+                     *           {
+                     *             "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *             "username": "mara",
+                     *             "name": "Mara Jensen"
+                     *           }
+                     *         ],
+                     *         "slotMismatches": {
+                     *           "total": 1,
+                     *           "products": [
+                     *             {
+                     *               "productExternalId": "P-1001",
+                     *               "sku": "MUG-RED-12",
+                     *               "stock": 240,
+                     *               "inSlots": 236
+                     *             }
+                     *           ]
                      *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -12328,6 +14080,8 @@ export interface operations {
                                 };
                                 /** @description Orders in the wave */
                                 orders: number;
+                                /** @description The wave's orders, by tote */
+                                orderNumbers: string[];
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 date and time
@@ -12347,6 +14101,26 @@ export interface operations {
                                 }[];
                                 /** @description Dead letters waiting for a replay */
                                 deadLetters: number;
+                            };
+                            /** @description Active users who can pick (pickers and supervisors), to assign a wave to */
+                            pickers: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            }[];
+                            /** @description Products whose slots hold other than their stock (GET /slots/mismatches of the warehouse API lists them all) */
+                            slotMismatches: {
+                                total: number;
+                                /** @description The first 20, by product id */
+                                products: {
+                                    productExternalId: string;
+                                    sku: string;
+                                    /** @description The product's stock, as the catalog says */
+                                    stock: number;
+                                    /** @description The sum of its slots */
+                                    inSlots: number;
+                                }[];
                             };
                         };
                         /**
@@ -12461,6 +14235,8 @@ export interface operations {
                      *                   "barcode": null,
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
+                     *                   "orderedQuantity": 2,
+                     *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
                      *                 }
@@ -12480,6 +14256,8 @@ export interface operations {
                      *                   "barcode": null,
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
+                     *                   "orderedQuantity": 1,
+                     *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
                      *                 }
@@ -12497,7 +14275,8 @@ export interface operations {
                      *             "stopsDone": 0,
                      *             "stopsTotal": 2,
                      *             "distanceLeft": 118.4
-                     *           }
+                     *           },
+                     *           "toteLabels": []
                      *         }
                      *       ],
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -12537,9 +14316,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -12553,9 +14339,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -12579,6 +14372,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         }[];
                         /**
                          * Format: uuid
@@ -12717,6 +14515,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -12736,6 +14536,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -12749,7 +14551,8 @@ export interface operations {
                      *           "stopsDone": 0,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 118.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -12788,9 +14591,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -12804,9 +14614,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -12830,6 +14647,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -12911,6 +14733,275 @@ export interface operations {
             };
         };
     };
+    getConsoleWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         },
+                     *         "toteLabels": [
+                     *           {
+                     *             "tote": 1,
+                     *             "label": "T-0042"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                    quantity: number;
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                quantity: number;
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     releaseStuckWave: {
         parameters: {
             query?: never;
@@ -12966,6 +15057,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -12985,6 +15078,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -13002,7 +15097,8 @@ export interface operations {
                      *           "stopsDone": 0,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 118.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -13041,9 +15137,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -13057,9 +15160,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -13083,6 +15193,303 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    assignWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pickerId": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description An active picker or supervisor of the warehouse
+                     */
+                    pickerId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         },
+                     *         "toteLabels": []
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                    quantity: number;
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                quantity: number;
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid

@@ -27,6 +27,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the warehouse's console works (every role reads them) */
+        get: operations["getConsoleSettings"];
+        /** Change how the warehouse's console works, as PUT /settings of the warehouse API does */
+        put: operations["changeConsoleSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/picking/wave": {
         parameters: {
             query?: never;
@@ -38,10 +56,30 @@ export interface paths {
         get: operations["getMyWave"];
         put?: never;
         /**
-         * Start picking: a new wave the service chooses, or the one the caller already has
-         * @description 201 with a new wave, chosen as POST /waves chooses one without `orders` (its default limits); 200 with the wave the caller is already picking. 409 NOTHING_TO_PICK when no order is free.
+         * Start picking: the caller's wave, else the oldest wave nobody is assigned to, else a new one
+         * @description 200 with the wave the caller is already picking, or with the oldest unassigned PICKING wave (a supervisor made it), now theirs; 201 with a new wave, chosen as POST /waves chooses one without `orders` (its default limits). 409 NOTHING_TO_PICK when no order is free.
          */
         post: operations["startMyWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/picking/wave/totes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bind a scanned label to the next tote of the caller's wave without one
+         * @description 409 when the label is on a tote whose order is not packed yet (the message says which), or when every tote has its label. The pack station then finds the order by the label, until the order is packed.
+         */
+        post: operations["labelMyTote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -149,7 +187,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Orders by status, orders with issues, waves in progress, failing webhooks and dead letters */
+        /** Orders by status, orders with issues, waves in progress, failing webhooks, dead letters and slots that disagree with stock */
         get: operations["getBoard"];
         put?: never;
         post?: never;
@@ -177,6 +215,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/waves/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One wave, with its stops in walking order (its printed pick list) */
+        get: operations["getConsoleWave"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/waves/{id}/release": {
         parameters: {
             query?: never;
@@ -188,6 +243,26 @@ export interface paths {
         put?: never;
         /** Release a wave: its orders not picked yet go back to PENDING */
         post: operations["releaseStuckWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/waves/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a PICKING wave to a picker: it is what their Start picking opens
+         * @description 404 for an unknown wave or a user who is not an active picker or supervisor; 409 while they have another PICKING wave.
+         */
+        post: operations["assignWave"];
         delete?: never;
         options?: never;
         head?: never;
@@ -602,6 +677,215 @@ export interface operations {
             };
         };
     };
+    getConsoleSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "toteLabels": true,
+                     *         "confirmLocation": true,
+                     *         "packOnLastScan": false
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description How the warehouse's console works */
+                        data: {
+                            /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                            toteLabels: boolean;
+                            /** @description The picker scans a stop's location before its products (default true) */
+                            confirmLocation: boolean;
+                            /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                            packOnLastScan: boolean;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    changeConsoleSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The settings to change; those left out keep their value */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "toteLabels": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                    toteLabels?: boolean;
+                    /** @description The picker scans a stop's location before its products (default true) */
+                    confirmLocation?: boolean;
+                    /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                    packOnLastScan?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "toteLabels": true,
+                     *         "confirmLocation": true,
+                     *         "packOnLastScan": false
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description How the warehouse's console works */
+                        data: {
+                            /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
+                            toteLabels: boolean;
+                            /** @description The picker scans a stop's location before its products (default true) */
+                            confirmLocation: boolean;
+                            /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
+                            packOnLastScan: boolean;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getMyWave: {
         parameters: {
             query?: never;
@@ -655,6 +939,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -674,6 +960,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -691,7 +979,8 @@ export interface operations {
                      *           "stopsDone": 0,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 118.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -731,9 +1020,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -747,9 +1043,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -773,6 +1076,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         } | null;
                         /**
                          * Format: uuid
@@ -889,6 +1197,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
                      *               }
@@ -908,6 +1218,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -925,7 +1237,8 @@ export interface operations {
                      *           "stopsDone": 1,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 96.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -964,9 +1277,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -980,9 +1300,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -1006,6 +1333,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -1059,6 +1391,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -1078,6 +1412,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -1095,7 +1431,8 @@ export interface operations {
                      *           "stopsDone": 0,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 118.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -1134,9 +1471,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -1150,9 +1494,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -1176,6 +1527,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -1246,6 +1602,298 @@ export interface operations {
             };
         };
     };
+    labelMyTote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "T-0042"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Any code printed on a reusable tote, no space at either end */
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         },
+                     *         "toteLabels": [
+                     *           {
+                     *             "tote": 1,
+                     *             "label": "T-0042"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                    quantity: number;
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                quantity: number;
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     recordMyPick: {
         parameters: {
             query?: never;
@@ -1259,14 +1907,17 @@ export interface operations {
                  * @example {
                  *       "orderExternalId": "ORD-1042",
                  *       "productExternalId": "P-1001",
-                 *       "quantity": 2
+                 *       "quantity": 2,
+                 *       "locationCode": "A-03-2"
                  *     }
                  */
                 "application/json": {
                     orderExternalId: string;
                     productExternalId: string;
-                    /** @description What was picked (sets it); less than ordered is a short pick */
+                    /** @description What was picked there (sets it); less than planned there is a short pick */
                     quantity: number;
+                    /** @description The stop of the part recorded; required for a line planned at several stops */
+                    locationCode?: string;
                     /** @description Required for a short pick */
                     reason?: "not_found" | "damaged" | "other";
                 };
@@ -1317,6 +1968,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
                      *               }
@@ -1336,6 +1989,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -1353,7 +2008,8 @@ export interface operations {
                      *           "stopsDone": 1,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 96.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -1392,9 +2048,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -1408,9 +2071,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -1434,6 +2104,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -1574,6 +2249,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
                      *               }
@@ -1593,6 +2270,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
                      *               }
@@ -1610,7 +2289,8 @@ export interface operations {
                      *           "stopsDone": 2,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 18.2
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -1649,9 +2329,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -1665,9 +2352,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -1691,6 +2385,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -1777,7 +2476,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An orderNumber or an externalId (orderNumber tried first) */
+                /** @description An orderNumber, an externalId or the label of the tote holding the order, tried in that order */
                 ref: string;
             };
             cookie?: never;
@@ -1809,13 +2508,15 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
-                     *             "name": "Red ceramic mug, 12 oz"
+                     *             "name": "Red ceramic mug, 12 oz",
+                     *             "barcode": "4006381333931"
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
-                     *             "name": "Earl Grey tea, 100 bags"
+                     *             "name": "Earl Grey tea, 100 bags",
+                     *             "barcode": null
                      *           }
                      *         ],
                      *         "customer": {
@@ -1840,7 +2541,11 @@ export interface operations {
                      *         "updatedAt": "2026-11-23T10:20:00Z",
                      *         "cancelledAt": null,
                      *         "pickedAt": "2026-11-23T10:20:00Z",
-                     *         "dispatchedAt": null
+                     *         "dispatchedAt": null,
+                     *         "tote": {
+                     *           "number": 1,
+                     *           "label": "T-0042"
+                     *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -1873,6 +2578,8 @@ export interface operations {
                                 quantity: number;
                                 /** @description The product's name; null when it is unknown */
                                 name: string | null;
+                                /** @description The product's barcode, scanned to check a unit; null when it has none */
+                                barcode: string | null;
                             }[];
                             customer: {
                                 externalId: string;
@@ -1905,6 +2612,12 @@ export interface operations {
                             cancelledAt: string | null;
                             pickedAt: string | null;
                             dispatchedAt: string | null;
+                            /** @description The tote the order was last picked into; null when it was never in a wave */
+                            tote: {
+                                number: number;
+                                /** @description While the tote holds the order */
+                                label: string | null;
+                            } | null;
                         };
                         /**
                          * Format: uuid
@@ -2009,13 +2722,15 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
-                     *             "name": "Red ceramic mug, 12 oz"
+                     *             "name": "Red ceramic mug, 12 oz",
+                     *             "barcode": "4006381333931"
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
-                     *             "name": "Earl Grey tea, 100 bags"
+                     *             "name": "Earl Grey tea, 100 bags",
+                     *             "barcode": null
                      *           }
                      *         ],
                      *         "customer": {
@@ -2040,7 +2755,11 @@ export interface operations {
                      *         "updatedAt": "2026-11-23T10:35:00Z",
                      *         "cancelledAt": null,
                      *         "pickedAt": "2026-11-23T10:20:00Z",
-                     *         "dispatchedAt": null
+                     *         "dispatchedAt": null,
+                     *         "tote": {
+                     *           "number": 1,
+                     *           "label": null
+                     *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -2073,6 +2792,8 @@ export interface operations {
                                 quantity: number;
                                 /** @description The product's name; null when it is unknown */
                                 name: string | null;
+                                /** @description The product's barcode, scanned to check a unit; null when it has none */
+                                barcode: string | null;
                             }[];
                             customer: {
                                 externalId: string;
@@ -2105,6 +2826,12 @@ export interface operations {
                             cancelledAt: string | null;
                             pickedAt: string | null;
                             dispatchedAt: string | null;
+                            /** @description The tote the order was last picked into; null when it was never in a wave */
+                            tote: {
+                                number: number;
+                                /** @description While the tote holds the order */
+                                label: string | null;
+                            } | null;
                         };
                         /**
                          * Format: uuid
@@ -2235,13 +2962,15 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
-                     *             "name": "Red ceramic mug, 12 oz"
+                     *             "name": "Red ceramic mug, 12 oz",
+                     *             "barcode": "4006381333931"
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
-                     *             "name": "Earl Grey tea, 100 bags"
+                     *             "name": "Earl Grey tea, 100 bags",
+                     *             "barcode": null
                      *           }
                      *         ],
                      *         "customer": {
@@ -2266,7 +2995,11 @@ export interface operations {
                      *         "updatedAt": "2026-11-23T14:00:00Z",
                      *         "cancelledAt": null,
                      *         "pickedAt": "2026-11-23T10:20:00Z",
-                     *         "dispatchedAt": "2026-11-23T14:00:00Z"
+                     *         "dispatchedAt": "2026-11-23T14:00:00Z",
+                     *         "tote": {
+                     *           "number": 1,
+                     *           "label": null
+                     *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -2299,6 +3032,8 @@ export interface operations {
                                 quantity: number;
                                 /** @description The product's name; null when it is unknown */
                                 name: string | null;
+                                /** @description The product's barcode, scanned to check a unit; null when it has none */
+                                barcode: string | null;
                             }[];
                             customer: {
                                 externalId: string;
@@ -2331,6 +3066,12 @@ export interface operations {
                             cancelledAt: string | null;
                             pickedAt: string | null;
                             dispatchedAt: string | null;
+                            /** @description The tote the order was last picked into; null when it was never in a wave */
+                            tote: {
+                                number: number;
+                                /** @description While the tote holds the order */
+                                label: string | null;
+                            } | null;
                         };
                         /**
                          * Format: uuid
@@ -2470,6 +3211,10 @@ export interface operations {
                      *               "distanceLeft": 96.4
                      *             },
                      *             "orders": 2,
+                     *             "orderNumbers": [
+                     *               "WEB-2026-1042",
+                     *               "WEB-2026-1043"
+                     *             ],
                      *             "createdAt": "2026-11-23T09:30:00Z"
                      *           }
                      *         ],
@@ -2484,6 +3229,24 @@ export interface operations {
                      *             }
                      *           ],
                      *           "deadLetters": 2
+                     *         },
+                     *         "pickers": [
+                     *           {
+                     *             "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *             "username": "mara",
+                     *             "name": "Mara Jensen"
+                     *           }
+                     *         ],
+                     *         "slotMismatches": {
+                     *           "total": 1,
+                     *           "products": [
+                     *             {
+                     *               "productExternalId": "P-1001",
+                     *               "sku": "MUG-RED-12",
+                     *               "stock": 240,
+                     *               "inSlots": 236
+                     *             }
+                     *           ]
                      *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -2533,6 +3296,8 @@ export interface operations {
                                 };
                                 /** @description Orders in the wave */
                                 orders: number;
+                                /** @description The wave's orders, by tote */
+                                orderNumbers: string[];
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 date and time
@@ -2552,6 +3317,26 @@ export interface operations {
                                 }[];
                                 /** @description Dead letters waiting for a replay */
                                 deadLetters: number;
+                            };
+                            /** @description Active users who can pick (pickers and supervisors), to assign a wave to */
+                            pickers: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            }[];
+                            /** @description Products whose slots hold other than their stock (GET /slots/mismatches of the warehouse API lists them all) */
+                            slotMismatches: {
+                                total: number;
+                                /** @description The first 20, by product id */
+                                products: {
+                                    productExternalId: string;
+                                    sku: string;
+                                    /** @description The product's stock, as the catalog says */
+                                    stock: number;
+                                    /** @description The sum of its slots */
+                                    inSlots: number;
+                                }[];
                             };
                         };
                         /**
@@ -2666,6 +3451,8 @@ export interface operations {
                      *                   "barcode": null,
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
+                     *                   "orderedQuantity": 2,
+                     *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
                      *                 }
@@ -2685,6 +3472,8 @@ export interface operations {
                      *                   "barcode": null,
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
+                     *                   "orderedQuantity": 1,
+                     *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
                      *                 }
@@ -2702,7 +3491,8 @@ export interface operations {
                      *             "stopsDone": 0,
                      *             "stopsTotal": 2,
                      *             "distanceLeft": 118.4
-                     *           }
+                     *           },
+                     *           "toteLabels": []
                      *         }
                      *       ],
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -2742,9 +3532,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -2758,9 +3555,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -2784,6 +3588,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         }[];
                         /**
                          * Format: uuid
@@ -2922,6 +3731,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -2941,6 +3752,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -2954,7 +3767,8 @@ export interface operations {
                      *           "stopsDone": 0,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 118.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -2993,9 +3807,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -3009,9 +3830,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -3035,6 +3863,11 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -3116,6 +3949,275 @@ export interface operations {
             };
         };
     };
+    getConsoleWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         },
+                     *         "toteLabels": [
+                     *           {
+                     *             "tote": 1,
+                     *             "label": "T-0042"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                    quantity: number;
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                quantity: number;
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     releaseStuckWave: {
         parameters: {
             query?: never;
@@ -3171,6 +4273,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -3190,6 +4294,8 @@ export interface operations {
                      *                 "barcode": null,
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
                      *               }
@@ -3207,7 +4313,8 @@ export interface operations {
                      *           "stopsDone": 0,
                      *           "stopsTotal": 2,
                      *           "distanceLeft": 118.4
-                     *         }
+                     *         },
+                     *         "toteLabels": []
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -3246,9 +4353,16 @@ export interface operations {
                                     productSku: string;
                                     barcode: string | null;
                                     name: string | null;
-                                    /** @description Ordered */
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
-                                    /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                     pickedQuantity: number | null;
                                     /** @description Why the line was picked short, as recorded */
                                     reason: string | null;
@@ -3262,9 +4376,16 @@ export interface operations {
                                 productSku: string;
                                 barcode: string | null;
                                 name: string | null;
-                                /** @description Ordered */
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
-                                /** @description Recorded by POST /waves/{id}/picks; null until then */
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
                                 pickedQuantity: number | null;
                                 /** @description Why the line was picked short, as recorded */
                                 reason: string | null;
@@ -3288,6 +4409,303 @@ export interface operations {
                                 /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
                                 distanceLeft: number;
                             };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    assignWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pickerId": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description An active picker or supervisor of the warehouse
+                     */
+                    pickerId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "status": "PICKING",
+                     *         "policy": "s-shape",
+                     *         "distance": 118.4,
+                     *         "sShapeDistance": 118.4,
+                     *         "orders": [
+                     *           {
+                     *             "externalId": "ORD-1042",
+                     *             "orderNumber": "WEB-2026-1042",
+                     *             "tote": 1
+                     *           },
+                     *           {
+                     *             "externalId": "ORD-1043",
+                     *             "orderNumber": "WEB-2026-1043",
+                     *             "tote": 2
+                     *           }
+                     *         ],
+                     *         "stops": [
+                     *           {
+                     *             "seq": 1,
+                     *             "locationCode": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1042",
+                     *                 "tote": 1,
+                     *                 "productExternalId": "P-1001",
+                     *                 "productSku": "MUG-RED-12",
+                     *                 "barcode": null,
+                     *                 "name": "Red ceramic mug, 12 oz",
+                     *                 "quantity": 2,
+                     *                 "orderedQuantity": 2,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "locationCode": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "lines": [
+                     *               {
+                     *                 "orderExternalId": "ORD-1043",
+                     *                 "tote": 2,
+                     *                 "productExternalId": "P-1007",
+                     *                 "productSku": "TEA-EARL-100",
+                     *                 "barcode": null,
+                     *                 "name": "Earl Grey tea, 100 bags",
+                     *                 "quantity": 1,
+                     *                 "orderedQuantity": 1,
+                     *                 "next": null,
+                     *                 "pickedQuantity": null,
+                     *                 "reason": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "unplaced": [],
+                     *         "picker": {
+                     *           "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
+                     *           "username": "mara",
+                     *           "name": "Mara Jensen"
+                     *         },
+                     *         "createdAt": "2026-11-23T09:30:00Z",
+                     *         "progress": {
+                     *           "stopsDone": 0,
+                     *           "stopsTotal": 2,
+                     *           "distanceLeft": 118.4
+                     *         },
+                     *         "toteLabels": []
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            status: "PICKING" | "COMPLETED" | "RELEASED";
+                            /**
+                             * @description How the picker walks; `optimal` is the shortest tour
+                             * @default optimal
+                             */
+                            policy: "s-shape" | "return" | "midpoint" | "largest-gap" | "combined" | "optimal";
+                            /** @description In the layout's unit, depot to depot */
+                            distance: number;
+                            /** @description The same picks walked S-shape, for comparison */
+                            sShapeDistance: number;
+                            orders: {
+                                externalId: string;
+                                orderNumber: string;
+                                tote: number;
+                            }[];
+                            /** @description In walking order */
+                            stops: {
+                                seq: number;
+                                locationCode: string;
+                                aisle: number;
+                                position: number;
+                                lines: {
+                                    orderExternalId: string;
+                                    tote: number;
+                                    productExternalId: string;
+                                    productSku: string;
+                                    barcode: string | null;
+                                    name: string | null;
+                                    /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                    quantity: number;
+                                    /** @description Ordered: the line at every stop together */
+                                    orderedQuantity: number;
+                                    /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                    next: {
+                                        locationCode: string;
+                                        quantity: number;
+                                    } | null;
+                                    /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                    pickedQuantity: number | null;
+                                    /** @description Why the line was picked short, as recorded */
+                                    reason: string | null;
+                                }[];
+                            }[];
+                            /** @description Lines whose product has no placed location: pick them after the route */
+                            unplaced: {
+                                orderExternalId: string;
+                                tote: number;
+                                productExternalId: string;
+                                productSku: string;
+                                barcode: string | null;
+                                name: string | null;
+                                /** @description To take at this stop: the whole line unless it is planned at several stops */
+                                quantity: number;
+                                /** @description Ordered: the line at every stop together */
+                                orderedQuantity: number;
+                                /** @description Where the line continues, and how much it takes there; null at its last stop */
+                                next: {
+                                    locationCode: string;
+                                    quantity: number;
+                                } | null;
+                                /** @description Recorded here by POST /waves/{id}/picks; null until then */
+                                pickedQuantity: number | null;
+                                /** @description Why the line was picked short, as recorded */
+                                reason: string | null;
+                            }[];
+                            /** @description The console user picking the wave; null when it is not assigned to anyone */
+                            picker: {
+                                /** Format: uuid */
+                                id: string;
+                                username: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            progress: {
+                                /** @description Stops whose every line has a pick recorded */
+                                stopsDone: number;
+                                stopsTotal: number;
+                                /** @description From the last done stop through the stops not done, in walking order, back to the depot, in the layout's unit */
+                                distanceLeft: number;
+                            };
+                            /** @description The totes labelled so far, by tote */
+                            toteLabels: {
+                                tote: number;
+                                label: string;
+                            }[];
                         };
                         /**
                          * Format: uuid

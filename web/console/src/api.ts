@@ -7,7 +7,7 @@ import type { paths } from './api-schema';
  */
 
 type Path = keyof paths;
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 type OperationOf<P extends Path, M extends Method> = Exclude<paths[P][Lowercase<M>], undefined>;
 /** The methods the console API answers on `P`. */
 type MethodOf<P extends Path> = { [M in Method]: [OperationOf<P, M>] extends [never] ? never : M }[Method];
@@ -42,6 +42,7 @@ export type ShortReason = NonNullable<PickBody['reason']>;
 export type PackOrder = Data<'/packing/orders/{ref}', 'GET'>;
 export type Board = Data<'/board', 'GET'>;
 export type Floor = Data<'/floor', 'GET'>;
+export type Settings = Data<'/settings', 'GET'>;
 
 /** An answer of the API that was not a success: its envelope's code and message. */
 export class ApiError extends Error {

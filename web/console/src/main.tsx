@@ -3,15 +3,18 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, describe, whenUnauthorized, type Me, type Role } from './api';
 import { Packer } from './packer';
 import { Picker } from './picker';
+import { Print } from './print';
 import { SignIn } from './signin';
 import './styles.css';
 
 /** The console's screens, each a client route under /console (the service answers index.html for them). */
 const SCREENS = {
-  pick: { title: 'Picking', roles: ['picker', 'supervisor'] },
-  pack: { title: 'Packing', roles: ['packer', 'supervisor'] },
-  supervisor: { title: 'Supervisor', roles: ['supervisor'] },
-} as const satisfies Record<string, { title: string; roles: Role[] }>;
+  pick: { title: 'Picking', roles: ['picker', 'supervisor'], inNav: true },
+  pack: { title: 'Packing', roles: ['packer', 'supervisor'], inNav: true },
+  supervisor: { title: 'Supervisor', roles: ['supervisor'], inNav: true },
+  /** A page to print (/console/print/wave/{id}, /console/print/slip/{ref}), opened from the others. */
+  print: { title: 'Print', roles: ['packer', 'supervisor'], inNav: false },
+} as const satisfies Record<string, { title: string; roles: Role[]; inNav: boolean }>;
 type Screen = keyof typeof SCREENS;
 
 const HOME: Record<Role, Screen> = { picker: 'pick', packer: 'pack', supervisor: 'supervisor' };
@@ -21,18 +24,55 @@ function screenOf(pathname: string): Screen | null {
   return name in SCREENS ? (name as Screen) : null;
 }
 
+/** Goes to the screen; `replace` leaves a path under it (a page to print) as it is. */
 function go(screen: Screen, replace = false): void {
   const url = `/console/${screen}`;
-  if (location.pathname === url) return;
+  if (location.pathname === url || (replace && screenOf(location.pathname) === screen)) return;
   if (replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
   dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** How long a tab waits for the console's lock before saying another tab has it (a reload's old page lets go within it). */
+const OTHER_TAB_MS = 1_000;
+
+/**
+ * One console tab per device: two would each keep their own queue of picks and fight over the
+ * scanner's keystrokes. A tab holds a Web Lock while it lives; another waits for it, says so, and
+ * takes over once the first is closed.
+ */
+function useSoleTab(): boolean | undefined {
+  const [sole, setSole] = useState<boolean | undefined>(navigator.locks ? undefined : true);
+  useEffect(() => {
+    if (!navigator.locks) return;
+    const waiting = setTimeout(() => setSole((known) => known ?? false), OTHER_TAB_MS);
+    void navigator.locks.request('pickport.console', () => {
+      clearTimeout(waiting);
+      setSole(true);
+      return new Promise<void>(() => {}); // never settles: the lock is held until the tab closes
+    });
+  }, []);
+  return sole;
 }
 
 /** The supervisor's screen (the plan, the tables) is loaded only when opened: the handheld never fetches it. */
 const loadSupervisor = () => import('./supervisor').then((module) => module.default);
 
 function App() {
+  const sole = useSoleTab();
+  if (sole === undefined) return <p role="status">Loading…</p>;
+  if (!sole) {
+    return (
+      <main class="sign-in">
+        <h1>Pickport console</h1>
+        <p role="alert">The console is already open in another tab on this device. Use that tab, or close it: this one then takes over.</p>
+      </main>
+    );
+  }
+  return <Console />;
+}
+
+function Console() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [ended, setEnded] = useState<string | null>(null);
   const [path, setPath] = useState(location.pathname);
@@ -81,7 +121,7 @@ function App() {
     setMe(null);
   };
 
-  const allowed = (Object.keys(SCREENS) as Screen[]).filter((name) => (SCREENS[name].roles as readonly Role[]).includes(me.user.role));
+  const allowed = (Object.keys(SCREENS) as Screen[]).filter((name) => SCREENS[name].inNav && (SCREENS[name].roles as readonly Role[]).includes(me.user.role));
   return (
     <div class={`shell screen-${screen}`}>
       <header class="top">
@@ -114,6 +154,7 @@ function App() {
         {screen === 'pick' && <Picker />}
         {screen === 'pack' && <Packer />}
         {screen === 'supervisor' && (SupervisorScreen ? <SupervisorScreen /> : <p role="status">Loading…</p>)}
+        {screen === 'print' && <Print pathname={path} />}
       </main>
     </div>
   );

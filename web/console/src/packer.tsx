@@ -1,66 +1,155 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, describe, type PackOrder } from './api';
+import { api, ApiError, describe, type PackOrder } from './api';
 import { accepted, rejected } from './feedback';
+import { PrintLink } from './print';
+import { sameCode, useScanner } from './scanner';
+import { useSettings } from './settings';
+
+type Item = PackOrder['items'][number];
+
+const itemName = (item: Item) => item.name ?? item.productExternalId;
 
 /**
- * The pack station: scan the order's number (or externalId) off the tote, tick each item as it
- * goes in the box, mark it packed, then dispatch it with the carrier and tracking number.
+ * The pack station: scan the order's number, its externalId or its tote's label; then scan each
+ * item as it goes in the box (or tick it), mark the order packed and dispatch it with the carrier
+ * and tracking number. Every scan goes to "Scan order", and focus returns there after each action.
  */
 export function Packer() {
+  const settings = useSettings();
   const [order, setOrder] = useState<PackOrder | null>(null);
+  // A ref as well as state: two scans may arrive before the screen redraws.
+  const checked = useRef<number[]>([]);
+  const [counts, setCounts] = useState<number[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
   const scan = useRef<HTMLInputElement>(null);
+  const focusScan = () => requestAnimationFrame(() => scan.current?.focus());
 
-  const run = async (action: () => Promise<PackOrder>) => {
+  const show = (next: PackOrder) => {
+    if (next.externalId !== order?.externalId || next.status !== order.status) setChecked(next.items.map(() => 0));
+    setOrder(next);
+  };
+  const setChecked = (next: number[]) => {
+    checked.current = next;
+    setCounts(next);
+  };
+  const refuse = (text: string) => {
+    rejected();
+    setNotice('');
+    setError(text);
+  };
+
+  const run = async (action: () => Promise<PackOrder>, done?: (order: PackOrder) => string) => {
     setBusy(true);
-    setError(null);
     try {
-      setOrder(await action());
+      const next = await action();
+      show(next);
+      setError(null);
+      setNotice(done?.(next) ?? '');
       return true;
     } catch (failure) {
-      rejected();
-      setError(describe(failure));
+      refuse(describe(failure));
       return false;
     } finally {
       setBusy(false);
+      focusScan();
     }
   };
 
-  const find = async (event: Event) => {
-    event.preventDefault();
-    const ref = scan.current?.value.trim() ?? '';
-    if (!ref) return;
-    setOrder(null);
-    if (await run(() => api('GET', '/packing/orders/{ref}', { params: { ref } }))) {
-      accepted();
-      if (scan.current) scan.current.value = '';
+  const pack = (current: PackOrder) =>
+    run(
+      () => api('POST', '/packing/orders/{externalId}/pack', { params: { externalId: current.externalId } }),
+      (next) => `Order ${next.orderNumber} packed.`,
+    );
+
+  /** Checks one unit of the open order's item with this barcode or sku; false when no item has it. */
+  const checkUnit = (code: string): boolean => {
+    if (order?.status !== 'PICKED') return false;
+    const matching = order.items.map((item, index) => ({ item, index })).filter(({ item }) => sameCode(item.barcode, code) || sameCode(item.productSku, code));
+    if (matching.length === 0) return false;
+    const open = matching.find(({ item, index }) => (checked.current[index] ?? 0) < item.quantity);
+    if (!open) {
+      refuse(`Every ${itemName(matching[0]!.item)} of order ${order.orderNumber} is already checked: this one is extra.`);
+      return true;
     }
+    const next = checked.current.map((count, index) => (index === open.index ? count + 1 : count));
+    setChecked(next);
+    accepted();
+    setError(null);
+    const complete = order.items.every((item, index) => (next[index] ?? 0) >= item.quantity);
+    setNotice(`Checked ${next[open.index]} of ${open.item.quantity} × ${itemName(open.item)}.${complete ? ' Every item is in the box.' : ''}`);
+    if (complete && settings?.packOnLastScan) void pack(order);
+    return true;
+  };
+
+  const onScan = async (code: string) => {
+    focusScan();
+    if (!code || checkUnit(code)) return;
+    try {
+      const found = await api('GET', '/packing/orders/{ref}', { params: { ref: code } });
+      accepted();
+      show(found);
+      setError(null);
+      setNotice('');
+    } catch (failure) {
+      if (!(failure instanceof ApiError && failure.status === 404)) return refuse(describe(failure));
+      // The open order stays open: a wrong item must not lose the packer's place.
+      refuse(
+        order?.status === 'PICKED'
+          ? `${code} is not in order ${order.orderNumber}, nor an order or a tote label. Keep it out of the box.`
+          : `No order, tote label or item ${code}.`,
+      );
+    }
+  };
+  useScanner((code) => void onScan(code));
+
+  const typed = (event: Event) => {
+    event.preventDefault();
+    const input = scan.current;
+    const code = input?.value.trim() ?? '';
+    // Emptied whatever the answer: a failed lookup's text must not be added to by the next scan.
+    if (input) input.value = '';
+    void onScan(code);
   };
 
   return (
     <section class="packer" aria-labelledby="packing-heading">
       <h2 id="packing-heading">Packing</h2>
-      <form onSubmit={find} class="scan-form">
+      <form onSubmit={typed} class="scan-form">
         <label for="scan-order">Scan order</label>
         <div class="row">
-          <input id="scan-order" ref={scan} autoFocus autocomplete="off" autocapitalize="off" spellcheck={false} />
+          <input id="scan-order" ref={scan} autoFocus autocomplete="off" autocapitalize="off" spellcheck={false} aria-describedby="scan-order-help" />
           <button type="submit" disabled={busy}>
             Find order
           </button>
         </div>
+        <p id="scan-order-help" class="muted">
+          An order number, an externalId or a tote label; then each item's barcode.
+        </p>
       </form>
       <p role="alert" class="message error">
         {error ?? ''}
+      </p>
+      <p role="status" class="message info">
+        {notice}
       </p>
       {order && (
         <OrderCard
           key={`${order.externalId}:${order.status}`}
           order={order}
+          counts={counts}
           busy={busy}
-          onPack={() => run(() => api('POST', '/packing/orders/{externalId}/pack', { params: { externalId: order.externalId } }))}
+          onCheck={(index, all) => {
+            setChecked(checked.current.map((count, at) => (at === index ? (all ? (order.items[index]?.quantity ?? 0) : 0) : count)));
+            focusScan();
+          }}
+          onPack={() => void pack(order)}
           onDispatch={(carrier, trackingNumber) =>
-            run(() => api('POST', '/packing/orders/{externalId}/dispatch', { params: { externalId: order.externalId }, body: { carrier, trackingNumber } }))
+            void run(
+              () => api('POST', '/packing/orders/{externalId}/dispatch', { params: { externalId: order.externalId }, body: { carrier, trackingNumber } }),
+              (next) => `Order ${next.orderNumber} dispatched.`,
+            )
           }
         />
       )}
@@ -70,21 +159,18 @@ export function Packer() {
 
 interface CardProps {
   order: PackOrder;
+  /** Units checked into the box, by item. */
+  counts: number[];
   busy: boolean;
+  onCheck(index: number, all: boolean): void;
   onPack(): void;
   onDispatch(carrier: string, trackingNumber: string): void;
 }
 
-function OrderCard({ order, busy, onPack, onDispatch }: CardProps) {
-  const [checked, setChecked] = useState<Set<number>>(new Set());
+function OrderCard({ order, counts, busy, onCheck, onPack, onDispatch }: CardProps) {
   const [carrier, setCarrier] = useState('');
   const [tracking, setTracking] = useState('');
-  const allChecked = checked.size === order.items.length;
-  const toggle = (index: number) => {
-    const next = new Set(checked);
-    if (!next.delete(index)) next.add(index);
-    setChecked(next);
-  };
+  const allChecked = order.items.every((item, index) => (counts[index] ?? 0) >= item.quantity);
   const dispatch = (event: Event) => {
     event.preventDefault();
     onDispatch(carrier.trim(), tracking.trim());
@@ -96,14 +182,22 @@ function OrderCard({ order, busy, onPack, onDispatch }: CardProps) {
         Order {order.orderNumber} <span class={`badge status-${order.status}`}>{order.status}</span>
       </h3>
       <p class="muted">externalId {order.externalId}</p>
+      <PrintLink to={`/console/print/slip/${encodeURIComponent(order.externalId)}`} label="Print packing slip" />
+      {order.tote && (
+        <p class="tote-tag">
+          Tote {order.tote.number}
+          {order.tote.label ? ` · label ${order.tote.label}` : ''}
+        </p>
+      )}
       {order.status === 'PICKED' ? (
         <fieldset class="items">
-          <legend>Check each item as it goes in the box</legend>
+          <legend>Scan or tick each item as it goes in the box</legend>
           {order.items.map((item, index) => (
             <label key={index} class="check">
-              <input type="checkbox" checked={checked.has(index)} onChange={() => toggle(index)} />
+              <input type="checkbox" checked={(counts[index] ?? 0) >= item.quantity} disabled={item.quantity === 0} onChange={(event) => onCheck(index, (event.target as HTMLInputElement).checked)} />
               <span>
-                {item.quantity} × {item.name ?? item.productExternalId} <span class="muted">SKU {item.productSku}</span>
+                {item.quantity} × {itemName(item)} <span class="muted">SKU {item.productSku}</span>{' '}
+                <strong class="item-count">{item.quantity === 0 ? 'none picked: nothing to pack' : `${Math.min(counts[index] ?? 0, item.quantity)} of ${item.quantity}`}</strong>
               </span>
             </label>
           ))}
@@ -112,14 +206,14 @@ function OrderCard({ order, busy, onPack, onDispatch }: CardProps) {
         <ul class="items" aria-label="Items">
           {order.items.map((item, index) => (
             <li key={index}>
-              {item.quantity} × {item.name ?? item.productExternalId} <span class="muted">SKU {item.productSku}</span>
+              {item.quantity} × {itemName(item)} <span class="muted">SKU {item.productSku}</span>
             </li>
           ))}
         </ul>
       )}
       {order.status === 'PICKED' && (
         <>
-          {!allChecked && <p class="muted">Tick every item to mark the order packed.</p>}
+          {!allChecked && <p class="muted">Scan or tick every item to mark the order packed.</p>}
           <button type="button" class="primary big" disabled={busy || !allChecked} onClick={onPack}>
             Mark packed
           </button>

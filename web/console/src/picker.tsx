@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, describe, isNetworkFailure, type PickBody, type PickerWave, type ShortReason, type WaveLine } from './api';
 import { accepted, rejected } from './feedback';
-import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, productLabel, totesFor, withPicks, type Visit } from './picking';
+import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, productLabel, totesFor, totesToLabel, withPicks, type Visit } from './picking';
 import { PickQueue } from './queue';
+import { useScanner } from './scanner';
+import { useSettings } from './settings';
 
 type Message = { kind: 'error' | 'info'; text: string } | null;
 
@@ -23,11 +25,17 @@ const worthRetrying = (error: unknown) =>
   isNetworkFailure(error) || (error instanceof ApiError && (error.status === 401 || error.status === 429 || error.status >= 500));
 
 const confirmedKey = (waveId: string) => `pickport.confirmed-location.${waveId}`;
+/** The units of the line in hand counted so far, kept through a reload. */
+const countKey = (waveId: string) => `pickport.counted.${waveId}`;
+/** A line's part at one stop: a line split over slots has a part at each of its stops. */
+const lineKeyOf = (line: WaveLine, locationCode: string | null) => `${line.orderExternalId}:${line.productExternalId}@${locationCode ?? ''}`;
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /**
- * The handheld screen: one stop at a time, driven by a keyboard-wedge scanner typing into the
- * always-focused "Scan" input. Every pick goes through the offline queue, so picks reach the
- * service in the order they were made, whether or not the network was there at the time.
+ * The handheld screen: the totes' labels first (when the warehouse uses them), then one stop at a
+ * time, driven by a keyboard-wedge scanner (scanner.ts). Every pick goes through the offline
+ * queue, so picks reach the service in the order they were made, whether or not the network was
+ * there at the time.
  */
 export function Picker() {
   const [server, setServer] = useState<PickerWave | null | undefined>(undefined);
@@ -36,17 +44,31 @@ export function Picker() {
   const [confirmed, setConfirmed] = useState<string | null>(null);
   const [message, setMessage] = useState<Message>(null);
   const [busy, setBusy] = useState(false);
+  const settings = useSettings();
   const queue = useMemo(() => (server ? new PickQueue(server.id) : null), [server?.id]);
   const flushing = useRef(false);
 
   const wave = server ? withPicks(server, pending) : server;
   const visit = wave ? nextVisit(wave) : null;
+  const unlabelled = wave && settings?.toteLabels ? totesToLabel(wave) : [];
+  /** What a scan means on the card on show (set by it); without one the screen says what it wants instead. */
+  const cardScan = useRef<((code: string) => void) | null>(null);
+
+  useScanner((code) => {
+    if (wave && (unlabelled.length > 0 || visit)) return cardScan.current?.(code);
+    rejected();
+    setMessage({ kind: 'error', text: wave ? `Scan not needed: ${code}. Every line is recorded; finish the wave.` : `Scan not needed: ${code}. Press Start picking first.` });
+  });
 
   const load = useCallback(async () => {
     try {
       const current = await api('GET', '/picking/wave');
       setServer(current);
       setConfirmed(current ? sessionStorage.getItem(confirmedKey(current.id)) : null);
+      const dropped = PickQueue.dropAllBut(current?.id ?? null);
+      if (dropped > 0) {
+        setMessage({ kind: 'error', text: `${plural(dropped, 'pick')} kept on this device for a wave finished or released elsewhere were dropped.` });
+      }
     } catch (error) {
       setMessage({ kind: 'error', text: describe(error) });
       setServer((known) => known ?? null);
@@ -123,6 +145,7 @@ export function Picker() {
     try {
       const done = await api('POST', '/picking/wave/complete');
       sessionStorage.removeItem(confirmedKey(server.id));
+      sessionStorage.removeItem(countKey(server.id));
       setFinished(done);
       setServer(null);
       setMessage(null);
@@ -133,7 +156,18 @@ export function Picker() {
     }
   };
 
-  if (wave === undefined) return <p role="status">Loading your wave…</p>;
+  const bindLabel = async (label: string) => {
+    try {
+      setServer(await api('POST', '/picking/wave/totes', { body: { label } }));
+      accepted();
+      setMessage({ kind: 'info', text: `Label ${label} is on tote ${unlabelled[0]?.tote}.` });
+    } catch (error) {
+      rejected();
+      setMessage({ kind: 'error', text: `Label ${label} refused: ${describe(error)}` });
+    }
+  };
+
+  if (wave === undefined || settings === null) return <p role="status">Loading your wave…</p>;
 
   if (wave === null) {
     return (
@@ -152,23 +186,110 @@ export function Picker() {
     );
   }
 
+  const line = visit ? (pendingLines(visit)[0] as WaveLine) : null;
   return (
     <section aria-label="Picking" class="picker">
-      {visit ? (
+      <OfflineBanner waiting={pending.length} />
+      {unlabelled.length > 0 ? (
+        <LabelTotes wave={wave} unlabelled={unlabelled} onLabel={bindLabel} scanRef={cardScan} message={message} />
+      ) : visit && line ? (
         <VisitCard
-          key={`${wave.id}:${visit.locationCode}`}
+          key={`${wave.id}:${lineKeyOf(line, visit.locationCode)}`}
+          waveId={wave.id}
           visit={visit}
-          confirmed={visit.locationCode === null || confirmed === visit.locationCode}
+          line={line}
+          confirmed={visit.locationCode === null || !settings.confirmLocation || confirmed === visit.locationCode}
           onConfirm={() => confirm(visit.locationCode)}
           onPick={record}
+          scanRef={cardScan}
           message={message}
           setMessage={setMessage}
         />
       ) : (
         <AllPicked wave={wave} waiting={pending.length} busy={busy} onFinish={finish} message={message} />
       )}
-      <WaveProgress wave={wave} waiting={pending.length} />
+      <WaveProgress wave={wave} />
     </section>
+  );
+}
+
+/**
+ * Plain to see from arm's length: picks are waiting on this device, and how many. They are sent on
+ * their own once the network is back.
+ */
+function OfflineBanner({ waiting }: { waiting: number }) {
+  const [online, setOnline] = useState(navigator.onLine);
+  useEffect(() => {
+    const update = () => setOnline(navigator.onLine);
+    addEventListener('online', update);
+    addEventListener('offline', update);
+    return () => {
+      removeEventListener('online', update);
+      removeEventListener('offline', update);
+    };
+  }, []);
+  // Always rendered, so a screen reader announces the banner when it appears.
+  return (
+    <p role="status" class={waiting > 0 || !online ? 'offline-banner' : 'visually-hidden'}>
+      {waiting > 0 || !online ? `${online ? 'Sending' : 'Offline'}: ${plural(waiting, 'pick')} not sent yet, kept on this device until the network is back` : ''}
+    </p>
+  );
+}
+
+/** Before the first pick, with tote labels on: each scan puts a label on the next tote. */
+function LabelTotes({ wave, unlabelled, onLabel, scanRef, message }: { wave: PickerWave; unlabelled: PickerWave['orders']; onLabel(label: string): Promise<void>; scanRef: ScanRef; message: Message }) {
+  const labels = new Map(wave.toteLabels.map((tote) => [tote.tote, tote.label]));
+  const onScan = (code: string) => {
+    if (code) void onLabel(code);
+  };
+  scanRef.current = onScan;
+  return (
+    <article class="stop" aria-labelledby="label-heading">
+      <h2 id="label-heading">Label the totes</h2>
+      <p>
+        Scan a label for tote <strong>{unlabelled[0]?.tote}</strong>: any code the tote carries. {plural(unlabelled.length, 'tote')} to go.
+      </p>
+      <ScanField onScan={onScan} />
+      <MessageLine message={message} />
+      <ul class="totes" aria-label="Totes of this wave">
+        {wave.orders.map((order) => (
+          <li key={order.tote} class={labels.has(order.tote) ? 'done' : ''}>
+            Tote {order.tote}: {labels.get(order.tote) ?? 'no label yet'}
+          </li>
+        ))}
+      </ul>
+    </article>
+  );
+}
+
+type ScanRef = { current: ((code: string) => void) | null };
+
+/**
+ * The always-focused "Scan" field, for a scanner and for a person typing a code. A scanner's
+ * burst reaches the screen through useScanner wherever focus is; this field is where focus goes
+ * back to after anything else.
+ */
+function ScanField({ onScan }: { onScan(code: string): void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const focus = () => requestAnimationFrame(() => input.current?.focus());
+  useEffect(() => {
+    focus();
+  }, []);
+  const typed = (event: Event) => {
+    event.preventDefault();
+    const code = input.current?.value.trim() ?? '';
+    if (input.current) input.current.value = '';
+    onScan(code);
+  };
+  // A scanner types into whatever has focus: keep it on "Scan" unless the picker moved it on purpose.
+  const keepFocus = (event: FocusEvent) => {
+    if (!event.relatedTarget) focus();
+  };
+  return (
+    <form onSubmit={typed} class="scan-form">
+      <label for="scan">Scan</label>
+      <input id="scan" ref={input} autoFocus autocomplete="off" autocapitalize="off" spellcheck={false} enterkeyhint="enter" onBlur={keepFocus} />
+    </form>
   );
 }
 
@@ -182,40 +303,61 @@ function MessageLine({ message }: { message: Message }) {
 }
 
 interface VisitProps {
+  waveId: string;
   visit: Visit;
+  /** The line in hand: the visit's first line not recorded yet. */
+  line: WaveLine;
   confirmed: boolean;
   onConfirm(): void;
   onPick(pick: PickBody): void;
+  /** Where the card puts what a scan means at this stop. */
+  scanRef: ScanRef;
   message: Message;
   setMessage(message: Message): void;
 }
 
-/** The stop in hand: where, what, how many into which tote, and the scan that confirms each step. */
-function VisitCard({ visit, confirmed, onConfirm, onPick, message, setMessage }: VisitProps) {
-  const line = pendingLines(visit)[0] as WaveLine;
-  const lineKey = `${line.orderExternalId}:${line.productExternalId}`;
-  const [quantity, setQuantity] = useState(String(line.quantity));
+/** The units of `line` counted so far on this device (0 when another line was being counted). */
+function storedCount(waveId: string, visit: Visit, line: WaveLine): number {
+  try {
+    const stored = JSON.parse(sessionStorage.getItem(countKey(waveId)) ?? 'null') as { line?: string; count?: number } | null;
+    return stored?.line === lineKeyOf(line, visit.locationCode) && Number.isInteger(stored.count) ? (stored.count as number) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The stop in hand: where, what, how many into which tote. Each scan of the product counts one
+ * unit ("2 of 3"); the line is recorded when the count reaches the quantity. Quantity sets the
+ * count at once (a case of 24), and Short pick records fewer with a reason.
+ */
+function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef, message, setMessage }: VisitProps) {
+  // A ref as well as state: two scans may arrive before the screen redraws.
+  const counted = useRef(storedCount(waveId, visit, line));
+  const [count, setCount] = useState(counted.current);
+  const [quantity, setQuantity] = useState(String(counted.current));
   const [shortOpen, setShortOpen] = useState(false);
   const [reason, setReason] = useState<ShortReason>('not_found');
-  const scan = useRef<HTMLInputElement>(null);
-  const focusScan = () => requestAnimationFrame(() => scan.current?.focus());
-
-  useEffect(() => {
-    setQuantity(String(line.quantity));
-    setShortOpen(false);
-    focusScan();
-  }, [lineKey]);
 
   const wrong = (text: string) => {
     rejected();
     setMessage({ kind: 'error', text });
   };
 
-  const onScan = (event: Event) => {
-    event.preventDefault();
-    const input = scan.current;
-    const code = input?.value.trim() ?? '';
-    if (input) input.value = '';
+  /** Sets the count; records the line once it reaches the quantity. */
+  const countTo = (next: number) => {
+    counted.current = next;
+    setCount(next);
+    setQuantity(String(next));
+    sessionStorage.setItem(countKey(waveId), JSON.stringify({ line: lineKeyOf(line, visit.locationCode), count: next }));
+    accepted();
+    if (next < line.quantity) return setMessage({ kind: 'info', text: `Counted ${next} of ${line.quantity} × ${line.name}.` });
+    sessionStorage.removeItem(countKey(waveId));
+    onPick(pickAt(visit, line, next));
+    setMessage({ kind: 'info', text: `Picked ${next} × ${line.name} into tote ${line.tote}.` });
+  };
+
+  const onScan = (code: string) => {
     if (!code) return;
     if (!confirmed) {
       if (!isLocation(visit, code)) return wrong(`Wrong scan: ${code}. Expected location ${visit.locationCode}.`);
@@ -223,38 +365,40 @@ function VisitCard({ visit, confirmed, onConfirm, onPick, message, setMessage }:
       onConfirm();
       return setMessage({ kind: 'info', text: `Location ${visit.locationCode} confirmed. Scan ${line.name}.` });
     }
-    if (isLocation(visit, code)) return setMessage({ kind: 'info', text: `Location ${visit.locationCode} already confirmed. Scan ${line.name}.` });
-    const scanned = lineScanned(visit, code);
-    if (!scanned) return wrong(`Wrong scan: ${code}. Expected ${productLabel(line)}.`);
-    const count = scanned === line ? Number(quantity) : scanned.quantity;
-    if (!Number.isInteger(count) || count < 0 || count > scanned.quantity) return wrong(`Quantity must be a whole number from 0 to ${scanned.quantity}.`);
-    if (count < scanned.quantity) return wrong(`Fewer than ordered (${count} of ${scanned.quantity}): press Short pick and give a reason.`);
-    accepted();
-    onPick({ orderExternalId: scanned.orderExternalId, productExternalId: scanned.productExternalId, quantity: count });
-    setMessage({ kind: 'info', text: `Picked ${count} × ${scanned.name} into tote ${scanned.tote}.` });
+    if (isLocation(visit, code)) return setMessage({ kind: 'info', text: `At location ${visit.locationCode}. Scan ${line.name}.` });
+    if (lineScanned(visit, code) !== line) return wrong(`Wrong scan: ${code}. Expected ${productLabel(line)}.`);
+    countTo(counted.current + 1);
+  };
+  scanRef.current = onScan;
+
+  /** Quantity, typed and sent with Enter: the count at once. */
+  const setByHand = (event: Event) => {
+    event.preventDefault();
+    const next = Number(quantity);
+    if (!Number.isInteger(next) || next < 0 || next > line.quantity) return wrong(`Quantity must be a whole number from 0 to ${line.quantity}.`);
+    if (!confirmed) return wrong(`Scan location ${visit.locationCode} first.`);
+    countTo(next);
   };
 
   const shortPick = (event: Event) => {
     event.preventDefault();
-    const count = Number(quantity);
-    if (!Number.isInteger(count) || count < 0 || count >= line.quantity) {
+    const next = Number(quantity);
+    if (!Number.isInteger(next) || next < 0 || next >= line.quantity) {
       return wrong(`A short pick records fewer than ${line.quantity}: set Quantity to what you found (0 to ${line.quantity - 1}).`);
     }
-    onPick({ orderExternalId: line.orderExternalId, productExternalId: line.productExternalId, quantity: count, reason });
-    setMessage({ kind: 'info', text: `Short pick recorded: ${count} of ${line.quantity} × ${line.name} (${REASONS.find((r) => r.value === reason)?.label.toLowerCase()}).` });
+    sessionStorage.removeItem(countKey(waveId));
+    onPick(pickAt(visit, line, next, reason));
+    setMessage({ kind: 'info', text: `Short pick recorded: ${next} of ${line.quantity} × ${line.name} (${REASONS.find((r) => r.value === reason)?.label.toLowerCase()}).` });
   };
 
-  // A scanner types into whatever has focus: keep it on "Scan" unless the picker moved it on purpose.
-  const keepFocus = (event: FocusEvent) => {
-    if (!event.relatedTarget) focusScan();
-  };
-
+  const placed = visit.locationCode !== null;
   return (
     <article class="stop" aria-labelledby="stop-location">
-      <p class="stop-label">{visit.locationCode ? (confirmed ? 'At location' : 'Go to location') : 'No location: find these items'}</p>
+      <p class="stop-label">{placed ? (confirmed ? 'At location' : 'Go to location') : 'After the route'}</p>
       <h2 id="stop-location" class="location">
         {visit.locationCode ?? 'Unplaced items'}
       </h2>
+      {!placed && <p class="unplaced-note">These products have no location on the floor: find them, then scan each one.</p>}
       <div class="line">
         <p class="product-name">{line.name}</p>
         <p class="sku">
@@ -262,22 +406,31 @@ function VisitCard({ visit, confirmed, onConfirm, onPick, message, setMessage }:
           {line.barcode ? ` · barcode ${line.barcode}` : ''}
         </p>
         <p class="quantity-needed">
-          Take <strong>{line.quantity}</strong> for tote <strong>{line.tote}</strong>
+          Take <strong>{line.quantity}</strong> here for tote <strong>{line.tote}</strong>
         </p>
+        <p class="unit-count">
+          <span class="visually-hidden">Counted: </span>
+          <strong>
+            {count} of {line.quantity}
+          </strong>
+        </p>
+        {line.next && (
+          <p class="quantity-rest">
+            {line.next.quantity} more at {line.next.locationCode}
+          </p>
+        )}
         <ul class="totes" aria-label="This product at this stop, by tote">
           {totesFor(visit, line).map((tote) => (
-            <li key={tote.tote}>
+            <li key={tote.tote} class={tote.done ? 'done' : ''}>
               Tote {tote.tote}: {tote.quantity}
+              {tote.done ? ' ✓ done' : ''}
             </li>
           ))}
         </ul>
       </div>
-      <form onSubmit={onScan} class="scan-form">
-        <label for="scan">Scan</label>
-        <input id="scan" ref={scan} autoFocus autocomplete="off" autocapitalize="off" spellcheck={false} enterkeyhint="enter" onBlur={keepFocus} />
-      </form>
+      <ScanField onScan={onScan} />
       <MessageLine message={message} />
-      <div class="pick-controls">
+      <form class="pick-controls" onSubmit={setByHand}>
         <label for="quantity">Quantity</label>
         <input
           id="quantity"
@@ -291,7 +444,7 @@ function VisitCard({ visit, confirmed, onConfirm, onPick, message, setMessage }:
         <button type="button" class="big" aria-expanded={shortOpen} aria-controls="short-pick" onClick={() => setShortOpen(!shortOpen)}>
           Short pick
         </button>
-      </div>
+      </form>
       {shortOpen && (
         <form id="short-pick" class="short-pick" onSubmit={shortPick}>
           <fieldset>
@@ -313,7 +466,7 @@ function VisitCard({ visit, confirmed, onConfirm, onPick, message, setMessage }:
           <summary>Everything at this stop ({visit.lines.length} lines)</summary>
           <ul>
             {visit.lines.map((other) => (
-              <li key={`${other.orderExternalId}:${other.productExternalId}`}>
+              <li key={lineKeyOf(other, visit.locationCode)}>
                 {other.name}, tote {other.tote}: {other.pickedQuantity === null ? `${other.quantity} to pick` : `${other.pickedQuantity} of ${other.quantity} picked`}
               </li>
             ))}
@@ -329,7 +482,7 @@ function AllPicked({ wave, waiting, busy, onFinish, message }: { wave: PickerWav
   return (
     <article class="stop" aria-labelledby="all-picked">
       <h2 id="all-picked">Every line is recorded</h2>
-      <p>{waiting > 0 ? `Waiting to send ${waiting} ${waiting === 1 ? 'pick' : 'picks'} before the wave can finish.` : 'Take the cart back to the depot and finish the wave.'}</p>
+      <p>{waiting > 0 ? `Waiting to send ${plural(waiting, 'pick')} before the wave can finish.` : 'Take the cart back to the depot and finish the wave.'}</p>
       <MessageLine message={message} />
       <button type="button" class="primary big" onClick={onFinish} disabled={!ready || busy}>
         Finish wave
@@ -338,7 +491,7 @@ function AllPicked({ wave, waiting, busy, onFinish, message }: { wave: PickerWav
   );
 }
 
-function WaveProgress({ wave, waiting }: { wave: PickerWave; waiting: number }) {
+function WaveProgress({ wave }: { wave: PickerWave }) {
   const { stopsDone, stopsTotal, distanceLeft } = wave.progress;
   return (
     <footer class="progress" aria-label="Progress">
@@ -349,9 +502,6 @@ function WaveProgress({ wave, waiting }: { wave: PickerWave; waiting: number }) 
         <span>Distance left: {Math.round(distanceLeft * 10) / 10}</span>
       </p>
       <progress max={Math.max(stopsTotal, 1)} value={stopsDone} aria-label="Stops done" />
-      <p role="status" class="queue">
-        {waiting > 0 ? `${waiting} ${waiting === 1 ? 'pick' : 'picks'} not sent yet: kept on this device until the network is back` : ''}
-      </p>
     </footer>
   );
 }

@@ -1,4 +1,5 @@
 import type { PickBody, PickerWave, WaveLine } from './api';
+import { sameCode } from './scanner';
 
 /** A place the picker goes to: a stop of the route, or the lines whose product has no location. */
 export interface Visit {
@@ -21,19 +22,29 @@ export function nextVisit(wave: PickerWave): Visit | null {
 
 export const pendingLines = (visit: Visit) => visit.lines.filter((line) => !recorded(line));
 
-const same = (a: string | null | undefined, b: string) => a != null && a.trim().toLowerCase() === b.trim().toLowerCase();
-
-export const isLocation = (visit: Visit, code: string) => visit.locationCode !== null && same(visit.locationCode, code);
+export const isLocation = (visit: Visit, code: string) => visit.locationCode !== null && sameCode(visit.locationCode, code);
 
 /** The line of this visit a product scan (barcode or sku) stands for: the first not yet recorded. */
 export const lineScanned = (visit: Visit, code: string) =>
-  pendingLines(visit).find((line) => same(line.barcode, code) || same(line.productSku, code)) ?? null;
+  pendingLines(visit).find((line) => sameCode(line.barcode, code) || sameCode(line.productSku, code)) ?? null;
 
 /** How a product is named where it is expected, so a wrong scan says what was wanted. */
 export const productLabel = (line: WaveLine) => `${line.name} (${line.barcode ? `${line.barcode} or ` : ''}${line.productSku})`;
 
-export const sameLine = (a: Pick<PickBody, 'orderExternalId' | 'productExternalId'>, b: Pick<PickBody, 'orderExternalId' | 'productExternalId'>) =>
-  a.orderExternalId === b.orderExternalId && a.productExternalId === b.productExternalId;
+/** Whether a pick records this line at this visit: the part at the visit's location, or the line's only part. */
+const recordsLine = (pick: PickBody, line: WaveLine, locationCode: string | null) =>
+  pick.orderExternalId === line.orderExternalId &&
+  pick.productExternalId === line.productExternalId &&
+  (pick.locationCode === undefined || pick.locationCode === locationCode);
+
+/** The pick of `quantity` of a line at this visit: it names the visit's location, which tells which part of a split line it records. */
+export const pickAt = (visit: Visit, line: WaveLine, quantity: number, reason?: PickBody['reason']): PickBody => ({
+  orderExternalId: line.orderExternalId,
+  productExternalId: line.productExternalId,
+  quantity,
+  ...(visit.locationCode !== null ? { locationCode: visit.locationCode } : {}),
+  ...(reason ? { reason } : {}),
+});
 
 /**
  * The wave as it will be once these picks reach the service: shown at once, and kept while they
@@ -41,20 +52,27 @@ export const sameLine = (a: Pick<PickBody, 'orderExternalId' | 'productExternalI
  */
 export function withPicks(wave: PickerWave, picks: PickBody[]): PickerWave {
   if (picks.length === 0) return wave;
-  const apply = (line: WaveLine): WaveLine => {
-    const pick = picks.findLast((candidate) => sameLine(candidate, line));
+  const apply = (locationCode: string | null) => (line: WaveLine): WaveLine => {
+    const pick = picks.findLast((candidate) => recordsLine(candidate, line, locationCode));
     return pick ? { ...line, pickedQuantity: pick.quantity, reason: pick.reason ?? null } : line;
   };
-  const stops = wave.stops.map((stop) => ({ ...stop, lines: stop.lines.map(apply) }));
+  const stops = wave.stops.map((stop) => ({ ...stop, lines: stop.lines.map(apply(stop.locationCode)) }));
   const stopsDone = stops.filter((stop) => stop.lines.every(recorded)).length;
-  return { ...wave, stops, unplaced: wave.unplaced.map(apply), progress: { ...wave.progress, stopsDone } };
+  return { ...wave, stops, unplaced: wave.unplaced.map(apply(null)), progress: { ...wave.progress, stopsDone } };
 }
 
 export const allRecorded = (wave: PickerWave) => visitsOf(wave).every((visit) => visit.lines.every(recorded));
 
-/** The totes a product goes to at this visit, and how many each gets. */
-export function totesFor(visit: Visit, line: WaveLine): { tote: number; quantity: number }[] {
+/** The totes a product goes to at this visit, how many each gets, and whether that is done. */
+export function totesFor(visit: Visit, line: WaveLine): { tote: number; quantity: number; done: boolean }[] {
   return visit.lines
     .filter((other) => other.productExternalId === line.productExternalId)
-    .map((other) => ({ tote: other.tote, quantity: other.quantity }));
+    .map((other) => ({ tote: other.tote, quantity: other.quantity, done: recorded(other) }));
+}
+
+/** The wave's totes still without a label, while none of its lines is recorded (labels go on before the first pick). */
+export function totesToLabel(wave: PickerWave): PickerWave['orders'] {
+  if (visitsOf(wave).some((visit) => visit.lines.some(recorded))) return [];
+  const labelled = new Set(wave.toteLabels.map((tote) => tote.tote));
+  return wave.orders.filter((order) => !labelled.has(order.tote));
 }

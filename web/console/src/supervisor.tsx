@@ -1,7 +1,10 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { POLICIES } from '../../../src/floor/plan/layout';
-import { api, describe, type Board, type BodyOf, type Floor, type PickerWave } from './api';
+import { api, describe, type Board, type BodyOf, type Floor, type PickerWave, type Settings } from './api';
 import { FloorPlan, waveLabel } from './floor-plan';
+import { rejected } from './feedback';
+import { PrintLink } from './print';
+import { useScanner } from './scanner';
 
 const STATUSES = ['PENDING_VALIDATION', 'PENDING', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'];
 /** The board follows the floor without a reload. */
@@ -17,16 +20,22 @@ export default function Supervisor() {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState('');
 
+  // An error stays until dismissed or replaced by the next one: a redraw of the board does not clear it.
   const refresh = useCallback(async () => {
     try {
       const [nextBoard, nextFloor] = await Promise.all([api('GET', '/board'), api('GET', '/floor')]);
       setBoard(nextBoard);
       setFloor(nextFloor);
-      setError(null);
     } catch (failure) {
       setError(describe(failure));
     }
   }, []);
+  // Nothing here is scanned: a scan must not land in a form or press a button.
+  useScanner((code) => {
+    rejected();
+    setError(`Scan not used on this screen: ${code}.`);
+  });
+
   useEffect(() => {
     void refresh();
     const timer = setInterval(() => void refresh(), REFRESH_MS);
@@ -39,6 +48,7 @@ export default function Supervisor() {
       setNotice(await action());
       setError(null);
     } catch (failure) {
+      setNotice('');
       setError(describe(failure));
     }
     await refresh();
@@ -47,18 +57,37 @@ export default function Supervisor() {
   return (
     <div class="supervisor">
       <h2 class="visually-hidden">Supervisor</h2>
-      <p role="alert" class="message error">
-        {error ?? ''}
-      </p>
+      <div role="alert" class="message error">
+        {error && (
+          <p class="dismissable">
+            <span>{error}</span>
+            <button type="button" onClick={() => setError(null)}>
+              Dismiss
+            </button>
+          </p>
+        )}
+      </div>
       <p role="status" class="message info">
         {notice}
       </p>
       {board ? (
         <div class="panels">
           <StatusCounts counts={board.statusCounts} />
-          <WavesInProgress waves={board.waves} onRelease={(wave) => act(async () => (await api('POST', '/waves/{id}/release', { params: { id: wave.id } }), `${waveLabel(wave)} released: its unpicked orders are PENDING again.`))} />
+          <WavesInProgress
+            waves={board.waves}
+            pickers={board.pickers}
+            onRelease={(wave) => act(async () => (await api('POST', '/waves/{id}/release', { params: { id: wave.id } }), `${waveLabel(wave)} released: its unpicked orders are PENDING again.`))}
+            onAssign={(wave, pickerId) =>
+              act(async () => {
+                const assigned = await api('POST', '/waves/{id}/assign', { params: { id: wave.id }, body: { pickerId } });
+                return `${waveLabel(wave)} is now ${waveLabel(assigned)}.`;
+              })
+            }
+          />
+          <SettingsPanel onSave={(settings) => act(async () => (await api('PUT', '/settings', { body: settings }), 'Settings saved: handhelds use them from their next screen.'))} />
           <Webhooks webhooks={board.webhooks} />
           <Issues issues={board.issues} />
+          <SlotMismatches mismatches={board.slotMismatches} />
           <CreateWave onCreate={(body) => act(async () => describeWave(await api('POST', '/waves', { body })))} />
           <AdjustStock onAdjust={(externalId, body) => act(async () => {
             const product = await api('POST', '/products/{externalId}/stock', { params: { externalId }, body });
@@ -98,39 +127,154 @@ function StatusCounts({ counts }: { counts: Record<string, number> }) {
   );
 }
 
-function WavesInProgress({ waves, onRelease }: { waves: Board['waves']; onRelease(wave: Board['waves'][number]): void }) {
+type WaveSummary = Board['waves'][number];
+
+/** The waves being picked, one card each (a table would not fit a handheld): orders, progress, who, and the levers. */
+function WavesInProgress({ waves, pickers, onRelease, onAssign }: { waves: WaveSummary[]; pickers: Board['pickers']; onRelease(wave: WaveSummary): void; onAssign(wave: WaveSummary, pickerId: string): void }) {
+  const [releasing, setReleasing] = useState<string | null>(null);
   return (
     <section class="panel span-2" aria-labelledby="waves-heading">
       <h3 id="waves-heading">Waves in progress</h3>
       {waves.length === 0 ? (
         <p>No wave is being picked.</p>
       ) : (
-        <table>
+        <ul class="wave-list">
+          {waves.map((wave) => (
+            <li key={wave.id} class="wave-card">
+              <h4>{waveLabel(wave)}</h4>
+              <p>
+                {plural(wave.orders, 'order')}: {wave.orderNumbers.join(', ')}
+              </p>
+              <p>
+                Stops done: {wave.progress.stopsDone} of {wave.progress.stopsTotal} · distance left {round(wave.progress.distanceLeft)}
+              </p>
+              <PrintLink to={`/console/print/wave/${wave.id}`} label={`Print the pick list of ${waveLabel(wave)}`} />
+              <AssignWave wave={wave} pickers={pickers} onAssign={onAssign} />
+              {releasing === wave.id ? (
+                <div class="confirm" role="group" aria-label={`Release ${waveLabel(wave)}?`}>
+                  <p>Release {waveLabel(wave)}? Its orders not picked yet go back to PENDING; picks recorded are not applied.</p>
+                  <div class="row">
+                    <button
+                      type="button"
+                      class="primary"
+                      onClick={() => {
+                        setReleasing(null);
+                        onRelease(wave);
+                      }}
+                    >
+                      Yes, release
+                    </button>
+                    <button type="button" onClick={() => setReleasing(null)}>
+                      Cancel
+                    </button>
+                  </div>
+                </div>
+              ) : (
+                <button type="button" onClick={() => setReleasing(wave.id)} aria-label={`Release ${waveLabel(wave)}`}>
+                  Release
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function AssignWave({ wave, pickers, onAssign }: { wave: WaveSummary; pickers: Board['pickers']; onAssign(wave: WaveSummary, pickerId: string): void }) {
+  const id = `assign-${wave.id}`;
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const pickerId = String(new FormData(event.target as HTMLFormElement).get('picker') ?? '');
+    if (pickerId) onAssign(wave, pickerId);
+  };
+  return (
+    <form class="row assign" onSubmit={submit}>
+      <label for={id} class="visually-hidden">
+        Picker for {waveLabel(wave)}
+      </label>
+      <select id={id} name="picker" defaultValue={wave.picker?.id ?? ''}>
+        <option value="">Choose a picker</option>
+        {pickers.map((picker) => (
+          <option key={picker.id} value={picker.id}>
+            {picker.name}
+          </option>
+        ))}
+      </select>
+      <button type="submit" aria-label={`Assign ${waveLabel(wave)}`}>
+        Assign
+      </button>
+    </form>
+  );
+}
+
+const SETTINGS: { name: keyof Settings; label: string }[] = [
+  { name: 'toteLabels', label: 'Label the totes at the start of each wave' },
+  { name: 'confirmLocation', label: "Scan a stop's location before its products" },
+  { name: 'packOnLastScan', label: "Mark an order packed on its last item's scan" },
+];
+
+function SettingsPanel({ onSave }: { onSave(settings: Settings): void }) {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  useEffect(() => {
+    api('GET', '/settings').then(setSettings, () => setSettings(null));
+  }, []);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    if (settings) onSave(settings);
+  };
+  return (
+    <section class="panel" aria-labelledby="settings-heading">
+      <h3 id="settings-heading">Scanning settings</h3>
+      {settings ? (
+        <form onSubmit={submit} class="stack">
+          {SETTINGS.map((setting) => (
+            <label key={setting.name} class="check">
+              <input type="checkbox" checked={settings[setting.name]} onChange={(event) => setSettings({ ...settings, [setting.name]: (event.target as HTMLInputElement).checked })} />
+              {setting.label}
+            </label>
+          ))}
+          <button type="submit" class="primary">
+            Save settings
+          </button>
+        </form>
+      ) : (
+        <p role="status">Loading the settings…</p>
+      )}
+    </section>
+  );
+}
+
+/** Products whose slots hold other than their stock: someone should count them. */
+function SlotMismatches({ mismatches }: { mismatches: Board['slotMismatches'] }) {
+  return (
+    <section class="panel span-2" aria-labelledby="mismatches-heading">
+      <h3 id="mismatches-heading">Slots that disagree with stock</h3>
+      {mismatches.total === 0 ? (
+        <p>Every product's slots hold its stock.</p>
+      ) : (
+        <table aria-labelledby="mismatches-heading">
+          {mismatches.total > mismatches.products.length && (
+            <caption>
+              The first {mismatches.products.length} of {mismatches.total}
+            </caption>
+          )}
           <thead>
             <tr>
-              <th scope="col">Wave</th>
-              <th scope="col">Orders</th>
-              <th scope="col">Stops done</th>
-              <th scope="col">Distance left</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <th scope="col">Product</th>
+              <th scope="col">Stock</th>
+              <th scope="col">In slots</th>
             </tr>
           </thead>
           <tbody>
-            {waves.map((wave) => (
-              <tr key={wave.id}>
-                <th scope="row">{waveLabel(wave)}</th>
-                <td>{wave.orders}</td>
-                <td>
-                  {wave.progress.stopsDone} of {wave.progress.stopsTotal}
-                </td>
-                <td>{round(wave.progress.distanceLeft)}</td>
-                <td>
-                  <button type="button" onClick={() => onRelease(wave)} aria-label={`Release ${waveLabel(wave)}`}>
-                    Release
-                  </button>
-                </td>
+            {mismatches.products.map((product) => (
+              <tr key={product.productExternalId}>
+                <th scope="row">
+                  {product.productExternalId} ({product.sku})
+                </th>
+                <td>{product.stock}</td>
+                <td>{product.inSlots}</td>
               </tr>
             ))}
           </tbody>

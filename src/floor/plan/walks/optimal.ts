@@ -32,7 +32,8 @@ const SHAPES: Shape[] = [
   { front: 0, back: 2, joinsEnds: false }, // in and out from the back
   { front: 2, back: 2, joinsEnds: false }, // in and out from both ends, the largest gap left out
 ];
-const [NOTHING, ONCE, TWICE, FROM_FRONT, FROM_BACK, BOTH_ENDS] = [0, 1, 2, 3, 4, 5];
+export const [NOTHING, ONCE, TWICE, FROM_FRONT, FROM_BACK, BOTH_ENDS] = [0, 1, 2, 3, 4, 5];
+export const SHAPE_COUNT = SHAPES.length;
 
 /** One of a subaisle's possible patterns: its shape, its length, and the segment it leaves out (if any). */
 interface SubaislePattern {
@@ -70,8 +71,8 @@ function segmentTimes(pattern: SubaislePattern, segmentCount: number): number[] 
   return Array.from({ length: segmentCount }, (_, i) => (i === pattern.leftOut ? 0 : times));
 }
 
-const EMPTY = 0;
-const FINISHED = 1;
+export const EMPTY = 0;
+export const FINISHED = 1;
 
 /** The cross-aisle edges to the next aisle: multiplicity per cross aisle, front first, and a component label per edge used. */
 interface Frontier {
@@ -79,7 +80,7 @@ interface Frontier {
   labels: number[];
 }
 
-interface Transition {
+export interface Transition {
   /** Multiplicity of each cross-aisle edge to the next aisle. */
   times: number[];
   width: number;
@@ -91,7 +92,7 @@ interface Transition {
  * transitions out of each, worked out once for each (state, subaisle shapes, aisle kind) and
  * then only looked up.
  */
-class StateSpace {
+export class StateSpace {
   private readonly frontiers: (Frontier | undefined)[] = [undefined, undefined];
   private readonly ids = new Map<string, number>();
   /** By state, then `key * 4 + kind`; sparse. */
@@ -169,13 +170,13 @@ class StateSpace {
 }
 
 const SPACES = new Map<number, StateSpace>();
-const spaceFor = (crossAisles: number) => SPACES.get(crossAisles) ?? SPACES.set(crossAisles, new StateSpace(crossAisles)).get(crossAisles)!;
+export const spaceFor = (crossAisles: number) => SPACES.get(crossAisles) ?? SPACES.set(crossAisles, new StateSpace(crossAisles)).get(crossAisles)!;
 
 /**
  * Floors with up to this many cross aisles (front and back included: two middle ones) are solved
  * by the dynamic program; its states and subaisle combinations grow too fast beyond.
  */
-const MAX_DP_CROSS_AISLES = 4;
+export const MAX_DP_CROSS_AISLES = 4;
 /**
  * Transitions the dynamic program may look at on floors of three blocks before it gives up (what
  * it takes is in docs/benchmarks.md); on one or two blocks it always finishes, its work linear in

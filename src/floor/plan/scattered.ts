@@ -1,0 +1,435 @@
+import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
+import { CollectingTours, type CollectingFloor } from './walks/collecting';
+import { shortestCoveringTour } from './walks/covering';
+import { MAX_DP_CROSS_AISLES } from './walks/optimal';
+import { shortestRouteLength } from './walks';
+
+/*
+ * Which places to take items from when each item stands at several (the single picker routing
+ * problem with scattered storage), so that the walk through them is shortest.
+ *
+ * The bound is Lagrangian: the demands move into the objective with a price per unit of each
+ * item, which leaves a tour that collects a reward at every place it passes (walks/collecting.ts,
+ * exact and as fast as the dynamic program for fixed places). Any prices give a lower bound on
+ * the shortest walk; subgradient steps raise it. Walks come from collecting tours that cover
+ * every demand, from covers completed greedily and measured by the exact tour through their
+ * places, and from ruining and recreating the best walk aisle by aisle. Branch and bound (a
+ * subaisle walked into or not used, then a place visited or not used) closes the gap where it
+ * can within half of the allowance; where it cannot, the covering dynamic program
+ * (walks/covering.ts), bounded by the root's prices, settles the rest or the walk stays unproven.
+ * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
+ * so a bound rounds up to the next multiple.
+ */
+
+export interface ScatteredProblem {
+  layout: Layout;
+  /** Distinct places that hold units of some item. */
+  places: readonly Place[];
+  /** By place: the items there and their units, at most the item's demand. */
+  stock: readonly (readonly { item: number; units: number }[])[];
+  /** Units wanted, by item; the places hold at least that many of each. */
+  demand: readonly number[];
+}
+
+export interface ScatteredChoice {
+  /** Indexes of the places to visit. */
+  places: number[];
+  /** Length of the shortest walk through them. */
+  distance: number;
+  /** Whether no choice of places that covers the demands has a shorter walk. */
+  exact: boolean;
+}
+
+/**
+ * Transitions of the dynamic program the search may spend: a count, not a clock, so that a
+ * route is the same on every run (what it takes in time is in docs/benchmarks.md).
+ */
+const SEARCH_WORK = 12_000_000;
+/** Subgradient steps at the first node, and at every node after. */
+const ROOT_STEPS = 150;
+const NODE_STEPS = 30;
+/** Steps without a better bound after which the step length halves. */
+const STALL_STEPS = 10;
+/** Places measured by the exact walk when completing a cover, of those that look cheapest to add. */
+const CANDIDATES_MEASURED = 4;
+/** Rounds of ruin and recreate over the aisles of the best walk. */
+const REBUILD_ROUNDS = 3;
+/** Ruin and recreate may run on past the allowance by this share of it (it is what improves a walk found when time is up). */
+const REBUILD_OVERRUN = 1.25;
+/** An exact walk through a set of places, measured, counted as this many transitions. */
+const MEASURE_COST = 20_000;
+/** Steps each run of the covering dynamic program may take (a narrow run, then a full one). */
+const COVERING_WORK = 500_000;
+/** A covering step (a pass tried, with its share of keeping labels) costs about as much as this many transitions of the collecting tour. */
+const COVERING_PASS_COST = 30;
+/** The share of the allowance branching may spend before the covering dynamic program takes over. */
+const BRANCHING_SHARE = 0.5;
+/** Labels the narrow covering search keeps past each aisle. */
+const BEAM = 1000;
+
+export function chooseScattered(problem: ScatteredProblem, work = SEARCH_WORK): ScatteredChoice {
+  return new Search(problem, work).run();
+}
+
+interface Node {
+  required: Uint8Array;
+  forbidden: Uint8Array;
+  /** By subaisle: 1 where the tour must walk in, 2 where it uses nothing (its places are forbidden). */
+  entered: Uint8Array;
+  prices: Float64Array;
+}
+
+class Search {
+  private readonly floor: CollectingFloor | undefined;
+  private readonly tours: CollectingTours | undefined;
+  /** By place: its subaisle's number (aisle-major, then block). */
+  private readonly subaisleOf: Int32Array;
+  private readonly items: number;
+  private readonly grain: number;
+  private best: { places: number[]; distance: number };
+
+  private readonly measured = new Map<string, number>();
+  private spent = 0;
+  /** Set when a bound could not be worked out within the allowance: its node was left open. */
+  private gaveUp = false;
+
+  constructor(
+    private readonly problem: ScatteredProblem,
+    private readonly budget: number,
+  ) {
+    const { layout } = problem;
+    const crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
+    this.items = problem.demand.length;
+    this.grain = grainOf(layout);
+    this.floor =
+      crossYs.length <= Math.min(3, MAX_DP_CROSS_AISLES)
+        ? {
+            aisles: layout.aisles,
+            depotAisle: layout.depotAisle,
+            crossYs,
+            spacing: layout.aisleSpacing,
+            ys: problem.places.map((place) => positionY(layout, place.position)),
+            candidates: candidatesByAisle(problem.places, layout, crossYs),
+          }
+        : undefined;
+    this.tours = this.floor && new CollectingTours(this.floor);
+    this.subaisleOf = new Int32Array(problem.places.length);
+    this.floor?.candidates.forEach((byBlock, aisle) => byBlock.forEach((places, block) => places.forEach((place) => (this.subaisleOf[place] = aisle * byBlock.length + block))));
+    this.best = { places: [], distance: Infinity };
+    this.improve(this.cover(new Uint8Array(problem.places.length)));
+  }
+
+  run(): ScatteredChoice {
+    const all = this.problem.places.length;
+    // Beyond two blocks the collecting tour's states are too many: the greedy choice, not proven.
+    if (!this.floor) return { ...this.best, exact: false };
+    const subaisles = this.floor.aisles * (this.floor.crossYs.length - 1);
+    const stack: Node[] = [{ required: new Uint8Array(all), forbidden: new Uint8Array(all), entered: new Uint8Array(subaisles), prices: new Float64Array(this.items) }];
+    let root = true;
+    let rootPrices: Float64Array | undefined;
+    while (stack.length > 0) {
+      if (this.spent > this.budget * BRANCHING_SHARE || this.gaveUp) {
+        // Branching has not settled it: the covering dynamic program, bounded by the root's prices, may.
+        if (rootPrices && !this.gaveUp && this.settledByCovering(rootPrices)) return { ...this.best, exact: true };
+        this.rebuild();
+        return { ...this.best, exact: false };
+      }
+      const node = stack.pop()!;
+      if (!this.settle(node)) continue;
+      const outcome = this.bound(node, root ? ROOT_STEPS : NODE_STEPS);
+      if (root && outcome) {
+        rootPrices = outcome.prices;
+        this.rebuild();
+      }
+      root = false;
+      if (!outcome) continue;
+      const subaisle = this.branchSubaisle(node, outcome.passed, outcome.prices);
+      if (subaisle !== undefined) {
+        const closed = { ...node, forbidden: Uint8Array.from(node.forbidden), entered: Uint8Array.from(node.entered), prices: outcome.prices };
+        closed.entered[subaisle] = 2;
+        this.subaisleOf.forEach((at, place) => at === subaisle && (closed.forbidden[place] = 1));
+        const walkedIn = { ...node, required: Uint8Array.from(node.required), entered: Uint8Array.from(node.entered), prices: Float64Array.from(outcome.prices) };
+        walkedIn.entered[subaisle] = 1;
+        stack.push(closed, walkedIn);
+        continue;
+      }
+      const place = this.branchPlace(node, outcome.passed, outcome.prices);
+      if (place === undefined) continue;
+      const without = { ...node, forbidden: Uint8Array.from(node.forbidden), prices: outcome.prices };
+      without.forbidden[place] = 1;
+      const withIt = { ...node, required: Uint8Array.from(node.required), prices: Float64Array.from(outcome.prices) };
+      withIt.required[place] = 1;
+      stack.push(without, withIt);
+    }
+    return { ...this.best, exact: !this.gaveUp };
+  }
+
+  /**
+   * The dynamic program that tracks what is covered, bounded by the root's prices: true when it
+   * settles the shortest walk (finding a shorter one or proving there is none).
+   */
+  private settledByCovering(prices: Float64Array): boolean {
+    const { stock, demand } = this.problem;
+    const toGo = this.tours!.toGo(this.rewards(prices, new Float64Array(stock.length)));
+    const problem = { floor: this.floor!, stock, demand };
+    const roundUp = (bound: number) => this.roundUp(bound);
+    // A narrow search first, for a shorter walk to prune the full one by.
+    const quick = shortestCoveringTour(problem, prices, toGo, this.best.distance, roundUp, COVERING_WORK, BEAM);
+    this.spent += quick.work * COVERING_PASS_COST;
+    if (quick.found) this.improve(quick.places);
+    const outcome = shortestCoveringTour(problem, prices, toGo, this.best.distance, roundUp, COVERING_WORK);
+    this.spent += outcome.work * COVERING_PASS_COST;
+    if (outcome.found) this.improve(outcome.places);
+    return outcome.found || outcome.proven;
+  }
+
+  /** Fills `reward` with what each place pays at `prices`: nothing where it is `forbidden`. */
+  private rewards(prices: Float64Array, reward: Float64Array, forbidden?: Uint8Array): Float64Array {
+    this.problem.stock.forEach((here, place) => {
+      let sum = 0;
+      if (!forbidden?.[place]) for (const { item, units } of here) sum += prices[item]! * units;
+      reward[place] = sum;
+    });
+    return reward;
+  }
+
+  /** Marks the places every cover left at the node must visit; false when no cover is left. */
+  private settle(node: Node): boolean {
+    const capacity = new Float64Array(this.items);
+    this.problem.stock.forEach((here, place) => {
+      if (!node.forbidden[place]) for (const { item, units } of here) capacity[item]! += units;
+    });
+    if (this.problem.demand.some((want, item) => capacity[item]! < want)) return false;
+    this.problem.stock.forEach((here, place) => {
+      if (!node.forbidden[place] && here.some(({ item, units }) => capacity[item]! - units < this.problem.demand[item]!)) node.required[place] = 1;
+    });
+    return true;
+  }
+
+  /**
+   * Raises the node's bound by subgradient steps. Undefined when the node cannot hold a walk
+   * shorter than the best found; otherwise the prices of its best bound and the places that
+   * bound's tour passed.
+   */
+  private bound(node: Node, steps: number): { prices: Float64Array; passed: Uint8Array } | undefined {
+    const { demand, stock } = this.problem;
+    const reward = new Float64Array(stock.length);
+    const prices = Float64Array.from(node.prices);
+    const gradient = new Float64Array(this.items);
+    let bestBound = -Infinity;
+    let bestPrices = prices;
+    let bestPassed: Uint8Array = new Uint8Array(stock.length);
+    let scale = 2;
+    let sinceBetter = 0;
+    for (let step = 0; step < steps; step++) {
+      this.rewards(prices, reward, node.forbidden);
+      const tour = this.tours!.tour(reward, node.required, node.entered, this.budget - this.spent);
+      if (!tour) {
+        this.gaveUp = true;
+        return undefined;
+      }
+      this.spent += tour.work;
+      const bound = tour.value + demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
+      gradient.set(demand);
+      tour.passed.forEach((passed, place) => {
+        if (passed && !node.forbidden[place]) for (const { item, units } of stock[place]!) gradient[item]! -= units;
+      });
+      const covers = gradient.every((missing) => missing <= 0);
+      if (covers && tour.length < this.best.distance) this.improve(tour.passed);
+      else if (!covers && step % 5 === 0) this.improve(this.cover(tour.passed));
+      if (bound > bestBound + 1e-9) {
+        [bestBound, bestPrices, bestPassed, sinceBetter] = [bound, Float64Array.from(prices), tour.passed, 0];
+      } else if (++sinceBetter >= STALL_STEPS) {
+        [scale, sinceBetter] = [scale / 2, 0];
+      }
+      if (this.roundUp(bestBound) >= this.best.distance - 1e-9) return undefined;
+      const norm = gradient.reduce((sum, g) => sum + g * g, 0);
+      if (norm === 0) return undefined;
+      const length = (scale * (this.best.distance - bound)) / norm;
+      prices.forEach((price, item) => (prices[item] = Math.max(0, price + length * gradient[item]!)));
+    }
+    return { prices: bestPrices, passed: bestPassed };
+  }
+
+  /**
+   * A subaisle to branch on (walked into, or unused): of those still open that the bound's tour
+   * walks into, the one where it collects the most. Deciding subaisles first splits the walks far
+   * more evenly than deciding single places.
+   */
+  private branchSubaisle(node: Node, passed: Uint8Array, prices: Float64Array): number | undefined {
+    const collected = new Float64Array(node.entered.length);
+    passed.forEach((flag, place) => {
+      if (!flag || node.forbidden[place] || node.entered[this.subaisleOf[place]!]) return;
+      for (const { item, units } of this.problem.stock[place]!) collected[this.subaisleOf[place]!]! += prices[item]! * units;
+    });
+    let choice: number | undefined;
+    collected.forEach((value, subaisle) => {
+      if (value > 0 && (choice === undefined || value > collected[choice]!)) choice = subaisle;
+    });
+    return choice;
+  }
+
+  /** A place to branch on: one of the least covered item's, passed by the best walk if it can be. */
+  private branchPlace(node: Node, passed: Uint8Array, prices: Float64Array): number | undefined {
+    const { demand, stock } = this.problem;
+    const covered = new Float64Array(this.items);
+    passed.forEach((flag, place) => {
+      if (flag && !node.forbidden[place]) for (const { item, units } of stock[place]!) covered[item]! += units;
+    });
+    const open = (place: number) => !node.required[place] && !node.forbidden[place];
+    const inBest = new Set(this.best.places);
+    let choice: number | undefined;
+    let worst = 0;
+    for (let item = 0; item < this.items; item++) {
+      const missing = (demand[item]! - covered[item]!) / demand[item]!;
+      if (missing <= worst) continue;
+      const places = stock.flatMap((here, place) => (open(place) && here.some((s) => s.item === item) ? [place] : []));
+      if (places.length === 0) continue;
+      worst = missing;
+      choice = places.find((place) => inBest.has(place)) ?? places.reduce((a, b) => (this.reach(a) <= this.reach(b) ? a : b));
+    }
+    if (choice !== undefined) return choice;
+    // Every demand covered yet the bound is short of the walk: decide a place the tour used most dearly.
+    let dearest = -1;
+    passed.forEach((flag, place) => {
+      if (!flag || !open(place)) return;
+      const value = stock[place]!.reduce((sum, { item, units }) => sum + prices[item]! * units, 0);
+      if (choice === undefined || value > dearest) [choice, dearest] = [place, value];
+    });
+    return choice;
+  }
+
+  /** There and back from the nearer cross aisle of a place's block. */
+  private reach(place: number): number {
+    const y = this.floor?.ys[place] ?? positionY(this.problem.layout, this.problem.places[place]!.position);
+    const crossYs = this.floor?.crossYs ?? [0, ...middleCrossAisleYs(this.problem.layout), backY(this.problem.layout)];
+    let nearest = Infinity;
+    for (const cross of crossYs) nearest = Math.min(nearest, Math.abs(cross - y));
+    return 2 * nearest;
+  }
+
+  /**
+   * Places that cover every demand, starting from the useful ones of `chosen`: while an item is
+   * short, of the few places that look cheapest to add (there and back from the nearest aisle or
+   * cross aisle already walked, per unit wanted), the one that lengthens the shortest walk least
+   * per unit.
+   */
+  private cover(chosen: Uint8Array, avoiding?: number): number[] {
+    const { stock, demand, places, layout } = this.problem;
+    const covered = new Float64Array(this.items);
+    const taken: number[] = [];
+    const aislesWalked = new Set<number>([layout.depotAisle]);
+    const take = (place: number) => {
+      taken.push(place);
+      aislesWalked.add(places[place]!.aisle);
+      for (const { item, units } of stock[place]!) covered[item]! += units;
+    };
+    const useful = (place: number) => stock[place]!.reduce((sum, { item, units }) => sum + Math.min(units, Math.max(0, demand[item]! - covered[item]!)), 0);
+    chosen.forEach((flag, place) => flag && useful(place) > 0 && take(place));
+    const extra = (place: number) => {
+      let across = Infinity;
+      for (const walked of aislesWalked) across = Math.min(across, Math.abs(aisleX(layout, walked) - aisleX(layout, places[place]!.aisle)));
+      return 2 * across + this.reach(place);
+    };
+    for (;;) {
+      const open: { place: number; units: number; estimate: number }[] = [];
+      stock.forEach((_, place) => {
+        const units = useful(place);
+        if (units > 0 && !taken.includes(place) && places[place]!.aisle !== avoiding) open.push({ place, units, estimate: extra(place) / units });
+      });
+      if (open.length === 0) return taken;
+      const now = this.measure(taken);
+      const tried = open.sort((a, b) => a.estimate - b.estimate).slice(0, CANDIDATES_MEASURED);
+      const best = tried.reduce((a, b) => ((this.measure([...taken, b.place]) - now) / b.units < (this.measure([...taken, a.place]) - now) / a.units ? b : a));
+      take(best.place);
+    }
+  }
+
+  /**
+   * Ruin and recreate: for each aisle the best walk takes from, its places are left out and the
+   * demands covered again from elsewhere; repeated while that shortens the walk.
+   */
+  private rebuild(): void {
+    const { places } = this.problem;
+    for (let round = 0; round < REBUILD_ROUNDS; round++) {
+      const before = this.best.distance;
+      for (const aisle of new Set(this.best.places.map((place) => places[place]!.aisle))) {
+        if (this.spent > this.budget * REBUILD_OVERRUN) return;
+        const kept = new Uint8Array(places.length);
+        for (const place of this.best.places) if (places[place]!.aisle !== aisle) kept[place] = 1;
+        this.improve(this.cover(kept, aisle));
+      }
+      if (this.best.distance >= before) return;
+    }
+  }
+
+  /**
+   * Keeps a cover of every demand if it is the best yet (anything else is ignored), after leaving
+   * out the places the others make needless (farthest first): fewer places never lengthen the
+   * shortest walk.
+   */
+  private improve(chosen: Uint8Array | number[]): void {
+    let places = chosen instanceof Uint8Array ? [...chosen.keys()].filter((place) => chosen[place]) : chosen;
+    if (!this.covers(places)) return;
+    for (const place of [...places].sort((a, b) => this.reach(b) - this.reach(a))) {
+      const without = places.filter((other) => other !== place);
+      if (this.covers(without)) places = without;
+    }
+    const distance = this.measure(places);
+    if (distance < this.best.distance) this.best = { places, distance };
+  }
+
+  private covers(places: readonly number[]): boolean {
+    const covered = new Float64Array(this.items);
+    for (const place of places) for (const { item, units } of this.problem.stock[place]!) covered[item]! += units;
+    return this.problem.demand.every((want, item) => covered[item]! >= want);
+  }
+
+  /** The exact shortest walk through the places, remembered. */
+  private measure(places: readonly number[]): number {
+    const key = [...places].sort((a, b) => a - b).join(',');
+    let distance = this.measured.get(key);
+    if (distance === undefined) {
+      this.spent += MEASURE_COST;
+      distance = shortestRouteLength(this.problem.layout, places.map((place) => this.problem.places[place]!));
+      this.measured.set(key, distance);
+    }
+    return distance;
+  }
+
+  private roundUp(bound: number): number {
+    return this.grain > 0 ? Math.ceil(bound / this.grain - 1e-6) * this.grain : bound;
+  }
+}
+
+/** The candidates of each subaisle, front to back. */
+function candidatesByAisle(places: readonly Place[], layout: Layout, crossYs: readonly number[]): number[][][] {
+  const byAisle = Array.from({ length: layout.aisles }, () => crossYs.slice(1).map((): number[] => []));
+  const order = places.map((place, index) => ({ index, aisle: place.aisle, y: positionY(layout, place.position) })).sort((a, b) => a.y - b.y);
+  for (const { index, aisle, y } of order) {
+    let block = 0;
+    while (y > crossYs[block + 1]!) block++;
+    byAisle[aisle - 1]![block]!.push(index);
+  }
+  return byAisle;
+}
+
+/**
+ * A length every tour's length is a whole multiple of (0 when there is none to be sure of): the
+ * greatest common divisor, in thousandths, of the lengths between neighbouring points of the floor.
+ */
+function grainOf(layout: Layout): number {
+  const lengths = [layout.aisleSpacing, layout.positionSpacing, layout.crossAisleOffset];
+  for (const { width } of layout.crossAisles ?? []) lengths.push((layout.positionSpacing + width) / 2);
+  let grain = 0;
+  for (const length of lengths) {
+    const thousandths = Math.round(length * 1000);
+    if (Math.abs(thousandths - length * 1000) > 1e-6) return 0;
+    grain = gcd(grain, thousandths);
+  }
+  return grain / 1000;
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}

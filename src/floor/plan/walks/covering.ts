@@ -1,0 +1,260 @@
+import type { CollectingFloor } from './collecting';
+import * as optimal from './optimal';
+import { spaceFor } from './optimal';
+
+// Plain constants here: an imported binding can be a property read on every use, and these are read in the inner loops.
+const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_COUNT, TWICE } = optimal;
+
+/*
+ * The shortest tour that covers every demand, by the dynamic program over aisles with what has
+ * been covered so far added to each state: a label is a frontier state, the units of each item
+ * taken so far (at most what is wanted) and the length walked. Within a subaisle a tour passes
+ * the places of a front part and of a back part, so the ways through it are few: nothing, a
+ * traversal (once or twice), in and out from the front as far as some place, from the back, or
+ * both, each kept only where it reaches a place that adds something. A label is dropped when
+ * the length walked, the least the rest of the tour can cost under the Lagrangian prices (a
+ * collecting tour's value to go) and the prices of what is still wanted reach a length already
+ * known: what is left are the labels that could still beat it.
+ */
+
+export interface CoveringProblem {
+  floor: CollectingFloor;
+  /** By place: the items there and their units, at most the item's demand. */
+  stock: readonly (readonly { item: number; units: number }[])[];
+  demand: readonly number[];
+}
+
+export type CoveringOutcome =
+  /** The shortest tour covering every demand, shorter than the length given (with a beam: a short one). */
+  | { found: true; length: number; places: number[] }
+  /** No tour covering every demand is shorter than the length given. */
+  | { found: false; proven: true }
+  /** The work outgrew the allowance: nothing proven. */
+  | { found: false; proven: false };
+
+/** One way through a subaisle: its shape, its length, the units it adds and the places it passes. */
+interface Pass {
+  shape: number;
+  length: number;
+  adds: { item: number; units: number }[];
+  /** The items it adds as bits (item i is bit i), for floors where one unit of each is wanted. */
+  mask: number;
+  /** Last place passed from the front and first from the back, as indexes into the subaisle's places. */
+  front: number;
+  back: number;
+}
+
+/** How many of the shortest labels of a state each label is checked against for being beaten. */
+const DOMINANCE_CHECKS = 64;
+
+/** Pass numbers of an aisle's blocks, packed into one number. */
+const PASS_PACK = 1 << 16;
+
+interface Label {
+  state: number;
+  code: number;
+  /** Prices of the units still wanted. */
+  wanted: number;
+  length: number;
+  previous: Label | undefined;
+  /** The passes taken in this aisle, by block. */
+  passes: Pass[];
+  /** What any tour from here measures at least. */
+  bound: number;
+}
+
+/**
+ * The shortest tour covering every demand if one is shorter than `below` (bounds rounded up by
+ * `roundUp`), within `budget` steps (a pass tried, and one more per item it adds where more than
+ * one unit is wanted); `prices` and `toGo` come from the Lagrangian bound. `work` says how many
+ * steps it took. With a `beam`, only that many labels go on past each
+ * aisle (those of least bound): a quick search for a short walk that proves nothing.
+ */
+export function shortestCoveringTour(
+  problem: CoveringProblem,
+  prices: Float64Array,
+  toGo: readonly (readonly number[])[],
+  below: number,
+  roundUp: (bound: number) => number,
+  budget: number,
+  beam = Infinity,
+): CoveringOutcome & { work: number } {
+  const { floor, demand } = problem;
+  const blocks = floor.crossYs.length - 1;
+  const space = spaceFor(floor.crossYs.length);
+  // Units taken of each item, as digits of one number: item i's digit counts 0..demand[i].
+  const radix: number[] = [];
+  let total = 1;
+  for (const want of demand) {
+    radix.push(total);
+    total *= want + 1;
+  }
+  if (total > 2 ** 40) return { found: false, proven: false, work: 0 };
+  const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
+  const unit = demand.length <= 30 && demand.every((want) => want === 1);
+
+  const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!)));
+  const shapesByKey = Array.from({ length: SHAPE_COUNT ** blocks }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
+  const allWanted = demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
+  let labels: Label[] = [{ state: EMPTY, code: 0, wanted: allWanted, length: 0, previous: undefined, passes: [], bound: 0 }];
+  let work = 0;
+  let narrowed = false;
+  for (let aisle = 1; aisle <= floor.aisles; aisle++) {
+    const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= floor.depotAisle ? 2 : 0);
+    const lastAisle = aisle === floor.aisles;
+    const rest = toGo[aisle]!;
+    // The least any state after this aisle can still cost: a bound before the state is known.
+    let least = Infinity;
+    for (const value of rest) if (value !== undefined && value < least) least = value;
+    // Passes block by block, as parallel columns; partial labels that agree on all but length keep the shortest.
+    let from = labels.map((_, i) => i);
+    let keys = labels.map(() => 0);
+    let codes = labels.map((label) => label.code);
+    let wants = labels.map((label) => label.wanted);
+    let lengths = labels.map((label) => label.length);
+    let taken = labels.map(() => 0);
+    for (let b = 0; b < blocks; b++) {
+      const ways = passes[aisle - 1]![b]!;
+      const at = new Map<number, number>();
+      const next = { from: [] as number[], keys: [] as number[], codes: [] as number[], wants: [] as number[], lengths: [] as number[], taken: [] as number[] };
+      // A pass costs one step where the digits are bits, one per item it adds otherwise.
+      work += from.length * (unit ? ways.length : ways.reduce((sum, pass) => sum + 1 + pass.adds.length, 0));
+      if (work > budget) return { found: false, proven: false, work };
+      for (let e = 0; e < from.length; e++) {
+        for (let w = 0; w < ways.length; w++) {
+          const pass = ways[w]!;
+          const length = lengths[e]! + pass.length;
+          let code = codes[e]!;
+          let wanted = wants[e]!;
+          if (unit) {
+            // One unit wanted of each item: the digits are bits.
+            for (let gained = pass.mask & ~code; gained !== 0; gained &= gained - 1) wanted -= prices[31 - Math.clz32(gained & -gained)]!;
+            code |= pass.mask;
+          } else {
+            for (const { item, units } of pass.adds) {
+              const had = Math.floor(code / radix[item]!) % (demand[item]! + 1);
+              const now = Math.min(demand[item]!, had + units);
+              code += (now - had) * radix[item]!;
+              wanted -= (now - had) * prices[item]!;
+            }
+          }
+          // Only once the aisle's last block is passed: the blocks after this one may still add what is wanted.
+          if (b === blocks - 1 && roundUp(length + least + Math.max(0, wanted)) >= below - 1e-9) continue;
+          const key = keys[e]! + pass.shape * SHAPE_COUNT ** b;
+          const id = (labels[from[e]!]!.state * SHAPE_COUNT ** blocks + key) * total + code;
+          const known = at.get(id);
+          if (known !== undefined && next.lengths[known]! <= length) continue;
+          const index = known ?? next.from.length;
+          if (known === undefined) at.set(id, index);
+          next.from[index] = from[e]!;
+          next.keys[index] = key;
+          next.codes[index] = code;
+          next.wants[index] = wanted;
+          next.lengths[index] = length;
+          next.taken[index] = taken[e]! + w * PASS_PACK ** b;
+        }
+      }
+      ({ from, keys, codes, wants, lengths, taken } = next);
+    }
+    const reached = new Map<number, Label>();
+    for (let e = 0; e < from.length; e++) {
+      const label = labels[from[e]!]!;
+      for (const transition of space.transitionsFrom(label.state, shapesByKey[keys[e]!]!, keys[e]!, kind)) {
+        if (lastAisle && transition.width > 0) continue;
+        const state = transition.next;
+        if (state === FINISHED && codes[e] !== full) continue;
+        const future = rest[state];
+        if (future === undefined) continue;
+        const length = lengths[e]! + transition.width * floor.spacing;
+        if (roundUp(length + future + Math.max(0, wants[e]!)) >= below - 1e-9) continue;
+        const id = state * total + codes[e]!;
+        const known = reached.get(id);
+        if (known && known.length <= length) continue;
+        const ways = Array.from({ length: blocks }, (_, b) => passes[aisle - 1]![b]![Math.floor(taken[e]! / PASS_PACK ** b) % PASS_PACK]!);
+        reached.set(id, { state, code: codes[e]!, wanted: wants[e]!, length, previous: label, passes: ways, bound: length + future + Math.max(0, wants[e]!) });
+      }
+    }
+    labels = unit ? unbeatenLabels(reached.values()) : [...reached.values()];
+    if (labels.length > beam) {
+      labels = labels.sort((a, b) => a.bound - b.bound).slice(0, beam);
+      narrowed = true;
+    }
+  }
+  const best = labels.find((label) => label.state === FINISHED && label.code === full);
+  if (!best) return { found: false, proven: !narrowed, work };
+  const places: number[] = [];
+  for (let label: Label | undefined = best, aisle = floor.aisles; label?.previous; label = label.previous, aisle--) {
+    label.passes.forEach((pass, b) => {
+      if (pass.shape === NOTHING) return;
+      floor.candidates[aisle - 1]![b]!.forEach((place, i) => (i <= pass.front || i >= pass.back) && places.push(place));
+    });
+  }
+  return { found: true, length: best.length, places, work };
+}
+
+/** The ways through one subaisle worth considering, none shorter with the same units added. */
+function subaislePasses(problem: CoveringProblem, places: readonly number[], front: number, back: number): Pass[] {
+  const { floor, stock, demand } = problem;
+  const n = places.length;
+  const length = back - front;
+  const added = (from: number, to: number) => {
+    const units = new Map<number, number>();
+    for (let i = from; i < to; i++) for (const { item, units: u } of stock[places[i]!]!) units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + u));
+    return units;
+  };
+  const addsOf = (units: Map<number, number>) => [...units].map(([item, count]) => ({ item, units: count }));
+  const everything = addsOf(added(0, n));
+  const passes: Pass[] = [
+    { shape: ONCE, length, adds: everything, mask: 0, front: n - 1, back: n },
+    { shape: TWICE, length: 2 * length, adds: everything, mask: 0, front: n - 1, back: n },
+  ];
+  const nothing: Pass = { shape: NOTHING, length: 0, adds: [], mask: 0, front: -1, back: n };
+  if (n === 0) return [nothing, ...passes];
+  passes.push(nothing);
+  const y = (i: number) => floor.ys[places[i]!]!;
+  // Places worth reaching from the front: those that add a unit not yet had from the places before.
+  const same = (a: Map<number, number>, b: Map<number, number>) => a.size === b.size && [...a].every(([item, count]) => b.get(item) === count);
+  const fronts: number[] = [];
+  for (let i = 0; i < n; i++) if (!same(added(0, i + 1), added(0, i))) fronts.push(i);
+  const backs: number[] = [];
+  for (let j = n - 1; j >= 0; j--) if (!same(added(j, n), added(j + 1, n))) backs.push(j);
+  for (const i of fronts) passes.push({ shape: FROM_FRONT, length: 2 * (y(i) - front), adds: addsOf(added(0, i + 1)), mask: 0, front: i, back: n });
+  for (const j of backs) passes.push({ shape: FROM_BACK, length: 2 * (back - y(j)), adds: addsOf(added(j, n)), mask: 0, front: -1, back: j });
+  for (const i of fronts) {
+    for (const j of backs) {
+      if (j <= i) continue;
+      const walk = 2 * (y(i) - front) + 2 * (back - y(j));
+      if (walk >= 2 * length) continue;
+      const units = added(0, i + 1);
+      for (const [item, count] of added(j, n)) units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + count));
+      passes.push({ shape: BOTH_ENDS, length: walk, adds: addsOf(units), mask: 0, front: i, back: j });
+    }
+  }
+  for (const pass of passes) pass.mask = pass.adds.reduce((bits, { item }) => (item < 30 ? bits | (1 << item) : bits), 0);
+  return undominated(passes);
+}
+
+/**
+ * Where one unit of each item is wanted: leaves out the labels that one of the few shortest of
+ * their state beats (no longer, every item it has taken also taken). Checking against all would
+ * cost more than it saves.
+ */
+function unbeatenLabels(labels: Iterable<Label>): Label[] {
+  const byState = new Map<number, Label[]>();
+  for (const label of [...labels].sort((a, b) => a.length - b.length)) {
+    const kept = byState.get(label.state) ?? byState.set(label.state, []).get(label.state)!;
+    let beaten = false;
+    for (let i = 0; i < Math.min(kept.length, DOMINANCE_CHECKS) && !beaten; i++) beaten = (kept[i]!.code & label.code) === label.code;
+    if (!beaten) kept.push(label);
+  }
+  return [...byState.values()].flat();
+}
+
+/** Leaves out each pass another of the same shape beats: no longer, and adding at least as many units of every item. */
+function undominated(passes: Pass[]): Pass[] {
+  const covers = (a: Pass, b: Pass) => b.adds.every(({ item, units }) => (a.adds.find((entry) => entry.item === item)?.units ?? 0) >= units);
+  const sorted = [...passes].sort((a, b) => a.length - b.length || b.adds.length - a.adds.length);
+  const kept: Pass[] = [];
+  for (const pass of sorted) if (!kept.some((other) => other.shape === pass.shape && covers(other, pass))) kept.push(pass);
+  return kept;
+}

@@ -1,0 +1,252 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../db';
+import { decodeCursor, isCount } from '../http/cursor';
+import { notFound, validationError, type FieldProblem } from '../http/errors';
+import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
+import { UUID } from '../http/uuid';
+import { lockFloor } from './layout-store';
+import type { ItemSlot, Location } from './plan/items';
+
+/*
+ * Slots: units of one product at one placed location. A product without slots keeps all its stock
+ * at its own location (its locationCode); with slots, its stock stays what the catalog says and
+ * the slots say where the units stand. Slot rows are written only under their product's row lock
+ * (FOR UPDATE, taken first, sorted by id), the first lock of the documented order in
+ * orders/store.ts: completing a wave locks the product rows, then lowers the slots.
+ */
+
+export interface Slot {
+  productExternalId: string;
+  locationCode: string;
+  quantity: number;
+}
+
+/** A slot to store, with the JSON path it was sent at (`slots[3]`), for naming it in a 400. */
+interface SentSlot extends Slot {
+  field: string;
+}
+
+/**
+ * Replaces the tenant's whole set of slots with `slots`. 404 for an unknown product; 400 naming
+ * the field for a location unknown or without a place, or a (product, location) pair sent twice.
+ * Returns how many slots and products the set now holds.
+ */
+export async function replaceSlots(tx: Tx, tenantId: string, slots: Slot[]): Promise<{ slots: number; products: number }> {
+  const sent = slots.map((slot, index) => ({ ...slot, field: `slots[${index}]` }));
+  const externalIds = [...new Set(slots.map((slot) => slot.productExternalId))];
+  const products = await prepareReplacement(tx, tenantId, sent, sql`(external_id = ANY (${externalIds}::text[])
+    OR id IN (SELECT product_id FROM product_slots WHERE tenant_id = ${tenantId}))`);
+  await tx.deleteFrom('product_slots').where('tenant_id', '=', tenantId).execute();
+  await insertSlots(tx, tenantId, sent, products);
+  return { slots: slots.length, products: externalIds.length };
+}
+
+/** Replaces one product's slots, as replaceSlots does the tenant's; returns them as now stored. */
+export async function replaceProductSlots(tx: Tx, tenantId: string, productExternalId: string, slots: Omit<Slot, 'productExternalId'>[]): Promise<Slot[]> {
+  const sent = slots.map((slot, index) => ({ ...slot, productExternalId, field: `slots[${index}]` }));
+  const products = await prepareReplacement(tx, tenantId, sent, sql`external_id = ${productExternalId}`, productExternalId);
+  await tx.deleteFrom('product_slots').where('tenant_id', '=', tenantId).where('product_id', '=', products.get(productExternalId)!).execute();
+  await insertSlots(tx, tenantId, sent, products);
+  return sent.map(({ locationCode, quantity }) => ({ productExternalId, locationCode, quantity })).sort((a, b) => (a.locationCode < b.locationCode ? -1 : 1));
+}
+
+/**
+ * Checks a replacement and takes its locks: the floor's (locations stay as checked), then the rows
+ * of the products it touches (`touched`: SQL over products), sorted by id. Returns the product ids
+ * by externalId. Every check runs before anything is written.
+ */
+async function prepareReplacement(tx: Tx, tenantId: string, sent: SentSlot[], touched: ReturnType<typeof sql>, required?: string): Promise<Map<string, string>> {
+  const problems: FieldProblem[] = [];
+  const seen = new Map<string, string>();
+  for (const slot of sent) {
+    const key = JSON.stringify([slot.productExternalId, slot.locationCode]);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, slot.field);
+    else problems.push({ field: `${slot.field}.locationCode`, message: `repeats ${first}: product ${slot.productExternalId} at ${slot.locationCode}` });
+  }
+  if (problems.length > 0) throw validationError(problems);
+
+  await lockFloor(tx, tenantId);
+  const { rows } = await sql<{ id: string; external_id: string }>`
+    SELECT id, external_id FROM products WHERE tenant_id = ${tenantId} AND ${touched} ORDER BY id FOR UPDATE`.execute(tx);
+  const products = new Map(rows.map((row) => [row.external_id, row.id]));
+  const unknown = required !== undefined && !products.has(required) ? required : sent.find((slot) => !products.has(slot.productExternalId))?.productExternalId;
+  if (unknown !== undefined) throw notFound(`Product ${unknown}`);
+
+  const codes = [...new Set(sent.map((slot) => slot.locationCode))];
+  const known = await tx
+    .selectFrom('warehouse_locations')
+    .select(['code', 'aisle'])
+    .where('tenant_id', '=', tenantId)
+    .where('code', '=', sql<string>`ANY (${codes}::text[])`)
+    .execute();
+  const placed = new Map(known.map((location) => [location.code, location.aisle !== null]));
+  for (const slot of sent) {
+    const state = placed.get(slot.locationCode);
+    if (state === undefined) problems.push({ field: `${slot.field}.locationCode`, message: `is not a location of the warehouse (PUT /locations): ${slot.locationCode}` });
+    else if (!state) problems.push({ field: `${slot.field}.locationCode`, message: `has no place on the layout: ${slot.locationCode}` });
+  }
+  if (problems.length > 0) throw validationError(problems);
+  return products;
+}
+
+async function insertSlots(tx: Tx, tenantId: string, sent: SentSlot[], products: Map<string, string>): Promise<void> {
+  if (sent.length === 0) return;
+  // One statement of three arrays, however many slots (row values would run out of parameters).
+  await sql`
+    INSERT INTO product_slots (tenant_id, product_id, location_code, quantity)
+    SELECT ${tenantId}, s.product_id, s.location_code, s.quantity
+    FROM unnest(${sent.map((slot) => products.get(slot.productExternalId)!)}::uuid[], ${sent.map((slot) => slot.locationCode)}::text[],
+      ${sent.map((slot) => slot.quantity)}::numeric[]) AS s(product_id, location_code, quantity)`.execute(tx);
+}
+
+/** Slots in the order of their product's id, each product's by location code. */
+const BY_PRODUCT: KeyColumn[] = [
+  { name: 's.product_id', type: 'uuid' },
+  { name: 's.location_code', type: 'text' },
+];
+
+/** A keyset page of the tenant's slots, or of one product's (404 when it is unknown). */
+export async function listSlots(db: Executor, tenantId: string, query: { limit: number; cursor?: string | undefined; productExternalId?: string | undefined }) {
+  let productId: string | undefined;
+  if (query.productExternalId !== undefined) {
+    const product = await db.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('external_id', '=', query.productExternalId).executeTakeFirst();
+    if (!product) throw notFound(`Product ${query.productExternalId}`);
+    productId = product.id;
+  }
+  const filtered = db
+    .selectFrom('product_slots as s')
+    .where('s.tenant_id', '=', tenantId)
+    .$if(productId !== undefined, (q) => q.where('s.product_id', '=', productId!));
+  let page = filtered
+    .innerJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 's.tenant_id').onRef('p.id', '=', 's.product_id'))
+    .select(['s.product_id', 's.location_code', 's.quantity', 'p.external_id']);
+  if (query.cursor !== undefined) {
+    const key = decodeCursor<[string, string]>(query.cursor, ['string', 'string'], ([id]) => UUID.test(id));
+    page = page.where(keysetAfter(BY_PRODUCT, key));
+  }
+  const [fetched, counted] = await Promise.all([
+    page.orderBy('s.product_id').orderBy('s.location_code').limit(query.limit + 1).execute(),
+    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  const { rows, hasMore, nextCursor } = pageOf(fetched, query.limit, (last) => [last.product_id, last.location_code]);
+  return {
+    slots: rows.map((row) => ({ productExternalId: row.external_id, locationCode: row.location_code, quantity: Number(row.quantity) })),
+    pagination: { limit: query.limit, hasMore, nextCursor, total: Number(counted.total) },
+  };
+}
+
+/** A product whose slots hold other than its stock. */
+export interface SlotMismatch {
+  productExternalId: string;
+  sku: string;
+  stock: number;
+  inSlots: number;
+}
+
+/**
+ * A keyset page of the products whose slots and stock disagree (the sum of their slots is not
+ * their stock), by product id; products without slots never do. The total is counted on the first
+ * page and carried in the cursor.
+ */
+export async function slotMismatches(db: Executor, tenantId: string, query: { limit: number; cursor?: string | undefined }) {
+  const position = query.cursor === undefined ? undefined : decodeCursor<[string, number]>(query.cursor, ['string', 'number'], ([id, total]) => UUID.test(id) && isCount(total));
+  const { rows } = await sql<{ id: string; external_id: string; sku: string; stock: string; in_slots: string; total: string }>`
+    SELECT p.id, p.external_id, p.sku, p.stock, t.in_slots, count(*) OVER () AS total
+    FROM (SELECT product_id, sum(quantity) AS in_slots FROM product_slots WHERE tenant_id = ${tenantId} GROUP BY product_id) AS t
+    JOIN products p ON p.tenant_id = ${tenantId} AND p.id = t.product_id
+    WHERE p.stock <> t.in_slots ${position ? sql`AND p.id > ${position[0]}::uuid` : sql``}
+    ORDER BY p.id
+    LIMIT ${query.limit + 1}`.execute(db);
+  const total = position ? position[1] : Number(rows[0]?.total ?? 0);
+  const { rows: shown, hasMore, nextCursor } = pageOf(rows, query.limit, (last) => [last.id, total]);
+  return {
+    mismatches: shown.map((row): SlotMismatch => ({ productExternalId: row.external_id, sku: row.sku, stock: Number(row.stock), inSlots: Number(row.in_slots) })),
+    pagination: { limit: query.limit, hasMore, nextCursor, total },
+  };
+}
+
+/** Where a product's units stand, for routing: its own placed location (null when it has none) and its slots on the layout. */
+export interface ProductPlaces {
+  productId: string;
+  own: Location | null;
+  /** Its slots; a product without slots has one at its own location holding its stock (none when that is unplaced). */
+  slots: ItemSlot<Location>[];
+}
+
+/** The places of the given products, by externalId (unknown ones left out). */
+export async function productPlaces(db: Executor, tenantId: string, externalIds: string[]): Promise<Map<string, ProductPlaces>> {
+  const { rows } = await sql<{
+    external_id: string;
+    id: string;
+    stock: string;
+    own_code: string | null;
+    own_aisle: number | null;
+    own_position: number | null;
+    slot_code: string | null;
+    slot_quantity: string | null;
+    slot_aisle: number | null;
+    slot_position: number | null;
+  }>`
+    SELECT p.external_id, p.id, p.stock, own.code AS own_code, own.aisle AS own_aisle, own.position AS own_position,
+      s.location_code AS slot_code, s.quantity AS slot_quantity, l.aisle AS slot_aisle, l.position AS slot_position
+    FROM products p
+    LEFT JOIN warehouse_locations own ON own.tenant_id = p.tenant_id AND own.code = p.location_code AND own.aisle IS NOT NULL
+    LEFT JOIN product_slots s ON s.tenant_id = p.tenant_id AND s.product_id = p.id
+    LEFT JOIN warehouse_locations l ON l.tenant_id = s.tenant_id AND l.code = s.location_code
+    WHERE p.tenant_id = ${tenantId} AND p.external_id = ANY (${externalIds}::text[])
+    ORDER BY p.external_id, s.location_code`.execute(db);
+  const places = new Map<string, ProductPlaces & { stock: number; slotted: boolean }>();
+  for (const row of rows) {
+    let product = places.get(row.external_id);
+    if (!product) {
+      const own = row.own_code !== null ? { code: row.own_code, aisle: row.own_aisle!, position: row.own_position! } : null;
+      product = { productId: row.id, own, slots: [], stock: Number(row.stock), slotted: false };
+      places.set(row.external_id, product);
+    }
+    if (row.slot_code === null) continue;
+    product.slotted = true;
+    // A slot stands at a placed location (PUT /locations keeps it so); one without a place could not be walked to.
+    if (row.slot_aisle !== null && row.slot_position !== null) {
+      product.slots.push({ place: { code: row.slot_code, aisle: row.slot_aisle, position: row.slot_position }, quantity: Number(row.slot_quantity) });
+    }
+  }
+  return new Map(
+    [...places].map(([externalId, { productId, own, slots, stock, slotted }]) => [
+      externalId,
+      { productId, own, slots: slotted ? slots : own ? [{ place: own, quantity: stock }] : [] },
+    ]),
+  );
+}
+
+/** Codes holding slots that are not among `placed` (at most a few, to name in a refusal). */
+export async function slotsOffPlaces(db: Executor, tenantId: string, placed: string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('product_slots')
+    .select('location_code')
+    .distinct()
+    .where('tenant_id', '=', tenantId)
+    .where('location_code', '<>', sql<string>`ALL (${placed}::text[])`)
+    .orderBy('location_code')
+    .limit(5)
+    .execute();
+  return rows.map((row) => row.location_code);
+}
+
+/**
+ * Lowers slots by what was picked from them, never below 0, in one statement: entry i of the
+ * arrays is one pick (product id, location code, quantity); a pick at a location where the product
+ * has no slot lowers nothing. The caller holds the products' row locks.
+ */
+export async function takeFromSlots(tx: Tx, tenantId: string, picks: { productId: string; locationCode: string; quantity: number }[]): Promise<void> {
+  if (picks.length === 0) return;
+  await sql`
+    UPDATE product_slots s SET quantity = greatest(s.quantity - t.taken, 0)
+    FROM (
+      SELECT product_id, location_code, sum(quantity) AS taken
+      FROM unnest(${picks.map((pick) => pick.productId)}::uuid[], ${picks.map((pick) => pick.locationCode)}::text[],
+        ${picks.map((pick) => pick.quantity)}::numeric[]) AS p(product_id, location_code, quantity)
+      GROUP BY product_id, location_code
+    ) AS t
+    WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.location_code`.execute(tx);
+}

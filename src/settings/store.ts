@@ -1,0 +1,27 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../db';
+import type { Settings, SettingsChange } from './schemas';
+
+/** What a warehouse that never changed a setting gets. */
+export const DEFAULT_SETTINGS: Settings = { toteLabels: false, confirmLocation: true, packOnLastScan: false };
+
+export async function readSettings(db: Executor, tenantId: string): Promise<Settings> {
+  const row = await db
+    .selectFrom('warehouse_settings')
+    .select(['tote_labels', 'confirm_location', 'pack_on_last_scan'])
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row ? { toteLabels: row.tote_labels, confirmLocation: row.confirm_location, packOnLastScan: row.pack_on_last_scan } : DEFAULT_SETTINGS;
+}
+
+/** Changes the settings named in `change` (the others keep their value) and answers them all. */
+export async function changeSettings(tx: Tx, tenantId: string, change: SettingsChange): Promise<{ settings: Settings }> {
+  const settings = { ...(await readSettings(tx, tenantId)), ...change };
+  const row = { tote_labels: settings.toteLabels, confirm_location: settings.confirmLocation, pack_on_last_scan: settings.packOnLastScan };
+  await tx
+    .insertInto('warehouse_settings')
+    .values({ tenant_id: tenantId, ...row })
+    .onConflict((conflict) => conflict.column('tenant_id').doUpdateSet({ ...row, updated_at: sql<Date>`now()` }))
+    .execute();
+  return { settings };
+}

@@ -1,0 +1,111 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAYOUT } from '../floor/helpers';
+import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { item, order, stockOf, warehouse } from '../orders/helpers';
+import { accessibilityProblems, device, DESKTOP, type Device, haveChromium, launchChromium, listen, scan, signIn, SKIP_LINE } from './browser';
+
+const PIN = '135790';
+
+if (!haveChromium) console.warn(SKIP_LINE);
+
+/*
+ * MUG stands at two slots, 2 at A-01 and 2 at C-08: an order of 4 is planned as 2 at each. The
+ * picker is told at each stop what to take there, and where the rest is.
+ */
+describe.skipIf(!haveChromium)('console in a real browser: a line split over two slots', { timeout: 90_000 }, () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let origin: string;
+  let browser: Browser;
+  const devices: Device[] = [];
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    tenant = await ctx.tenant(UNLIMITED);
+    origin = await listen(ctx);
+    browser = await launchChromium();
+    const floor = warehouse(ctx, tenant);
+    expect((await floor.put('/layout', LAYOUT)).status).toBe(200);
+    const locations = [
+      { code: 'A-01', aisle: 1, position: 1 },
+      { code: 'C-08', aisle: 3, position: 8 },
+    ];
+    expect((await floor.put('/locations', { locations })).status).toBe(200);
+    expect((await tenant.api.post('/products', { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 4 })).status).toBe(201);
+    const slots = [
+      { locationCode: 'A-01', quantity: 2 },
+      { locationCode: 'C-08', quantity: 2 },
+    ];
+    expect((await floor.put('/products/MUG/slots', { slots })).status).toBe(200);
+    for (const [username, role] of [
+      ['cy', 'picker'],
+      ['di', 'supervisor'],
+    ] as const) {
+      const created = await ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/users`, { username, name: `User ${username}`, role, pin: PIN });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    for (const { context } of devices) await context.close().catch(() => {});
+    await browser?.close();
+    await ctx?.close();
+  });
+
+  it('picks 2 at each stop, each pick naming its stop, and completing lowers both slots', async () => {
+    expect((await tenant.api.post('/orders', order('S-1', [item('MUG', 4)]))).status).toBe(201);
+    const picker = await device(browser, origin);
+    devices.push(picker);
+    const { page } = picker;
+    await signIn(page, tenant.slug, 'cy', PIN);
+    await page.getByRole('button', { name: 'Start picking' }).click();
+    await page.getByText('Stops done: 0 of 2').waitFor();
+    const [first, second] = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data[0]!.stops.map((stop) => stop.locationCode) as [string, string];
+    expect([first, second].sort()).toEqual(['A-01', 'C-08']);
+
+    const stop = page.getByRole('article');
+    await expect.poll(() => stop.getByRole('heading', { level: 2 }).innerText()).toBe(first);
+    await expect.poll(() => stop.innerText()).toContain('Take 2 here for tote 1');
+    expect(await stop.innerText()).toContain(`2 more at ${second}`);
+    await scan(page, first);
+    await page.getByText(`Location ${first} confirmed`).waitFor();
+    // Each product scan counts one unit of what to take here.
+    await scan(page, 'SKU-MUG');
+    await expect.poll(() => stop.innerText()).toContain('1 of 2');
+    await scan(page, 'SKU-MUG');
+
+    await expect.poll(() => stop.getByRole('heading', { level: 2 }).innerText()).toBe(second);
+    await expect.poll(() => stop.innerText()).toContain('Take 2 here for tote 1');
+    expect(await stop.innerText()).not.toContain('more at');
+    await scan(page, second);
+    await page.getByText(`Location ${second} confirmed`).waitFor();
+    await scan(page, 'SKU-MUG');
+    await expect.poll(() => stop.innerText()).toContain('1 of 2');
+    await scan(page, 'SKU-MUG');
+    await page.getByText('Stops done: 2 of 2').waitFor();
+    await page.getByRole('button', { name: 'Finish wave' }).click();
+    await page.getByRole('heading', { name: 'Wave finished' }).waitFor();
+
+    expect((await tenant.api.get('/orders/S-1')).body.data.status).toBe('PICKED');
+    expect(await stockOf(tenant, 'MUG')).toBe(0);
+    const slots = (await warehouse(ctx, tenant).get('/slots?productExternalId=MUG')).body.data;
+    expect(slots.map((slot) => [slot.locationCode, slot.quantity])).toEqual([
+      ['A-01', 0],
+      ['C-08', 0],
+    ]);
+    expect(picker.errors).toEqual([]);
+  });
+
+  it("shows the supervisor the products whose slots disagree with stock, in a table named for it", async () => {
+    expect((await warehouse(ctx, tenant).put('/products/MUG/slots', { slots: [{ locationCode: 'C-08', quantity: 5 }] })).status).toBe(200);
+    const supervisor = await device(browser, origin, DESKTOP);
+    devices.push(supervisor);
+    const { page } = supervisor;
+    await signIn(page, tenant.slug, 'di', PIN);
+    const table = page.getByRole('table', { name: 'Slots that disagree with stock' });
+    await table.waitFor();
+    expect(await table.getByRole('row', { name: /MUG/ }).innerText()).toMatch(/MUG \(SKU-MUG\)\s+0\s+5/);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(supervisor.errors).toEqual([]);
+  });
+});
