@@ -211,12 +211,14 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     await pack.getByText(`Order ${b.orderNumber} packed.`).waitFor();
     await expect.poll(() => pack.evaluate(() => document.activeElement?.id)).toBe('scan-order');
 
-    // Typing the carrier by hand, a stray scan does not land in the field.
+    // Typing the carrier by hand, a stray scan does not land in the field, nor take focus from it.
     await pack.getByLabel('Carrier').click();
     await pack.keyboard.type('DHL', { delay: 120 });
     await wedge(pack, 'NO-SUCH-CODE');
     await expect.poll(() => alert(pack).innerText()).toBe('No order, tote label or item NO-SUCH-CODE.');
     expect(await pack.getByLabel('Carrier').inputValue()).toBe('DHL');
+    // Focus stays where the packer put it: the next keys still go into Carrier.
+    expect(await pack.evaluate(() => document.activeElement?.id)).toBe('carrier');
     await pack.getByLabel('Tracking number').fill('JD0001');
     await pack.getByRole('button', { name: 'Dispatch' }).click();
     await pack.getByText('Dispatched with DHL, tracking number JD0001.').waitFor();

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
+import { focusSoon } from './focus';
 import { api, ApiError, describe, type PackOrder } from './api';
 import { accepted, rejected } from './feedback';
 import { PrintLink } from './print';
@@ -24,7 +25,7 @@ export function Packer() {
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
   const scan = useRef<HTMLInputElement>(null);
-  const focusScan = () => requestAnimationFrame(() => scan.current?.focus());
+  const focusScan = () => focusSoon(scan);
 
   const show = (next: PackOrder) => {
     if (next.externalId !== order?.externalId || next.status !== order.status) setChecked(next.items.map(() => 0));

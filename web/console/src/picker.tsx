@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, describe, isNetworkFailure, type PickBody, type PickerWave, type ShortReason, type WaveLine } from './api';
 import { accepted, rejected } from './feedback';
+import { focusSoon } from './focus';
 import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, productLabel, totesFor, totesToLabel, withPicks, type Visit } from './picking';
 import { PickQueue } from './queue';
 import { useScanner } from './scanner';
@@ -271,7 +272,7 @@ type ScanRef = { current: ((code: string) => void) | null };
  */
 function ScanField({ onScan }: { onScan(code: string): void }) {
   const input = useRef<HTMLInputElement>(null);
-  const focus = () => requestAnimationFrame(() => input.current?.focus());
+  const focus = () => focusSoon(input);
   useEffect(() => {
     focus();
   }, []);
