@@ -9,11 +9,13 @@ import { shortestRouteLength } from './walks';
  * problem with scattered storage), so that the walk through them is shortest.
  *
  * The bound is Lagrangian: the demands move into the objective with a price per unit of each
- * item, which leaves a tour that collects a reward at every place it passes (walks/collecting.ts,
- * exact and as fast as the dynamic program for fixed places). Any prices give a lower bound on
+ * item, which leaves a tour paid for the units it passes, at most the demand in each part of a
+ * subaisle (walks/collecting.ts, exact and as fast as the dynamic program for fixed places). Any prices give a lower bound on
  * the shortest walk; subgradient steps raise it. Walks come from collecting tours that cover
  * every demand, from covers completed greedily and measured by the exact tour through their
- * places, and from ruining and recreating the best walk aisle by aisle. Branch and bound (a
+ * places, from ruining and recreating the best walk aisle by aisle, and from taking each aisle's
+ * items out of the best walk and putting them back where the walk is shortest given the rest
+ * (the covering dynamic program over those items alone, exact for them). Branch and bound (a
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
  * can within half of the allowance; where it cannot, the covering dynamic program
  * (walks/covering.ts), bounded by the root's prices, settles the rest or the walk stays unproven.
@@ -50,10 +52,14 @@ const ROOT_STEPS = 150;
 const NODE_STEPS = 30;
 /** Steps without a better bound after which the step length halves. */
 const STALL_STEPS = 10;
+/** Halvings after which a node's bound is taken as it is: smaller steps seldom raise it. */
+const MAX_HALVINGS = 5;
 /** Places measured by the exact walk when completing a cover, of those that look cheapest to add. */
 const CANDIDATES_MEASURED = 4;
-/** Rounds of ruin and recreate over the aisles of the best walk. */
+/** Rounds of ruin and recreate over the aisles of the best walk (and of putting items back). */
 const REBUILD_ROUNDS = 3;
+/** Items put back at once at most: the covering dynamic program's states double with each. */
+const REINSERTED_AT_MOST = 10;
 /** Ruin and recreate may run on past the allowance by this share of it (it is what improves a walk found when time is up). */
 const REBUILD_OVERRUN = 1.25;
 /** An exact walk through a set of places, measured, counted as this many transitions. */
@@ -89,6 +95,8 @@ class Search {
   private best: { places: number[]; distance: number };
 
   private readonly measured = new Map<string, number>();
+  /** No price on any item: a collecting tour that only walks. */
+  private readonly noPrices: Float64Array;
   private spent = 0;
   /** Set when a bound could not be worked out within the allowance: its node was left open. */
   private gaveUp = false;
@@ -100,6 +108,7 @@ class Search {
     const { layout } = problem;
     const crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
     this.items = problem.demand.length;
+    this.noPrices = new Float64Array(this.items);
     this.grain = grainOf(layout);
     this.floor =
       crossYs.length <= Math.min(3, MAX_DP_CROSS_AISLES)
@@ -112,7 +121,7 @@ class Search {
             candidates: candidatesByAisle(problem.places, layout, crossYs),
           }
         : undefined;
-    this.tours = this.floor && new CollectingTours(this.floor);
+    this.tours = this.floor && new CollectingTours(this.floor, problem);
     this.subaisleOf = new Int32Array(problem.places.length);
     this.floor?.candidates.forEach((byBlock, aisle) => byBlock.forEach((places, block) => places.forEach((place) => (this.subaisleOf[place] = aisle * byBlock.length + block))));
     this.best = { places: [], distance: Infinity };
@@ -127,19 +136,13 @@ class Search {
     const stack: Node[] = [{ required: new Uint8Array(all), forbidden: new Uint8Array(all), entered: new Uint8Array(subaisles), prices: new Float64Array(this.items) }];
     let root = true;
     let rootPrices: Float64Array | undefined;
-    while (stack.length > 0) {
-      if (this.spent > this.budget * BRANCHING_SHARE || this.gaveUp) {
-        // Branching has not settled it: the covering dynamic program, bounded by the root's prices, may.
-        if (rootPrices && !this.gaveUp && this.settledByCovering(rootPrices)) return { ...this.best, exact: true };
-        this.rebuild();
-        return { ...this.best, exact: false };
-      }
+    while (stack.length > 0 && !this.gaveUp && this.spent <= this.budget * BRANCHING_SHARE) {
       const node = stack.pop()!;
       if (!this.settle(node)) continue;
       const outcome = this.bound(node, root ? ROOT_STEPS : NODE_STEPS);
       if (root && outcome) {
         rootPrices = outcome.prices;
-        this.rebuild();
+        this.improveLocally();
       }
       root = false;
       if (!outcome) continue;
@@ -161,7 +164,17 @@ class Search {
       withIt.required[place] = 1;
       stack.push(without, withIt);
     }
-    return { ...this.best, exact: !this.gaveUp };
+    if (stack.length === 0 && !this.gaveUp) return { ...this.best, exact: true };
+    // Branching has not settled it: the covering dynamic program, bounded by the root's prices, may.
+    if (rootPrices && !this.gaveUp && this.settledByCovering(rootPrices)) return { ...this.best, exact: true };
+    this.improveLocally();
+    return { ...this.best, exact: false };
+  }
+
+  /** Ruin and recreate, then each item put back where it is best given the rest. */
+  private improveLocally(): void {
+    this.rebuild();
+    this.reinsert();
   }
 
   /**
@@ -170,7 +183,8 @@ class Search {
    */
   private settledByCovering(prices: Float64Array): boolean {
     const { stock, demand } = this.problem;
-    const toGo = this.tours!.toGo(this.rewards(prices, new Float64Array(stock.length)));
+    const { byBoundary: toGo, work } = this.tours!.toGo(prices);
+    this.spent += work;
     const problem = { floor: this.floor!, stock, demand };
     const roundUp = (bound: number) => this.roundUp(bound);
     // A narrow search first, for a shorter walk to prune the full one by.
@@ -183,14 +197,54 @@ class Search {
     return outcome.found || outcome.proven;
   }
 
-  /** Fills `reward` with what each place pays at `prices`: nothing where it is `forbidden`. */
-  private rewards(prices: Float64Array, reward: Float64Array, forbidden?: Uint8Array): Float64Array {
-    this.problem.stock.forEach((here, place) => {
-      let sum = 0;
-      if (!forbidden?.[place]) for (const { item, units } of here) sum += prices[item]! * units;
-      reward[place] = sum;
-    });
-    return reward;
+  /**
+   * Takes the items of each aisle of the best walk out of it (the places that serve only them
+   * are dropped, every other place stays) and puts them back where the walk is shortest, by the
+   * covering dynamic program over those items alone: the best answer given the rest. Repeated
+   * while it shortens the walk.
+   */
+  private reinsert(): void {
+    for (let round = 0; round < REBUILD_ROUNDS; round++) {
+      const before = this.best.distance;
+      const byAisle = new Map<number, Set<number>>();
+      for (const place of this.best.places) {
+        const aisle = this.problem.places[place]!.aisle;
+        const items = byAisle.get(aisle) ?? byAisle.set(aisle, new Set()).get(aisle)!;
+        for (const { item } of this.problem.stock[place]!) items.add(item);
+      }
+      for (const items of byAisle.values()) {
+        if (this.spent > this.budget * REBUILD_OVERRUN) return;
+        if (items.size <= REINSERTED_AT_MOST) this.reinsertItems([...items]);
+      }
+      if (this.best.distance >= before) return;
+    }
+  }
+
+  /** Drops the places that serve only `items` from the best walk and covers them again where the walk is shortest. */
+  private reinsertItems(items: readonly number[]): void {
+    const { stock, demand } = this.problem;
+    const out = new Set(items);
+    const wanted = new Map(items.map((item) => [item, demand[item]!]));
+    const required = new Uint8Array(stock.length);
+    const kept: number[] = [];
+    for (const place of this.best.places) {
+      if (stock[place]!.every(({ item }) => out.has(item))) continue;
+      required[place] = 1;
+      kept.push(place);
+      for (const { item, units } of stock[place]!) if (out.has(item)) wanted.set(item, wanted.get(item)! - units);
+    }
+    // The items still short, numbered from 0 for the covering program.
+    const short = items.filter((item) => wanted.get(item)! > 0);
+    if (short.length === 0) return this.improve(kept);
+    const number = new Map(short.map((item, index) => [item, index]));
+    const shortStock = stock.map((here) => here.flatMap(({ item, units }) => (number.has(item) ? [{ item: number.get(item)!, units: Math.min(units, wanted.get(item)!) }] : [])));
+    const { byBoundary: toGo, work } = this.tours!.toGo(this.noPrices, required);
+    this.spent += work;
+    const left = (this.budget * REBUILD_OVERRUN - this.spent) / COVERING_PASS_COST;
+    const problem = { floor: this.floor!, stock: shortStock, demand: short.map((item) => wanted.get(item)!), required };
+    const outcome = shortestCoveringTour(problem, new Float64Array(short.length), toGo, this.best.distance, (bound) => this.roundUp(bound), Math.min(COVERING_WORK, left));
+    this.spent += outcome.work * COVERING_PASS_COST;
+    if (outcome.found) this.improve([...new Set([...kept, ...outcome.places])]);
   }
 
   /** Marks the places every cover left at the node must visit; false when no cover is left. */
@@ -213,7 +267,6 @@ class Search {
    */
   private bound(node: Node, steps: number): { prices: Float64Array; passed: Uint8Array } | undefined {
     const { demand, stock } = this.problem;
-    const reward = new Float64Array(stock.length);
     const prices = Float64Array.from(node.prices);
     const gradient = new Float64Array(this.items);
     let bestBound = -Infinity;
@@ -221,26 +274,24 @@ class Search {
     let bestPassed: Uint8Array = new Uint8Array(stock.length);
     let scale = 2;
     let sinceBetter = 0;
+    let halvings = 0;
     for (let step = 0; step < steps; step++) {
-      this.rewards(prices, reward, node.forbidden);
-      const tour = this.tours!.tour(reward, node.required, node.entered, this.budget - this.spent);
+      const tour = this.tours!.tour(prices, node.required, node.forbidden, node.entered, this.budget - this.spent);
       if (!tour) {
         this.gaveUp = true;
         return undefined;
       }
       this.spent += tour.work;
       const bound = tour.value + demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
-      gradient.set(demand);
-      tour.passed.forEach((passed, place) => {
-        if (passed && !node.forbidden[place]) for (const { item, units } of stock[place]!) gradient[item]! -= units;
-      });
-      const covers = gradient.every((missing) => missing <= 0);
+      gradient.forEach((_, item) => (gradient[item] = demand[item]! - tour.collected[item]!));
+      const covers = this.covers(tour.passed, node.forbidden);
       if (covers && tour.length < this.best.distance) this.improve(tour.passed);
       else if (!covers && step % 5 === 0) this.improve(this.cover(tour.passed));
       if (bound > bestBound + 1e-9) {
         [bestBound, bestPrices, bestPassed, sinceBetter] = [bound, Float64Array.from(prices), tour.passed, 0];
       } else if (++sinceBetter >= STALL_STEPS) {
         [scale, sinceBetter] = [scale / 2, 0];
+        if (++halvings >= MAX_HALVINGS) break;
       }
       if (this.roundUp(bestBound) >= this.best.distance - 1e-9) return undefined;
       const norm = gradient.reduce((sum, g) => sum + g * g, 0);
@@ -379,9 +430,14 @@ class Search {
     if (distance < this.best.distance) this.best = { places, distance };
   }
 
-  private covers(places: readonly number[]): boolean {
+  /** Whether the places (a list, or flags by place, less the `forbidden`) hold every demand. */
+  private covers(places: readonly number[] | Uint8Array, forbidden?: Uint8Array): boolean {
     const covered = new Float64Array(this.items);
-    for (const place of places) for (const { item, units } of this.problem.stock[place]!) covered[item]! += units;
+    const add = (place: number) => {
+      if (!forbidden?.[place]) for (const { item, units } of this.problem.stock[place]!) covered[item]! += units;
+    };
+    if (places instanceof Uint8Array) places.forEach((flag, place) => flag && add(place));
+    else places.forEach(add);
     return this.problem.demand.every((want, item) => covered[item]! >= want);
   }
 

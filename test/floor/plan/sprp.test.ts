@@ -25,16 +25,18 @@ describe("Heßler & Irnich's benchmark", () => {
   // Seed 0 of the scattered-storage classes of up to 60 cells and 15 articles (the bench runs every class and seed).
   const sample = (blocks: 1 | 2) => sprpInstances(blocks).filter(({ name, storage }) => storage !== 'unit_F1' && name.endsWith('_0.txt') && cellsAndArticles(name) <= 60 * 15);
   for (const blocks of [1, 2] as const) {
-    it(`routes for items on ${blocks} block${blocks === 1 ? '' : 's'} never go below a published optimum, and reproduce it when exact`, () => {
+    it(`routes for items on ${blocks} block${blocks === 1 ? '' : 's'} never go below a published optimum, reproduce it when exact, and come close to it when not`, () => {
       const instances = sample(blocks);
       expect(instances).toHaveLength(108);
       const below: string[] = [];
       const wrongExact: string[] = [];
       let exact = 0;
+      let unprovenExcess = 0;
       for (const { name, storage, layout, needs, optimum } of instances) {
         const route = routeItems(layout, needs, 'optimal');
         expect(route.short).toEqual([]);
         if (route.distance < optimum - 1e-6) below.push(`${name}: ${route.distance} below ${optimum}`);
+        if (!route.exact) unprovenExcess += route.distance / optimum - 1;
         if (!route.exact) continue;
         exact++;
         // Some published two-block optima of varying demand are below every walk that covers the order (see PUBLISHED_BELOW_EVERY_COVER).
@@ -43,6 +45,7 @@ describe("Heßler & Irnich's benchmark", () => {
       expect(below).toEqual([]);
       expect(wrongExact).toEqual([]);
       expect(exact / instances.length).toBeGreaterThanOrEqual(EXACT_SHARE[blocks]);
+      expect(unprovenExcess / (instances.length - exact)).toBeLessThanOrEqual(UNPROVEN_GAP[blocks]);
     }, 600_000);
   }
 
@@ -58,7 +61,9 @@ describe("Heßler & Irnich's benchmark", () => {
 });
 
 /** The share of the sample proven optimal the tests hold the search to (docs/benchmarks.md has the figures of every seed). */
-const EXACT_SHARE = { 1: 0.75, 2: 0.45 };
+const EXACT_SHARE = { 1: 0.75, 2: 0.6 };
+/** How far above the published optimum, on average, the walks not proven shortest may be. */
+const UNPROVEN_GAP = { 1: 0.025, 2: 0.08 };
 
 /**
  * Two-block instances of varying demand whose published optimum is below the shortest walk that

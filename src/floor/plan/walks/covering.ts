@@ -22,6 +22,8 @@ export interface CoveringProblem {
   /** By place: the items there and their units, at most the item's demand. */
   stock: readonly (readonly { item: number; units: number }[])[];
   demand: readonly number[];
+  /** 1 for each place the tour must pass whatever it covers (none when left out). */
+  required?: Uint8Array;
 }
 
 export type CoveringOutcome =
@@ -192,9 +194,9 @@ export function shortestCoveringTour(
   return { found: true, length: best.length, places, work };
 }
 
-/** The ways through one subaisle worth considering, none shorter with the same units added. */
+/** The ways through one subaisle worth considering, none shorter with the same units added; each passes the required places. */
 function subaislePasses(problem: CoveringProblem, places: readonly number[], front: number, back: number): Pass[] {
-  const { floor, stock, demand } = problem;
+  const { floor, stock, demand, required } = problem;
   const n = places.length;
   const length = back - front;
   const added = (from: number, to: number) => {
@@ -208,21 +210,24 @@ function subaislePasses(problem: CoveringProblem, places: readonly number[], fro
     { shape: ONCE, length, adds: everything, mask: 0, front: n - 1, back: n },
     { shape: TWICE, length: 2 * length, adds: everything, mask: 0, front: n - 1, back: n },
   ];
+  const mustPass = places.flatMap((place, i) => (required?.[place] ? [i] : []));
   const nothing: Pass = { shape: NOTHING, length: 0, adds: [], mask: 0, front: -1, back: n };
   if (n === 0) return [nothing, ...passes];
-  passes.push(nothing);
+  if (mustPass.length === 0) passes.push(nothing);
   const y = (i: number) => floor.ys[places[i]!]!;
-  // Places worth reaching from the front: those that add a unit not yet had from the places before.
+  // Places worth reaching from the front: those that add a unit not yet had from the places before, and the required ones.
   const same = (a: Map<number, number>, b: Map<number, number>) => a.size === b.size && [...a].every(([item, count]) => b.get(item) === count);
   const fronts: number[] = [];
-  for (let i = 0; i < n; i++) if (!same(added(0, i + 1), added(0, i))) fronts.push(i);
+  for (let i = 0; i < n; i++) if (required?.[places[i]!] || !same(added(0, i + 1), added(0, i))) fronts.push(i);
   const backs: number[] = [];
-  for (let j = n - 1; j >= 0; j--) if (!same(added(j, n), added(j + 1, n))) backs.push(j);
-  for (const i of fronts) passes.push({ shape: FROM_FRONT, length: 2 * (y(i) - front), adds: addsOf(added(0, i + 1)), mask: 0, front: i, back: n });
-  for (const j of backs) passes.push({ shape: FROM_BACK, length: 2 * (back - y(j)), adds: addsOf(added(j, n)), mask: 0, front: -1, back: j });
+  for (let j = n - 1; j >= 0; j--) if (required?.[places[j]!] || !same(added(j, n), added(j + 1, n))) backs.push(j);
+  // A required place left out between the front part and the back part.
+  const skips = (i: number, j: number) => mustPass.some((r) => r > i && r < j);
+  for (const i of fronts) if (!skips(i, n)) passes.push({ shape: FROM_FRONT, length: 2 * (y(i) - front), adds: addsOf(added(0, i + 1)), mask: 0, front: i, back: n });
+  for (const j of backs) if (!skips(-1, j)) passes.push({ shape: FROM_BACK, length: 2 * (back - y(j)), adds: addsOf(added(j, n)), mask: 0, front: -1, back: j });
   for (const i of fronts) {
     for (const j of backs) {
-      if (j <= i) continue;
+      if (j <= i || skips(i, j)) continue;
       const walk = 2 * (y(i) - front) + 2 * (back - y(j));
       if (walk >= 2 * length) continue;
       const units = added(0, i + 1);
