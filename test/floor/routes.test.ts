@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UNLIMITED } from '../helpers/context';
+import { sprpInstances } from '../helpers/sprp';
 import { item, order, warehouse } from '../orders/helpers';
 import { seedPlacedProducts, useFloor } from './helpers';
 
@@ -175,4 +176,37 @@ describe('floor: POST /routes with items', () => {
     expect(neither.body.error.details?.[0]?.field).toBe('locations');
     expect((await setup.floor.post('/routes', { items: [] })).status).toBe(400);
   });
+});
+
+/*
+ * Heßler & Irnich's largest two-block class: 50 aisles of 180 cells, 30 articles at about 29 cells
+ * each. The search does not prove it within its allowance: the answer is the best walk it found.
+ */
+describe('floor: POST /routes with items past the search allowance', () => {
+  const setup = useFloor();
+  const instance = sprpInstances(2).find(({ name }) => name === 'unit_F10_m50_C180_a30_0.txt')!;
+
+  beforeAll(async () => {
+    expect((await setup.floor.put('/layout', instance.layout)).status).toBe(200);
+    const locations = new Map(instance.needs.flatMap((need) => need.slots.map(({ place }) => [place.code, place] as const)));
+    expect((await setup.floor.put('/locations', { locations: [...locations.values()] })).status).toBe(200);
+    for (const need of instance.needs) {
+      const stock = need.slots.reduce((sum, slot) => sum + slot.quantity, 0);
+      expect((await setup.tenant.api.post('/products', { externalId: need.item, sku: need.item, name: need.item, stock })).status).toBe(201);
+      const slots = need.slots.map(({ place, quantity }) => ({ locationCode: place.code, quantity }));
+      expect((await setup.floor.put(`/products/${need.item}/slots`, { slots })).status).toBe(200);
+    }
+  }, 120_000);
+
+  it('answers 200 with the best walk found, exact false, covering every item and never shorter than the published optimum', async () => {
+    const response = await setup.floor.post('/routes', { items: instance.needs.map((need) => ({ productExternalId: need.item, quantity: need.quantity })) });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const { data } = response.body;
+    expect(data.exact).toBe(false);
+    expect(data.short).toEqual([]);
+    expect(data.distance).toBeGreaterThanOrEqual(instance.optimum);
+    const picked = new Map<string, number>();
+    for (const stop of data.stops) for (const pick of stop.picks ?? []) picked.set(pick.productExternalId, (picked.get(pick.productExternalId) ?? 0) + pick.quantity);
+    expect(Object.fromEntries(picked)).toEqual(Object.fromEntries(instance.needs.map((need) => [need.item, need.quantity])));
+  }, 60_000);
 });
