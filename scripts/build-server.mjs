@@ -12,7 +12,8 @@ const root = join(import.meta.dirname, '..');
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { pickport: 'src/main.ts' },
+  // create-embedded: the child process creating and migrating the embedded database (db/pglite-create.ts).
+  entryPoints: { pickport: 'src/main.ts', 'create-embedded': 'src/db/create-embedded.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,
