@@ -115,9 +115,13 @@ export function serializersOnFirstUse(externalSchemas: unknown, options: Paramet
 
 /**
  * Checks one element of a batch the way a route checks its body: the same strictness, and the
- * same VALIDATION_ERROR (with details) when it fails; undefined when it passes.
+ * same VALIDATION_ERROR (with details) when it fails; undefined when it passes. Compiled on first
+ * use, like the routes' own validators: made when its module loads, it was part of every start.
  */
 export function bodyCheck(schema: TSchema): (value: unknown) => ApiError | undefined {
-  const validate = withTextCheck(makeAjv(false).compile(schema), schema);
-  return (value) => (validate(value) ? undefined : validationError(fieldProblems((validate.errors ?? []) as AjvIssue[], 'body')));
+  let validate: ReturnType<typeof withTextCheck> | undefined;
+  return (value) => {
+    validate ??= withTextCheck(makeAjv(false).compile(schema), schema);
+    return validate(value) ? undefined : validationError(fieldProblems((validate.errors ?? []) as AjvIssue[], 'body'));
+  };
 }
