@@ -3,23 +3,30 @@
 // The modules loaded only by the commands running the service (src/server.ts and below) are split
 // into chunks of their own, so that `pickport --help` and the operator commands do not load them.
 // Plain JavaScript, so that building needs no TypeScript loader.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
 const root = join(import.meta.dirname, '..');
+// Bundled into dist/ rather than loaded from node_modules: plain ES modules spread over hundreds of
+// files each, whose loading (a read, a resolution and a compilation per file) was a large part of
+// every start. Every other package stays in node_modules.
+const BUNDLED = new Set(['kysely', '@sinclair/typebox', '@fastify/type-provider-typebox']);
+const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name)).flatMap((name) => [name, `${name}/*`]);
 // Chunk names change with their content: the previous build's would stay behind.
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { pickport: 'src/main.ts' },
+  // create-embedded: the child process creating and migrating the embedded database (db/pglite-create.ts).
+  entryPoints: { pickport: 'src/main.ts', 'create-embedded': 'src/db/create-embedded.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  packages: 'external',
+  external,
   // Error and class names as in the sources (logs and `instanceof`-free checks read them).
   keepNames: true,
   sourcemap: true,

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp, serviceMetrics } from './app';
 import { ConfigError, embeddedDatabaseDir, StartupError, type Config } from './config';
@@ -45,6 +44,8 @@ function databaseError(databaseUrl: string, error: unknown): StartupError {
 
 /** One connection before the pool opens, so an unreachable or missing database fails start in bounded time with one line. */
 async function checkDatabaseAnswers(databaseUrl: string): Promise<void> {
+  // Loaded here, not at the top: the embedded default never needs node-postgres.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS });
   // An error after connect (the server going away meanwhile) is reported by the query that meets it.
   client.on('error', () => {});

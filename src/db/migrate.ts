@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { PACKAGE_ROOT } from '../package-root';
@@ -25,7 +26,10 @@ export async function migrate(db: Db): Promise<string[]> {
     const { rows } = await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(tx);
     return new Set(rows.map((row) => row.name));
   });
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && !appliedBefore.has(f)).sort();
+  // Listed synchronously: at start, while V8 compiles the embedded engine's WebAssembly to optimized
+  // code on its background threads, an asynchronous listing (on libuv's thread pool) took 0.2 to
+  // 0.4 s on 2 cores (2 ms with that compilation turned off); the listing itself is instant.
+  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && !appliedBefore.has(f)).sort();
   const applied: string[] = [];
   for (const name of files) {
     const text = await readFile(join(MIGRATIONS_DIR, name), 'utf8');

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { EMBEDDED_BUFFERS_MB } from '../config';
+import { PACKAGE_ROOT } from '../package-root';
 
 const run = promisify(execFile);
 
@@ -18,27 +18,31 @@ export function embeddedSettings(sharedBuffersMb = EMBEDDED_BUFFERS_MB): string[
   return ['-c', `shared_buffers=${sharedBuffersMb}MB`];
 }
 
-// Runs in a child `node -e`: argv[1] is the engine's module, argv[2] the directory, argv[3] the settings.
-const CREATE_SCRIPT = `
-const { PGlite } = require(process.argv[1]);
-const settings = JSON.parse(process.argv[3]);
-PGlite.create(process.argv[2], { startParams: [...PGlite.defaultStartParams, ...settings], initDbStartParams: settings })
-  .then((db) => db.close())
-  .then(() => process.exit(0), (error) => { console.error(error?.message ?? String(error)); process.exit(1); });
-`;
+/**
+ * How to run create-embedded.ts in a child: the built file beside the running bundle (dist/), or the
+ * source through tsx where this module runs from the sources (tests, `npm run bench`, a checkout
+ * whose dist/ is stale).
+ */
+function childArguments(): string[] {
+  return import.meta.url.endsWith('.ts')
+    ? ['--import', 'tsx', join(PACKAGE_ROOT, 'src/db/create-embedded.ts')]
+    : [join(PACKAGE_ROOT, 'dist/create-embedded.js')];
+}
 
 /**
- * Creates the embedded database in `dataDir` if it holds none yet, in a short-lived child process.
- * PGlite's initdb runs a second engine instance beside the first and keeps a full copy of its
- * heap; that memory stays referenced after the database is open (the service would carry it for
- * the rest of its life: docs/operations.md, "Memory of the embedded default"). In a child it is returned to the
- * system when the child exits, and the service then opens the directory like on any later start.
+ * Creates the embedded database in `dataDir` if it holds none yet, and migrates it, in a
+ * short-lived child process (create-embedded.ts). PGlite's initdb runs a second engine instance
+ * beside the first and keeps a full copy of its heap; that memory stays referenced after the
+ * database is open (the service would carry it for the rest of its life: docs/operations.md,
+ * "Memory of the embedded default"). In a child it is returned to the system when the child exits.
+ * The child applies the migrations too, while its engine is warm: a fresh engine (the service's,
+ * opening the directory afterwards) took several times longer for the same SQL. The service then
+ * opens the directory like on any later start, and its migrate() finds nothing left to do.
  */
 export async function createPGliteDataDir(dataDir: string, settings: string[]): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  const engine = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   try {
-    await run(process.execPath, ['-e', CREATE_SCRIPT, engine, dataDir, JSON.stringify(settings)]);
+    await run(process.execPath, [...childArguments(), dataDir, JSON.stringify(settings)], { cwd: PACKAGE_ROOT });
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim();
     throw new Error(stderr ? `creating the database failed: ${stderr.split('\n')[0]}` : String(error));

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { needsApiKey } from './auth';
 import { ApiError, errorBody } from './errors';
-import { RedisWindowStore } from './rate-limit-redis';
+import type { RedisWindowStore } from './rate-limit-redis';
 import type { Clock, RateLimits, WindowStore, WindowTally } from './rate-limit-store';
 
 /** The clock the rest of the service passes to rate limiting, idempotency and sessions. */
@@ -158,20 +158,27 @@ export function installRateLimiting(scope: FastifyInstance, options: RateLimitOp
   const clock = options.clock ?? Date.now;
   const windowMs = options.windowMs ?? MINUTE_MS;
   const memory = new MemoryWindowStore(clock, windowMs);
-  const store: WindowStore = config.redisUrl
-    ? new RedisWindowStore({
-        url: config.redisUrl,
+  let store: WindowStore = memory;
+  const { redisUrl } = config;
+  if (redisUrl) {
+    let redis: RedisWindowStore | undefined;
+    // The Redis client (ioredis) is loaded here, before the server takes requests, rather than with
+    // the service's modules: a service without REDIS_URL starts without it.
+    scope.addHook('onReady', async () => {
+      const { RedisWindowStore } = await import('./rate-limit-redis');
+      redis = new RedisWindowStore({
+        url: redisUrl,
         keyPrefix: config.redisKeyPrefix ?? 'pickport:',
         windowMs,
         // Redis keeps the time (its own clock) unless a test injects one.
         clock: options.clock,
         fallback: memory,
         log: scope.log,
-      })
-    : memory;
-  if (store instanceof RedisWindowStore) {
-    scope.healthChecks.set('redis', async () => store.health());
-    scope.addHook('onReady', () => store.connect());
+      });
+      store = redis;
+      await redis.connect();
+    });
+    scope.healthChecks.set('redis', async () => redis?.health() ?? 'degraded');
   }
   scope.addHook('onClose', () => store.close());
   /** Per key bucket: requests this instance may still judge ahead of their verdict. */

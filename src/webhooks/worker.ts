@@ -24,6 +24,8 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
   /** The process's metrics, where the worker counts each attempt's outcome and a delivery's lag. */
   metrics?: Metrics;
+  /** From start to the first retention pass; FIRST_PASS_DELAY_MS (housekeeping/retention.ts) unless a test shortens it. */
+  retentionFirstPassDelayMs?: number;
 }
 
 interface ClaimedDelivery {
@@ -135,7 +137,12 @@ export class DeliveryWorker {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#leaseMs = options.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.#refillAt = Math.floor((this.#concurrency * 3) / 4);
-    this.#retention = new RetentionLoop({ db: this.#db, config: options.config, log: options.log });
+    this.#retention = new RetentionLoop({
+      db: this.#db,
+      config: options.config,
+      log: options.log,
+      ...(options.retentionFirstPassDelayMs !== undefined ? { firstPassDelayMs: options.retentionFirstPassDelayMs } : {}),
+    });
   }
 
   async start(): Promise<void> {

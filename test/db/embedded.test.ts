@@ -1,9 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db';
+import { migrate } from '../../src/db/migrate';
+
+const MIGRATIONS = readdirSync(join(import.meta.dirname, '../../src/db/migrations')).filter((name) => name.endsWith('.sql')).sort();
 
 const root = mkdtempSync(join(tmpdir(), 'pickport-embedded-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,6 +35,18 @@ describe('the embedded database in a data directory', () => {
       expect((await sql<{ note: string }>`SELECT note FROM kept`.execute(again.db)).rows).toEqual([{ note: 'still here' }]);
     } finally {
       await again.close();
+    }
+  });
+
+  it('comes out of its creation migrated: opening it finds every migration applied and nothing left to do', async () => {
+    const dataDir = join(root, 'created-migrated');
+    const database = await openDatabase({ dataDir });
+    try {
+      const { rows } = await sql<{ name: string }>`SELECT name FROM schema_migrations ORDER BY name`.execute(database.db);
+      expect(rows.map((row) => row.name)).toEqual(MIGRATIONS);
+      expect(await migrate(database.db)).toEqual([]);
+    } finally {
+      await database.close();
     }
   });
 
