@@ -257,7 +257,8 @@ export class CollectingTours {
     // By aisle: for each state reached, the state before it and the combination taken.
     const previous: number[][] = [];
     const taken: number[][] = [];
-    let work = 0;
+    // The sweeps over every subaisle's places count as work too: four looks at each unit held.
+    let work = 4 * this.item.length;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
       for (let c = 0; c < combos.length; c++) {
@@ -344,7 +345,8 @@ export class CollectingTours {
    */
   toGo(prices: Float64Array, required = new Uint8Array(this.floor.ys.length)): { byBoundary: number[][]; work: number } {
     const { floor, blocks, combos, cost, optionCost, space } = this;
-    let work = 0;
+    // The sweeps over every subaisle's places count as work too: four looks at each unit held.
+    let work = 4 * this.item.length;
     let lastRequired = floor.depotAisle;
     const options: Float64Array[] = [];
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {

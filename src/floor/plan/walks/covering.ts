@@ -161,7 +161,11 @@ export function shortestCoveringTour(
     const reached = new Map<number, Label>();
     for (let e = 0; e < from.length; e++) {
       const label = labels[from[e]!]!;
-      for (const transition of space.transitionsFrom(label.state, shapesByKey[keys[e]!]!, keys[e]!, kind)) {
+      const transitions = space.transitionsFrom(label.state, shapesByKey[keys[e]!]!, keys[e]!, kind);
+      // A transition tried costs a step too: on two blocks a label has many.
+      work += transitions.length;
+      if (work > budget) return { found: false, proven: false, work };
+      for (const transition of transitions) {
         if (lastAisle && transition.width > 0) continue;
         const state = transition.next;
         if (state === FINISHED && codes[e] !== full) continue;
