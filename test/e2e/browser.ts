@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import type { TestContext } from '../helpers/context';
+import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import { warehouse } from '../orders/helpers';
 
 /** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -42,6 +43,65 @@ export function launchChromium(): Promise<Browser> {
 export async function listen(ctx: TestContext): Promise<string> {
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   return `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+}
+
+/** What a browser test of the console sets up: a floor, its products and its staff (one PIN for all). */
+export interface FloorSetup {
+  layout: object;
+  locations: readonly { code: string; aisle: number; position: number }[];
+  /** Product bodies as POST /products takes them. */
+  products: readonly object[];
+  staff: readonly { username: string; role: 'picker' | 'packer' | 'supervisor'; name?: string }[];
+  pin: string;
+}
+
+/**
+ * The service listening on loopback with one tenant set up as `FloorSetup` says, and Chromium:
+ * where every browser test of the console starts. Devices opened through it close with it.
+ */
+export class ConsoleFloor {
+  /** The staff's ids, by username. */
+  readonly users: Record<string, string> = {};
+  private readonly devices: Device[] = [];
+
+  private constructor(
+    readonly ctx: TestContext,
+    readonly tenant: TestTenant,
+    readonly origin: string,
+    readonly browser: Browser,
+  ) {}
+
+  static async start(setup: FloorSetup): Promise<ConsoleFloor> {
+    const ctx = await createTestContext();
+    const tenant = await ctx.tenant(UNLIMITED);
+    const floor = new ConsoleFloor(ctx, tenant, await listen(ctx), await launchChromium());
+    const plan = warehouse(ctx, tenant);
+    expect((await plan.put('/layout', setup.layout)).status).toBe(200);
+    expect((await plan.put('/locations', { locations: setup.locations })).status).toBe(200);
+    for (const product of setup.products) {
+      const created = await tenant.api.post('/products', product);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    }
+    for (const { username, role, name = username } of setup.staff) {
+      const created = await ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/users`, { username, name, role, pin: setup.pin });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      floor.users[username] = created.body.data.id;
+    }
+    return floor;
+  }
+
+  /** A device with the console open, closed with the floor. */
+  async open(viewport = PHONE): Promise<Device> {
+    const opened = await device(this.browser, this.origin, viewport);
+    this.devices.push(opened);
+    return opened;
+  }
+
+  async close(): Promise<void> {
+    for (const { context } of this.devices) await context.close().catch(() => {});
+    await this.browser.close();
+    await this.ctx.close();
+  }
 }
 
 export interface Device {

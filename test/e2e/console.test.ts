@@ -1,13 +1,13 @@
 import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
 import { LAYOUT } from '../floor/helpers';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import type { TestContext, TestTenant } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
 import { item, order, stockOf, warehouse } from '../orders/helpers';
 import { Receiver } from '../webhooks/receiver';
-import { checkScreen, device, DESKTOP, type Device, feedbackOf, haveChromium, launchChromium, listen, PHONE, scan, signIn, SKIP_LINE, submitSignIn } from './browser';
+import { checkScreen, ConsoleFloor, DESKTOP, type Device, feedbackOf, haveChromium, PHONE, scan, signIn, SKIP_LINE, submitSignIn } from './browser';
 
 const PIN = '246810';
 const SECRET = 'whsec_console_e2e_0123456789abcdef';
@@ -33,56 +33,39 @@ const STOCK = 100;
 if (!haveChromium) console.warn(SKIP_LINE);
 
 describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout: 90_000 }, () => {
+  let floor: ConsoleFloor;
   let ctx: TestContext;
   let tenant: TestTenant;
-  let origin: string;
-  let browser: Browser;
+  let users: Record<string, string>;
   let worker: DeliveryWorker;
   let receiver: Receiver;
-  const users: Record<string, string> = {};
-  const devices: Device[] = [];
 
   beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-    origin = await listen(ctx);
+    floor = await ConsoleFloor.start({
+      layout: TWO_BLOCKS,
+      locations: LOCATIONS,
+      products: PRODUCTS.map((product) => ({ sku: `SKU-${product.externalId}`, stock: STOCK, ...product })),
+      staff: [
+        { username: 'ana', name: 'Ana Alves', role: 'picker' },
+        { username: 'ben', name: 'Ben Brook', role: 'picker' },
+        { username: 'pat', name: 'Pat Park', role: 'packer' },
+        { username: 'sam', name: 'Sam Stone', role: 'supervisor' },
+      ],
+      pin: PIN,
+    });
+    ({ ctx, tenant, users } = floor);
     receiver = await new Receiver().start();
     worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), pollIntervalMs: 100 });
-    browser = await launchChromium();
-
-    const floor = warehouse(ctx, tenant);
-    expect((await floor.put('/layout', TWO_BLOCKS)).status).toBe(200);
-    expect((await floor.put('/locations', { locations: LOCATIONS })).status).toBe(200);
-    for (const product of PRODUCTS) {
-      const created = await tenant.api.post('/products', { sku: `SKU-${product.externalId}`, stock: STOCK, ...product });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-    }
     const hook = await tenant.api.post('/webhooks', { url: receiver.url, events: ['order.status_changed', 'order.items_adjusted', 'product.stock_updated'], secret: SECRET });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-    for (const [username, name, role] of [
-      ['ana', 'Ana Alves', 'picker'],
-      ['ben', 'Ben Brook', 'picker'],
-      ['pat', 'Pat Park', 'packer'],
-      ['sam', 'Sam Stone', 'supervisor'],
-    ] as const) {
-      const created = await ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/users`, { username, name, role, pin: PIN });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      users[username] = created.body.data.id;
-    }
   });
   afterAll(async () => {
-    for (const { context } of devices) await context.close().catch(() => {});
-    await browser?.close();
     await worker?.stop();
     await receiver?.close();
-    await ctx?.close();
+    await floor?.close();
   });
 
-  async function open(viewport = PHONE): Promise<Device> {
-    const opened = await device(browser, origin, viewport);
-    devices.push(opened);
-    return opened;
-  }
+  const open = (viewport = PHONE): Promise<Device> => floor.open(viewport);
 
   const placeOrder = async (externalId: string, items: Record<string, number>) => {
     const response = await tenant.api.post('/orders', order(externalId, Object.entries(items).map(([id, quantity]) => item(id, quantity))));

@@ -1,9 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import type { TestContext, TestTenant } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
-import { checkScreen, device, type Device, feedbackOf, haveChromium, launchChromium, listen, PHONE, signIn, SKIP_LINE, wedge } from './browser';
+import { checkScreen, ConsoleFloor, type Device, feedbackOf, haveChromium, PHONE, signIn, SKIP_LINE, wedge } from './browser';
 
 /*
  * A shift with a keyboard-wedge scanner and gloves: scans typed 5 to 10 ms apart into whatever
@@ -28,34 +28,34 @@ const CODE: Record<string, string> = { 'Blue mug': '4006381333931', 'Hiking sock
 if (!haveChromium) console.warn(SKIP_LINE);
 
 describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { timeout: 120_000 }, () => {
+  let floor: ConsoleFloor;
   let ctx: TestContext;
   let tenant: TestTenant;
-  let origin: string;
-  let browser: Browser;
-  const devices: Device[] = [];
 
   beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-    origin = await listen(ctx);
-    browser = await launchChromium();
-    const floor = warehouse(ctx, tenant);
-    expect((await floor.put('/layout', LAYOUT)).status).toBe(200);
-    expect((await floor.put('/locations', { locations: LOCATIONS })).status).toBe(200);
-    for (const product of PRODUCTS) expect((await tenant.api.post('/products', { sku: `SKU-${product.externalId}`, stock: 100, ...product })).status).toBe(201);
-    for (const [username, role] of [['ana', 'picker'], ['ben', 'picker'], ['cat', 'picker'], ['pat', 'packer'], ['sam', 'supervisor']] as const) {
-      expect((await ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/users`, { username, name: username.toUpperCase(), role, pin: PIN })).status).toBe(201);
-    }
+    floor = await ConsoleFloor.start({
+      layout: LAYOUT,
+      locations: LOCATIONS,
+      products: PRODUCTS.map((product) => ({ sku: `SKU-${product.externalId}`, stock: 100, ...product })),
+      staff: (
+        [
+          ['ana', 'picker'],
+          ['ben', 'picker'],
+          ['cat', 'picker'],
+          ['pat', 'packer'],
+          ['sam', 'supervisor'],
+        ] as const
+      ).map(([username, role]) => ({ username, role, name: username.toUpperCase() })),
+      pin: PIN,
+    });
+    ({ ctx, tenant } = floor);
   });
   afterAll(async () => {
-    for (const { context } of devices) await context.close().catch(() => {});
-    await browser?.close();
-    await ctx?.close();
+    await floor?.close();
   });
 
   async function open(username: string): Promise<Device> {
-    const opened = await device(browser, origin, PHONE);
-    devices.push(opened);
+    const opened = await floor.open(PHONE);
     await signIn(opened.page, tenant.slug, username, PIN);
     return opened;
   }

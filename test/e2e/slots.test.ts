@@ -1,9 +1,8 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
-import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
+import type { TestContext, TestTenant } from '../helpers/context';
 import { item, order, stockOf, warehouse } from '../orders/helpers';
-import { accessibilityProblems, device, DESKTOP, type Device, haveChromium, launchChromium, listen, scan, signIn, SKIP_LINE } from './browser';
+import { accessibilityProblems, ConsoleFloor, DESKTOP, haveChromium, scan, signIn, SKIP_LINE } from './browser';
 
 const PIN = '135790';
 
@@ -14,48 +13,38 @@ if (!haveChromium) console.warn(SKIP_LINE);
  * picker is told at each stop what to take there, and where the rest is.
  */
 describe.skipIf(!haveChromium)('console in a real browser: a line split over two slots', { timeout: 90_000 }, () => {
+  let floor: ConsoleFloor;
   let ctx: TestContext;
   let tenant: TestTenant;
-  let origin: string;
-  let browser: Browser;
-  const devices: Device[] = [];
 
   beforeAll(async () => {
-    ctx = await createTestContext();
-    tenant = await ctx.tenant(UNLIMITED);
-    origin = await listen(ctx);
-    browser = await launchChromium();
-    const floor = warehouse(ctx, tenant);
-    expect((await floor.put('/layout', LAYOUT)).status).toBe(200);
-    const locations = [
-      { code: 'A-01', aisle: 1, position: 1 },
-      { code: 'C-08', aisle: 3, position: 8 },
-    ];
-    expect((await floor.put('/locations', { locations })).status).toBe(200);
-    expect((await tenant.api.post('/products', { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 4 })).status).toBe(201);
+    floor = await ConsoleFloor.start({
+      layout: LAYOUT,
+      locations: [
+        { code: 'A-01', aisle: 1, position: 1 },
+        { code: 'C-08', aisle: 3, position: 8 },
+      ],
+      products: [{ externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 4 }],
+      staff: [
+        { username: 'cy', role: 'picker' },
+        { username: 'di', role: 'supervisor' },
+      ],
+      pin: PIN,
+    });
+    ({ ctx, tenant } = floor);
     const slots = [
       { locationCode: 'A-01', quantity: 2 },
       { locationCode: 'C-08', quantity: 2 },
     ];
-    expect((await floor.put('/products/MUG/slots', { slots })).status).toBe(200);
-    for (const [username, role] of [
-      ['cy', 'picker'],
-      ['di', 'supervisor'],
-    ] as const) {
-      const created = await ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/users`, { username, name: `User ${username}`, role, pin: PIN });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-    }
+    expect((await warehouse(ctx, tenant).put('/products/MUG/slots', { slots })).status).toBe(200);
   });
   afterAll(async () => {
-    for (const { context } of devices) await context.close().catch(() => {});
-    await browser?.close();
-    await ctx?.close();
+    await floor?.close();
   });
 
   it('picks 2 at each stop, each pick naming its stop, and completing lowers both slots', async () => {
     expect((await tenant.api.post('/orders', order('S-1', [item('MUG', 4)]))).status).toBe(201);
-    const picker = await device(browser, origin);
-    devices.push(picker);
+    const picker = await floor.open();
     const { page } = picker;
     await signIn(page, tenant.slug, 'cy', PIN);
     await page.getByRole('button', { name: 'Start picking' }).click();
@@ -98,8 +87,7 @@ describe.skipIf(!haveChromium)('console in a real browser: a line split over two
 
   it("shows the supervisor the products whose slots disagree with stock, in a table named for it", async () => {
     expect((await warehouse(ctx, tenant).put('/products/MUG/slots', { slots: [{ locationCode: 'C-08', quantity: 5 }] })).status).toBe(200);
-    const supervisor = await device(browser, origin, DESKTOP);
-    devices.push(supervisor);
+    const supervisor = await floor.open(DESKTOP);
     const { page } = supervisor;
     await signIn(page, tenant.slug, 'di', PIN);
     const table = page.getByRole('table', { name: 'Slots that disagree with stock' });
