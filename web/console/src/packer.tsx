@@ -13,7 +13,8 @@ const itemName = (item: Item) => item.name ?? item.productExternalId;
 /**
  * The pack station: scan the order's number, its externalId or its tote's label; then scan each
  * item as it goes in the box (or tick it), mark the order packed and dispatch it with the carrier
- * and tracking number. Every scan goes to "Scan order", and focus returns there after each action.
+ * and tracking number. Every scan goes to "Scan order", and focus returns there after each action
+ * unless the packer has moved it into another field.
  */
 export function Packer() {
   const settings = useSettings();
