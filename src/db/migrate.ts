@@ -27,8 +27,8 @@ export async function migrate(db: Db): Promise<string[]> {
     return new Set(rows.map((row) => row.name));
   });
   // Listed synchronously: at start, while V8 compiles the embedded engine's WebAssembly to optimized
-  // code on its background threads, an asynchronous listing (on libuv's thread pool) took 0.2 to
-  // 0.4 s on 2 cores (2 ms with that compilation turned off); the listing itself is instant.
+  // code on its background threads, an asynchronous listing (on libuv's thread pool) waited behind
+  // that compilation (docs/benchmarks.md, the start); the listing itself is instant.
   const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && !appliedBefore.has(f)).sort();
   const applied: string[] = [];
   for (const name of files) {

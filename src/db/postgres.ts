@@ -30,7 +30,7 @@ export async function openPostgres(url: string, options: DatabaseOptions): Promi
   pool.on('error', () => {});
   // JIT compilation pays off for long analytical queries, not for these short ones; but a statement
   // planned on stale statistics (a catalog growing by its first syncs) looks expensive enough to
-  // trigger it, and its compilation then took 40 to 200 ms of a 2 ms batch read. Set per session
+  // trigger it, and its compilation then cost many times the read it was for. Set per session
   // rather than as a startup option, which connection poolers refuse.
   pool.on('connect', (client) => {
     client.query('SET jit = off').catch(() => {});

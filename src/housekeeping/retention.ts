@@ -21,9 +21,8 @@ const PAUSE_BETWEEN_BATCHES_MS = 20;
 const PASS_INTERVAL_MS = 5 * 60_000;
 /**
  * From start to the first pass. On the embedded database a pass runs on the process's one
- * connection and blocks it (0.17 to 0.26 s on a restart, measured on 2 busy cores), so run at start
- * it delayed the server's listening and its first answers; a few seconds later it costs what any
- * later pass costs.
+ * connection and blocks it, so run at start it delayed the server's listening and its first
+ * answers (docs/benchmarks.md, the start); a few seconds later it costs what any later pass costs.
  */
 export const FIRST_PASS_DELAY_MS = 10_000;
 const DAY_MS = 24 * 60 * 60_000;

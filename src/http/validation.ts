@@ -95,7 +95,7 @@ function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
  * query strings and path parameters arrive as text and are coerced to the schema's types.
  */
 export function validatorCompiler(): FastifySchemaCompiler<object> {
-  // Made by the first compilation too (each with its formats: about 50 ms of a start otherwise).
+  // Made by the first compilation too: each with its formats is a noticeable part of a start (docs/benchmarks.md).
   let strict: Ajv | undefined;
   let coercing: Ajv | undefined;
   return ({ schema, httpPart }) =>

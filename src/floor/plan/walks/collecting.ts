@@ -98,6 +98,8 @@ export class CollectingTours {
   private readonly item: Int32Array;
   private readonly units: Float64Array;
   private readonly demand: Float64Array;
+  /** What the sweeps over every subaisle's places count as, in transitions: four looks at each unit held. */
+  private readonly sweepWork: number;
 
   constructor(
     private readonly floor: CollectingFloor,
@@ -121,6 +123,7 @@ export class CollectingTours {
     goods.stock.forEach((here, place) => (this.first[place + 1] = this.first[place]! + here.length));
     this.item = Int32Array.from(goods.stock.flatMap((here) => here.map(({ item }) => item)));
     this.units = Float64Array.from(goods.stock.flatMap((here) => here.map(({ units }) => units)));
+    this.sweepWork = 4 * this.item.length;
   }
 
   /**
@@ -257,8 +260,7 @@ export class CollectingTours {
     // By aisle: for each state reached, the state before it and the combination taken.
     const previous: number[][] = [];
     const taken: number[][] = [];
-    // The sweeps over every subaisle's places count as work too: four looks at each unit held.
-    let work = 4 * this.item.length;
+    let work = this.sweepWork;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
       for (let c = 0; c < combos.length; c++) {
@@ -345,8 +347,7 @@ export class CollectingTours {
    */
   toGo(prices: Float64Array, required = new Uint8Array(this.floor.ys.length)): { byBoundary: number[][]; work: number } {
     const { floor, blocks, combos, cost, optionCost, space } = this;
-    // The sweeps over every subaisle's places count as work too: four looks at each unit held.
-    let work = 4 * this.item.length;
+    let work = this.sweepWork;
     let lastRequired = floor.depotAisle;
     const options: Float64Array[] = [];
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
