@@ -227,7 +227,9 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     // With packOnLastScan, the order in tote A packs on its last item's scan; its label is free again.
     await settings({ packOnLastScan: true });
     await pack.reload();
-    await pack.getByLabel('Scan order').waitFor();
+    // Ready for a scanner once the cursor stands in Scan order (and the frame after it has run).
+    await expect.poll(() => pack.evaluate(() => document.activeElement?.id)).toBe('scan-order');
+    await pack.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     const a = inTote(1);
     await wedge(pack, 'TOTE-A');
     await pack.getByText('Tote 1 · label TOTE-A').waitFor();
