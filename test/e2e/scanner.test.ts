@@ -226,12 +226,21 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
 
     // With packOnLastScan, the order in tote A packs on its last item's scan; its label is free again.
     await settings({ packOnLastScan: true });
+    // A scan made while the page is still loading (its session not yet answered) is not lost.
+    let answerSession!: () => void;
+    const sessionHeld = new Promise<void>((resolve) => (answerSession = resolve));
+    await pack.route('**/console/api/session', async (route) => {
+      await sessionHeld;
+      await route.continue();
+    });
     await pack.reload();
-    // Ready for a scanner once the cursor stands in Scan order (and the frame after it has run).
-    await expect.poll(() => pack.evaluate(() => document.activeElement?.id)).toBe('scan-order');
-    await pack.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    await pack.getByText('Loading…').waitFor();
     const a = inTote(1);
     await wedge(pack, 'TOTE-A');
+    const answered = pack.waitForResponse('**/console/api/session');
+    answerSession();
+    await answered;
+    await pack.unroute('**/console/api/session');
     await pack.getByText('Tote 1 · label TOTE-A').waitFor();
     zeroLines.push(await nothingToPack());
     expect(zeroLines.filter(Boolean), 'the order with the boots shows its empty line').toHaveLength(1);

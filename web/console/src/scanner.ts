@@ -27,6 +27,14 @@ interface Keystroke {
 const listeners: { current: (code: string) => void }[] = [];
 /** The keystrokes since the last gap longer than SCAN_MAX_GAP_MS, the last Enter or another key. */
 let keys: Keystroke[] = [];
+/**
+ * Scans made while no screen listened (the page still loading after a reload or a sign-in), for
+ * the first screen that listens: a scanner does not wait for the page, and a lost scan is a
+ * silent miss. A scan older than HELD_FOR_MS is dropped rather than applied to a screen the
+ * person no longer expects it on.
+ */
+let held: { code: string; at: number }[] = [];
+const HELD_FOR_MS = 5_000;
 
 const MODIFIERS = new Set(['Shift', 'CapsLock']);
 
@@ -35,11 +43,20 @@ function fieldOf(element: Element | null): Field | null {
   return element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement ? element : null;
 }
 
-/** Gives the field its value back, telling the screen as typing would (an `input` event). */
-function restore({ field, before }: Keystroke): void {
-  if (!field || field.value === before) return;
-  field.value = before;
-  field.dispatchEvent(new Event('input', { bubbles: true }));
+/**
+ * Gives each field the burst typed into its value back, telling the screen as typing would (an
+ * `input` event). Focus may move during a burst (a screen drawn while it is typed), so a burst
+ * can touch more than one field.
+ */
+function restore(scanned: Keystroke[]): void {
+  const restored = new Set<Field>();
+  for (const { field, before } of scanned) {
+    if (!field || restored.has(field)) continue;
+    restored.add(field);
+    if (field.value === before) continue;
+    field.value = before;
+    field.dispatchEvent(new Event('input', { bubbles: true }));
+  }
 }
 
 function onKeyDown(event: KeyboardEvent): void {
@@ -55,11 +72,15 @@ function onKeyDown(event: KeyboardEvent): void {
     const scanned = start === null ? [] : keys.slice(start);
     const listener = listeners.at(-1);
     keys = [];
-    if (!listener || scanned.length === 0) return;
+    if (scanned.length === 0) return;
+    const code = scanned.map((key) => key.char).join('').trim();
+    // Begun in a field with no screen listening (signing in with a badge): the field's own.
+    if (!listener && scanned[0]!.field) return;
     event.preventDefault();
     event.stopImmediatePropagation();
-    restore(scanned[0]!);
-    listener.current(scanned.map((key) => key.char).join('').trim());
+    restore(scanned);
+    if (listener) listener.current(code);
+    else held.push({ code, at: now });
     return;
   }
   if (event.key.length !== 1) {
@@ -70,20 +91,23 @@ function onKeyDown(event: KeyboardEvent): void {
   keys.push({ char: event.key, at: now, field, before: field?.value ?? '' });
 }
 
-let listening = false;
+// Capture phase: seen before any field or form handles the key. From the page's first moment,
+// before any screen is drawn, so that a scan made while it loads is held, not lost.
+addEventListener('keydown', onKeyDown, true);
 
 /**
- * Hands the screen every scan while it is on show. The "Scan" field of a screen calls the same
- * handler when a person types a code into it and presses Enter.
+ * Hands the screen every scan while it is on show, starting with the scans held while the page
+ * loaded. The "Scan" field of a screen calls the same handler when a person types a code into it
+ * and presses Enter.
  */
 export function useScanner(onScan: (code: string) => void): void {
   const listener = useRef(onScan);
   listener.current = onScan;
   useEffect(() => {
-    // Capture phase: seen before any field or form handles the key. Once, with the first screen.
-    if (!listening) addEventListener('keydown', onKeyDown, true);
-    listening = true;
     listeners.push(listener);
+    const recent = held.filter(({ at }) => performance.now() - at <= HELD_FOR_MS);
+    held = [];
+    for (const { code } of recent) listener.current(code);
     return () => {
       listeners.splice(listeners.indexOf(listener), 1);
     };
