@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UNLIMITED } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
 import { signedIn } from '../console/helpers';
-import { useFloor } from './helpers';
+import { clearPool, useFloor } from './helpers';
 
 const LOCATIONS = [
   { code: 'A-01', aisle: 1, position: 1 },
@@ -34,14 +34,6 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
     return response.body.data;
   }
   const externalIds = (cart: { orders: { externalId: string }[] }) => cart.orders.map((o) => o.externalId);
-  /** Releases every PICKING wave and cancels every PENDING order, so that each test plans its own orders. */
-  async function clearPool() {
-    for (const wave of (await setup.floor.get('/waves?status=PICKING&limit=100')).body.data as { id: string }[]) {
-      expect((await setup.floor.post(`/waves/${wave.id}/release`)).status).toBe(200);
-    }
-    for (const o of (await setup.tenant.api.get('/orders', { status: 'PENDING', limit: '100' })).body.data) await setup.tenant.api.post(`/orders/${o.externalId}/cancel`);
-  }
-
   it('plans every pool order once, within the limits; POST /waves then takes the first cart, and the plan is made again without it', async () => {
     const placed = [
       await placeOrder({ NEAR: 2 }),
@@ -82,7 +74,7 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
   });
 
   it('uses the limits of POST /waves by default (8 orders, 40 units), and an empty pool plans no cart', async () => {
-    await clearPool();
+    await clearPool(setup);
     expect(await planOf()).toEqual({ carts: [], distance: 0, greedyDistance: 0, poolSize: 0 });
     for (let i = 0; i < 9; i++) await placeOrder({ NEAR: 1 });
     await placeOrder({ MID: 35 });
@@ -93,7 +85,7 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
   });
 
   it('puts an urgent order in the first cart, however new and far it is, and the wave takes it', async () => {
-    await clearPool();
+    await clearPool(setup);
     for (let i = 0; i < 4; i++) await placeOrder({ NEAR: 1 }, { dueDate: '2030-01-01T00:00:00Z' });
     const urgent = await placeOrder({ FAR: 1 }, { priority: 'urgent' });
     const plan = await planOf('maxOrders=3');
@@ -121,7 +113,7 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
   });
 
   it("needs the admin token (401), answers 404 for an unknown tenant and never plans another tenant's orders", async () => {
-    await clearPool();
+    await clearPool(setup);
     const mine = await placeOrder({ NEAR: 1 });
     const url = `/api/v1/warehouse/tenants/${setup.tenant.slug}/waves/plan`;
     expect((await setup.ctx.app.inject({ method: 'GET', url })).statusCode).toBe(401);
@@ -134,7 +126,7 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
   });
 
   it('shows the supervisor the same plan in the console; a picker is refused with 403, no session with 401', async () => {
-    await clearPool();
+    await clearPool(setup);
     await placeOrder({ NEAR: 1 });
     await placeOrder({ FAR: 2 });
     const supervisor = await signedIn(setup.ctx, setup.tenant, 'supervisor');
