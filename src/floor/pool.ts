@@ -10,7 +10,7 @@ import { requireLayout } from './layout-store';
 const CANDIDATE_POOL = 500;
 
 /** An order of the pool, with what the plan shows of it. */
-export interface PooledOrder extends PoolOrder {
+interface PooledOrder extends PoolOrder {
   externalId: string;
   orderNumber: string;
   priority: string | null;
@@ -35,7 +35,7 @@ interface PoolRow {
  * (priority, then due date, then age), each with its units and the places of its placed lines. One
  * statement, without locks: what it reads is one moment's pool.
  */
-export async function readPool(db: Executor, tenantId: string, excluded: readonly string[] = []): Promise<PooledOrder[]> {
+async function readPool(db: Executor, tenantId: string, excluded: readonly string[] = []): Promise<PooledOrder[]> {
   const { rows } = await sql<PoolRow>`
     SELECT pool.id, pool.external_id, pool.order_number, pool.priority, pool.priority_level, pool.due_date, i.quantity, l.aisle, l.position
     FROM (
