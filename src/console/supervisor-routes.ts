@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { assignWave, createWave, releaseWave, waveRequest } from '../floor/wave-commands';
+import { loadCartPlan } from '../floor/pool';
+import { assignWave, cartLimits, createWave, releaseWave, waveRequest } from '../floor/wave-commands';
 import { recentWaves } from '../floor/wave-reads';
-import { CreateWaveBody } from '../floor/schemas';
+import { CartPlanQuery, CartPlanResponse, CreateWaveBody } from '../floor/schemas';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { StockBody } from '../warehouse/schemas';
 import { adjustStock, stockChange } from '../warehouse/stock';
@@ -56,6 +57,20 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const waves = await recentWaves(db, tenantId, { limit: WAVE_LIST_LIMIT, status: request.query.status });
       return { success: true as const, data: await asPickerWaves(db, tenantId, waves), requestId: request.id };
     },
+  );
+
+  app.get(
+    '/waves/plan',
+    {
+      config,
+      schema: {
+        ...consoleRoute,
+        operationId: 'getConsoleCartPlan', summary: 'The plan of carts for the whole pool, as GET /waves/plan of the warehouse API answers it',
+        querystring: CartPlanQuery,
+        response: responses({ 200: CartPlanResponse }, 409),
+      },
+    },
+    async (request) => ({ success: true as const, data: await loadCartPlan(db, request.staff.tenantId, cartLimits(request.query)), requestId: request.id }),
   );
 
   app.get(

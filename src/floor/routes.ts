@@ -9,6 +9,8 @@ import { tenantIdOf } from '../tenancy/tenants';
 import { findLayout, saveLayout } from './layout-store';
 import { listLocations, planRoute, replaceLocations } from './locations';
 import {
+  CartPlanQuery,
+  CartPlanResponse,
   CreateWaveBody,
   LayoutBody,
   LayoutResponse,
@@ -24,7 +26,8 @@ import {
   WaveResponse,
 } from './schemas';
 import { slotRoutes } from './slot-routes';
-import { completeWave, createWave, recordPick, releaseWave, waveRequest } from './wave-commands';
+import { loadCartPlan } from './pool';
+import { cartLimits, completeWave, createWave, recordPick, releaseWave, waveRequest } from './wave-commands';
 import { listWaves, loadWave } from './wave-reads';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
@@ -138,8 +141,8 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...route,
         operationId: 'createWave', summary: 'Make a wave: a pick list for a cart of several orders, routed through the warehouse',
         description:
-          'Without `orders`, chooses PENDING orders without issues: the most urgent first, then those adding the least walking, ' +
-          'up to the limits. The orders go PENDING → IN_PICKING. 409 NOTHING_TO_PICK when no order is free.',
+          'Without `orders`, takes the first cart of the plan for the whole pool of PENDING orders without issues (`GET /waves/plan`), ' +
+          'within the limits. The orders go PENDING → IN_PICKING. 409 NOTHING_TO_PICK when no order is free.',
         params: SlugParams,
         body: CreateWaveBody,
         response: responses({ 201: WaveResponse }, 404, 409),
@@ -160,6 +163,26 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { limit = 20, cursor, status } = request.query;
       const page = await listWaves(db, tenantId, { limit, cursor, status });
       return { success: true as const, data: page.waves, pagination: page.pagination, requestId: request.id };
+    },
+  );
+
+  app.get(
+    '/waves/plan',
+    {
+      schema: {
+        ...route,
+        operationId: 'getCartPlan', summary: 'The plan of carts for the whole pool of PENDING orders: what the next waves made without `orders` take',
+        description:
+          'Made from the pool as it stands, with the limits of `POST /waves` (same defaults): its first cart is the wave `POST /waves` ' +
+          'without `orders` would make now. 409 while no layout is stored.',
+        params: SlugParams,
+        querystring: CartPlanQuery,
+        response: responses({ 200: CartPlanResponse }, 404, 409),
+      },
+    },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      return { success: true as const, data: await loadCartPlan(db, tenantId, cartLimits(request.query)), requestId: request.id };
     },
   );
 

@@ -221,3 +221,30 @@ export type Wave = Static<typeof Wave>;
 export const WaveResponse = Success(Wave);
 export const WavePage = Page(Wave);
 export const WaveListQuery = Type.Object({ ...pageQuery(20, 100), status: Type.Optional(WaveStatus) });
+
+/** The cart limits of POST /waves, same defaults, for reading the plan they make. */
+export const CartPlanQuery = Type.Object({ maxOrders: CreateWaveBody.properties.maxOrders, maxItems: CreateWaveBody.properties.maxItems });
+export const CartPlanResponse = Success(
+  Type.Object({
+    carts: Type.Array(
+      Type.Object({
+        orders: Type.Array(
+          Type.Object({
+            externalId: Type.String(),
+            orderNumber: Type.String(),
+            priority: Type.Union([Type.String(), Type.Null()]),
+            dueDate: Type.Union([IsoDateTime, Type.Null()]),
+            units: Type.Number(),
+          }),
+          { description: 'In tote order (1..n) of the wave made from the cart' },
+        ),
+        units: Type.Number(),
+        distance: Distance,
+      }),
+      { description: 'In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool in exactly one' },
+    ),
+    distance: Type.Number({ description: "The carts' walks added up" }),
+    greedyDistance: Type.Number({ description: 'What the same pool walks as carts made one at a time, each from what the last left' }),
+    poolSize: Type.Integer({ description: 'Orders in the plan: the most urgent PENDING orders without issues, at most 500' }),
+  }),
+);

@@ -6,42 +6,36 @@ import { ApiError, conflict, notFound, validationError, type FieldProblem } from
 import { moveOrder } from '../orders/lifecycle';
 import type { OrderRow } from '../orders/store';
 import { completePickedOrders, type OrderToComplete } from '../warehouse/order-picking';
-import { chooseWave, type WaveCandidate } from './plan/batching';
+import type { WaveLimits } from './plan/batching';
 import type { Layout, Policy } from './plan/layout';
 import { requireLayout } from './layout-store';
+import { planPool } from './pool';
 import { planWaveLines, type WaveItem } from './plan/wave-lines';
 import { productPlaces, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
 import { pickerWaveId, waveLines } from './wave-reads';
 
-export interface WaveRequest {
+export interface WaveRequest extends WaveLimits {
   orders?: string[] | undefined;
-  maxOrders: number;
-  maxItems: number;
   policy: Policy;
   /** The console user the wave is assigned to. */
   pickerId?: string | undefined;
 }
 
-/** A wave request with the defaults docs/floor.md gives (Making a wave): 8 orders, 40 units, the optimal route. */
-export function waveRequest(body: { orders?: string[] | undefined; maxOrders?: number | undefined; maxItems?: number | undefined; policy?: Policy | undefined }): WaveRequest {
-  return { orders: body.orders, maxOrders: body.maxOrders ?? 8, maxItems: body.maxItems ?? 40, policy: body.policy ?? 'optimal' };
+/** A cart's limits with the defaults docs/floor.md gives (Making a wave): 8 orders, 40 units. */
+export function cartLimits(sent: { maxOrders?: number | undefined; maxItems?: number | undefined }): WaveLimits {
+  return { maxOrders: sent.maxOrders ?? 8, maxItems: sent.maxItems ?? 40 };
 }
 
-/** How many of the most urgent PENDING orders a new wave chooses from. */
-const CANDIDATE_POOL = 500;
-
-/** An item of an order in the candidate pool, where its product's own location stands (null when unplaced). */
-interface ItemPlace extends WaveItem {
-  location_code: string | null;
-  aisle: number | null;
-  position: number | null;
+/** A wave request with the defaults of `cartLimits` and the optimal route. */
+export function waveRequest(body: { orders?: string[] | undefined; maxOrders?: number | undefined; maxItems?: number | undefined; policy?: Policy | undefined }): WaveRequest {
+  return { orders: body.orders, ...cartLimits(body), policy: body.policy ?? 'optimal' };
 }
 
 /**
- * Makes a wave: the named orders, or orders chosen from the most urgent PENDING ones without
- * issues, routed on the layout, each product taken from its slots (planWaveLines). Its orders go
- * PENDING → IN_PICKING. Returns the wave's id and the events to emit.
+ * Makes a wave: the named orders, or the first cart of the plan for the pool of PENDING orders
+ * without issues (chooseOrders), routed on the layout, each product taken from its slots
+ * (planWaveLines). Its orders go PENDING → IN_PICKING. Returns the wave's id and the events to emit.
  */
 export async function createWave(tx: Tx, tenantId: string, request: WaveRequest): Promise<{ waveId: string; events: DomainEvent[] }> {
   const layout = await requireLayout(tx, tenantId);
@@ -137,37 +131,19 @@ export async function assignWave(tx: Tx, tenantId: string, waveId: string, picke
 }
 
 /**
- * Chooses the orders of a wave from the most urgent PENDING orders without issues, and locks them.
- * The pool is read without locks; only the chosen orders are locked, with SKIP LOCKED: an order
- * another wave holds (or took meanwhile) is left out and the choice made again without it. Two
- * waves made at once thus get different orders, and neither waits for the other.
+ * Chooses the orders of a wave: the first cart of the plan for the pool as it stands (planCarts),
+ * and locks them. Planned at every request, never cached: an order arriving, cancelled or taken
+ * by another cart changes the plan at once. The pool is read without locks; only the chosen orders
+ * are locked, with SKIP LOCKED: an order another wave holds (or took meanwhile) is left out and the
+ * plan made again without it. Two waves made at once thus get different orders, and neither waits
+ * for the other.
  */
 async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: WaveRequest): Promise<OrderRow[]> {
   const taken: string[] = [];
   for (;;) {
-    // The pool and where its lines are, in one statement, most urgent first.
-    const { rows } = await sql<ItemPlace>`
-      SELECT pool.id AS order_id, i.position AS item_position, i.product_external_id, i.quantity, l.code AS location_code, l.aisle, l.position
-      FROM (
-        SELECT id, order_urgency(priority) AS urgency, due_date, created_at FROM orders
-        WHERE tenant_id = ${tenantId} AND status = 'PENDING' AND NOT has_issues ${taken.length > 0 ? sql`AND id <> ALL (${taken}::uuid[])` : sql``}
-        ORDER BY order_urgency(priority), due_date, created_at, id
-        LIMIT ${CANDIDATE_POOL}
-      ) AS pool
-      JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = pool.id
-      LEFT JOIN products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id
-      LEFT JOIN warehouse_locations l ON l.tenant_id = i.tenant_id AND l.code = p.location_code AND l.aisle IS NOT NULL
-      ORDER BY pool.urgency, pool.due_date, pool.created_at, pool.id, i.position`.execute(tx);
-    if (rows.length === 0) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
-    const candidates = new Map<string, WaveCandidate>();
-    for (const { order_id: id, quantity, aisle, position } of rows) {
-      const candidate = candidates.get(id) ?? { id, units: 0, places: [] };
-      candidates.set(id, candidate);
-      candidate.units += quantity;
-      if (aisle !== null && position !== null) candidate.places.push({ aisle, position });
-    }
-    const chosen = chooseWave(layout, [...candidates.values()], { maxOrders: request.maxOrders, maxItems: request.maxItems });
-    if (chosen.length === 0) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
+    const { plan } = await planPool(tx, tenantId, layout, request, taken);
+    const chosen = plan.carts[0]?.orders;
+    if (!chosen) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
     const locked = await tx
       .selectFrom('orders')
       .selectAll()

@@ -241,12 +241,20 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     // The middle cross aisle, in the drawing's description and in its text version.
     await page.getByRole('img', { name: /in 2 blocks.*Cross aisle after position 5, 2 wide\./ }).waitFor();
     expect(await page.getByRole('figure').innerText()).toContain('Cross aisle after position 5, 2 wide.');
+    // The plan's next carts: O-6 is PENDING, so one of them carries it, with its units and walk.
+    const nextCarts = page.getByRole('table', { name: 'Next carts' });
+    const cartOfO6 = nextCarts.getByRole('row').filter({ hasText: 'N-O-6' });
+    await cartOfO6.waitFor();
+    expect(await cartOfO6.getByRole('cell').allInnerTexts()).toEqual([expect.stringContaining('N-O-6'), expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+(\.\d)?$/)]);
+    await page.getByText(/^Walk of the whole plan: [\d.]+ \(carts made one at a time: [\d.]+\)\.$/).waitFor();
     await checkScreen(page, 'supervisor');
 
     await page.getByLabel('Max orders').fill('1');
     await page.getByRole('button', { name: 'Create wave' }).click();
     await page.getByText(/^Unassigned wave \w+ created: 1 order,/).waitFor();
     expect((await orderOf('O-6')).status).toBe('IN_PICKING');
+    // Taken, it leaves the plan at the board's next redraw.
+    await cartOfO6.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: /^Release Unassigned wave/ }).click();
     await page.getByRole('button', { name: 'Yes, release' }).click();
     await page.getByText(/released/).waitFor();

@@ -53,3 +53,11 @@ export function useFloor(floor: { locations?: Located[]; codes?: string[]; produ
     },
   };
 }
+
+/** Releases every PICKING wave of the tenant and cancels its PENDING orders: what a test plans or chooses next is its own orders. */
+export async function clearPool({ tenant, floor }: { tenant: TestTenant; floor: ReturnType<typeof warehouse> }) {
+  for (const wave of (await floor.get('/waves?status=PICKING&limit=100')).body.data) {
+    expect((await floor.post(`/waves/${wave.id}/release`)).status).toBe(200);
+  }
+  for (const o of (await tenant.api.get('/orders', { status: 'PENDING', limit: '100' })).body.data) await tenant.api.post(`/orders/${o.externalId}/cancel`);
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UNLIMITED } from '../helpers/context';
 import { eventsOf, item, order, stockOf, warehouse } from '../orders/helpers';
-import { seedPlacedProducts, useFloor } from './helpers';
+import { clearPool, seedPlacedProducts, useFloor } from './helpers';
 
 const LOCATIONS = [
   { code: 'A-01', aisle: 1, position: 1 },
@@ -54,13 +54,6 @@ describe('floor: waves', () => {
   const statusOf = async (externalId: string) => (await setup.tenant.api.get(`/orders/${externalId}`)).body.data.status;
   const pick = (wave: string, orderExternalId: string, productExternalId: string, quantity: number, reason?: string) =>
     setup.floor.post(`/waves/${wave}/picks`, { orderExternalId, productExternalId, quantity, ...(reason ? { reason } : {}) });
-  /** Releases every PICKING wave, so that each test chooses from its own orders. */
-  async function releaseAll() {
-    for (const wave of (await setup.floor.get('/waves?status=PICKING&limit=100')).body.data as Wave[]) {
-      expect((await setup.floor.post(`/waves/${wave.id}/release`)).status).toBe(200);
-    }
-    for (const o of (await setup.tenant.api.get('/orders', { status: 'PENDING', limit: '100' })).body.data) await setup.tenant.api.post(`/orders/${o.externalId}/cancel`);
-  }
 
   it('makes a wave of the named orders: totes in order, stops by location in walking order, unplaced lines last', async () => {
     const first = await placeOrder({ SHOE: 2, SOCK: 1, LOOSE: 1 });
@@ -115,7 +108,7 @@ describe('floor: waves', () => {
   });
 
   it('picks (one short), then completes: orders PICKED, stock drops by what was picked, the short line adjusts its order', async () => {
-    await releaseAll();
+    await clearPool(setup);
     const first = await placeOrder({ SHOE: 2, SOCK: 1 });
     const second = await placeOrder({ SHOE: 1, LOOSE: 4 });
     const wave: Wave = (await setup.floor.post('/waves', { orders: [first, second], policy: 's-shape' })).body.data;
@@ -180,7 +173,7 @@ describe('floor: waves', () => {
   });
 
   it('a short pick in a wave frees stock for an order waiting on it, as complete-picking does', async () => {
-    await releaseAll();
+    await clearPool(setup);
     await seedPlacedProducts(setup.tenant, [{ externalId: 'RARE', locationCode: 'B-03', stock: 2 }]);
     const holder = await placeOrder({ RARE: 2 });
     const waiting = await placeOrder({ RARE: 1 });
@@ -194,7 +187,7 @@ describe('floor: waves', () => {
   });
 
   it('a wave completed while complete-picking runs on one of its orders: the order is picked once', async () => {
-    await releaseAll();
+    await clearPool(setup);
     const racing = await placeOrder({ COAT: 2 });
     const other = await placeOrder({ SOCK: 1 });
     const wave: Wave = (await setup.floor.post('/waves', { orders: [racing, other] })).body.data;
@@ -215,7 +208,7 @@ describe('floor: waves', () => {
   });
 
   it('refuses bad picks: more than ordered (400), an unknown line or wave (404), changing nothing', async () => {
-    await releaseAll();
+    await clearPool(setup);
     const id = await placeOrder({ COAT: 2 });
     const wave: Wave = (await setup.floor.post('/waves', { orders: [id] })).body.data;
     const tooMany = await pick(wave.id, id, 'COAT', 3);
@@ -232,7 +225,7 @@ describe('floor: waves', () => {
   });
 
   it('release sends the orders not picked back to PENDING, keeps stock, and the orders can join another wave', async () => {
-    await releaseAll();
+    await clearPool(setup);
     const a = await placeOrder({ SOCK: 1 });
     const b = await placeOrder({ COAT: 1 });
     const wave: Wave = (await setup.floor.post('/waves', { orders: [a, b] })).body.data;
@@ -255,7 +248,7 @@ describe('floor: waves', () => {
   });
 
   it('an order completed with complete-picking while in a wave leaves it: picks for it 409, the wave completes without it', async () => {
-    await releaseAll();
+    await clearPool(setup);
     const inside = await placeOrder({ SOCK: 1 });
     const outside = await placeOrder({ COAT: 2 });
     const wave: Wave = (await setup.floor.post('/waves', { orders: [inside, outside] })).body.data;
@@ -281,7 +274,7 @@ describe('floor: waves', () => {
   });
 
   it('refuses named orders that cannot join: not PENDING or with issues (409), unknown (404), named twice (400)', async () => {
-    await releaseAll();
+    await clearPool(setup);
     const picking = await placeOrder({ SOCK: 1 });
     await setup.floor.advance(picking, 'start-picking');
     const short = await placeOrder({ SOCK: 100_000 });
@@ -306,7 +299,7 @@ describe('floor: waves', () => {
   });
 
   it('chooses the most urgent PENDING orders without issues: priority, then due date, then age', async () => {
-    await releaseAll();
+    await clearPool(setup);
     const low = await placeOrder({ SOCK: 1 }, { priority: 'low' });
     const none = await placeOrder({ SOCK: 1 });
     const highLate = await placeOrder({ SOCK: 1 }, { priority: 'high', dueDate: '2030-01-02T00:00:00Z' });
@@ -327,7 +320,7 @@ describe('floor: waves', () => {
   });
 
   it('keeps a chosen wave within maxOrders and maxItems', async () => {
-    await releaseAll();
+    await clearPool(setup);
     for (let i = 0; i < 6; i++) await placeOrder({ SOCK: 3 });
     const response = await setup.floor.post('/waves', { maxOrders: 5, maxItems: 10 });
     expect(response.status).toBe(201);
@@ -340,7 +333,7 @@ describe('floor: waves', () => {
   });
 
   it('lists waves by status, oldest first, a page at a time', async () => {
-    await releaseAll();
+    await clearPool(setup);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await setup.floor.post('/waves', { orders: [await placeOrder({ COAT: 1 })] })).body.data.id);
     const seen: string[] = [];

@@ -632,9 +632,29 @@ export interface paths {
         put?: never;
         /**
          * Make a wave: a pick list for a cart of several orders, routed through the warehouse
-         * @description Without `orders`, chooses PENDING orders without issues: the most urgent first, then those adding the least walking, up to the limits. The orders go PENDING → IN_PICKING. 409 NOTHING_TO_PICK when no order is free.
+         * @description Without `orders`, takes the first cart of the plan for the whole pool of PENDING orders without issues (`GET /waves/plan`), within the limits. The orders go PENDING → IN_PICKING. 409 NOTHING_TO_PICK when no order is free.
          */
         post: operations["createWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/waves/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plan of carts for the whole pool of PENDING orders: what the next waves made without `orders` take
+         * @description Made from the pool as it stands, with the limits of `POST /waves` (same defaults): its first cart is the wave `POST /waves` without `orders` would make now. 409 while no layout is stored.
+         */
+        get: operations["getCartPlan"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -934,6 +954,23 @@ export interface paths {
         put?: never;
         /** Make a wave not assigned to anyone, as POST /waves of the warehouse API does */
         post: operations["createUnassignedWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/waves/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The plan of carts for the whole pool, as GET /waves/plan of the warehouse API answers it */
+        get: operations["getConsoleCartPlan"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -9860,6 +9897,135 @@ export interface operations {
             };
         };
     };
+    getCartPlan: {
+        parameters: {
+            query?: {
+                /** @description Totes on the cart */
+                maxOrders?: number;
+                /** @description Units the cart carries */
+                maxItems?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool in exactly one */
+                            carts: {
+                                /** @description In tote order (1..n) of the wave made from the cart */
+                                orders: {
+                                    externalId: string;
+                                    orderNumber: string;
+                                    priority: string | null;
+                                    dueDate: string | null;
+                                    units: number;
+                                }[];
+                                units: number;
+                                /** @description In the layout's unit, depot to depot */
+                                distance: number;
+                            }[];
+                            /** @description The carts' walks added up */
+                            distance: number;
+                            /** @description What the same pool walks as carts made one at a time, each from what the last left */
+                            greedyDistance: number;
+                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
+                            poolSize: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getWave: {
         parameters: {
             query?: never;
@@ -14696,6 +14862,122 @@ export interface operations {
             };
             /** @description The envelope of every error answer */
             404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConsoleCartPlan: {
+        parameters: {
+            query?: {
+                /** @description Totes on the cart */
+                maxOrders?: number;
+                /** @description Units the cart carries */
+                maxItems?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool in exactly one */
+                            carts: {
+                                /** @description In tote order (1..n) of the wave made from the cart */
+                                orders: {
+                                    externalId: string;
+                                    orderNumber: string;
+                                    priority: string | null;
+                                    dueDate: string | null;
+                                    units: number;
+                                }[];
+                                units: number;
+                                /** @description In the layout's unit, depot to depot */
+                                distance: number;
+                            }[];
+                            /** @description The carts' walks added up */
+                            distance: number;
+                            /** @description What the same pool walks as carts made one at a time, each from what the last left */
+                            greedyDistance: number;
+                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
+                            poolSize: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
                     "X-Request-Id"?: string;

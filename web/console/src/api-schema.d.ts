@@ -215,6 +215,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/waves/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The plan of carts for the whole pool, as GET /waves/plan of the warehouse API answers it */
+        get: operations["getConsoleCartPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/waves/{id}": {
         parameters: {
             query?: never;
@@ -3912,6 +3929,122 @@ export interface operations {
             };
             /** @description The envelope of every error answer */
             404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConsoleCartPlan: {
+        parameters: {
+            query?: {
+                /** @description Totes on the cart */
+                maxOrders?: number;
+                /** @description Units the cart carries */
+                maxItems?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool in exactly one */
+                            carts: {
+                                /** @description In tote order (1..n) of the wave made from the cart */
+                                orders: {
+                                    externalId: string;
+                                    orderNumber: string;
+                                    priority: string | null;
+                                    dueDate: string | null;
+                                    units: number;
+                                }[];
+                                units: number;
+                                /** @description In the layout's unit, depot to depot */
+                                distance: number;
+                            }[];
+                            /** @description The carts' walks added up */
+                            distance: number;
+                            /** @description What the same pool walks as carts made one at a time, each from what the last left */
+                            greedyDistance: number;
+                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
+                            poolSize: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
                     "X-Request-Id"?: string;

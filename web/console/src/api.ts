@@ -42,6 +42,7 @@ export type ShortReason = NonNullable<PickBody['reason']>;
 export type PackOrder = Data<'/packing/orders/{ref}', 'GET'>;
 export type Board = Data<'/board', 'GET'>;
 export type Floor = Data<'/floor', 'GET'>;
+export type CartPlan = Data<'/waves/plan', 'GET'>;
 export type Settings = Data<'/settings', 'GET'>;
 
 /** An answer of the API that was not a success: its envelope's code and message. */

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { POLICIES } from '../../../src/floor/plan/layout';
-import { api, describe, type Board, type BodyOf, type Floor, type PickerWave, type Settings } from './api';
+import { api, ApiError, describe, type Board, type BodyOf, type CartPlan, type Floor, type PickerWave, type Settings } from './api';
 import { FloorPlan, waveLabel } from './floor-plan';
 import { rejected } from './feedback';
 import { PrintLink } from './print';
@@ -9,6 +9,8 @@ import { useScanner } from './scanner';
 const STATUSES = ['PENDING_VALIDATION', 'PENDING', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'];
 /** The board follows the floor without a reload. */
 const REFRESH_MS = 10_000;
+/** How many carts of the plan the board shows: the ones about to be handed out. */
+const NEXT_CARTS = 5;
 
 const round = (value: number) => Math.round(value * 10) / 10;
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
@@ -17,15 +19,17 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 export default function Supervisor() {
   const [board, setBoard] = useState<Board | null>(null);
   const [floor, setFloor] = useState<Floor | null>(null);
+  const [plan, setPlan] = useState<CartPlan | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState('');
 
   // An error stays until dismissed or replaced by the next one: a redraw of the board does not clear it.
   const refresh = useCallback(async () => {
     try {
-      const [nextBoard, nextFloor] = await Promise.all([api('GET', '/board'), api('GET', '/floor')]);
+      const [nextBoard, nextFloor, nextPlan] = await Promise.all([api('GET', '/board'), api('GET', '/floor'), api('GET', '/waves/plan').catch(withoutLayout)]);
       setBoard(nextBoard);
       setFloor(nextFloor);
+      setPlan(nextPlan);
     } catch (failure) {
       setError(describe(failure));
     }
@@ -84,6 +88,7 @@ export default function Supervisor() {
               })
             }
           />
+          <NextCarts plan={plan} />
           <SettingsPanel onSave={(settings) => act(async () => (await api('PUT', '/settings', { body: settings }), 'Settings saved: handhelds use them from their next screen.'))} />
           <Webhooks webhooks={board.webhooks} />
           <Issues issues={board.issues} />
@@ -107,8 +112,64 @@ export default function Supervisor() {
   );
 }
 
+/** No plan (null) while the warehouse has no layout (409): the floor plan says so already. */
+const withoutLayout = (failure: unknown) => {
+  if (failure instanceof ApiError && failure.status === 409) return null;
+  throw failure;
+};
+
 const describeWave = (wave: PickerWave) =>
   `${waveLabel(wave)} created: ${plural(wave.orders.length, 'order')}, ${plural(wave.stops.length, 'stop')}, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
+
+/** The carts the next waves take (Create wave, Start picking), and what the plan walks against carts made one at a time. */
+function NextCarts({ plan }: { plan: CartPlan | null }) {
+  return (
+    <section class="panel span-2" aria-labelledby="next-carts-heading">
+      <h3 id="next-carts-heading">Next carts</h3>
+      {!plan ? (
+        <p>No plan until the warehouse has a layout.</p>
+      ) : plan.carts.length === 0 ? (
+        <p>No PENDING order is waiting for a cart.</p>
+      ) : (
+        <>
+          <table aria-labelledby="next-carts-heading">
+            <caption>
+              {plan.carts.length > NEXT_CARTS ? `The first ${NEXT_CARTS} of ${plan.carts.length} carts` : plural(plan.carts.length, 'cart')} for{' '}
+              {plural(plan.poolSize, 'PENDING order')}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Cart</th>
+                <th scope="col">Orders</th>
+                <th scope="col">Units</th>
+                <th scope="col">Walk</th>
+              </tr>
+            </thead>
+            <tbody>
+              {plan.carts.slice(0, NEXT_CARTS).map((cart, index) => (
+                <tr key={cart.orders[0]!.externalId}>
+                  <th scope="row">{index + 1}</th>
+                  <td>{cart.orders.map(orderLabel).join(', ')}</td>
+                  <td>{cart.units}</td>
+                  <td>{round(cart.distance)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p>
+            Walk of the whole plan: {round(plan.distance)} (carts made one at a time: {round(plan.greedyDistance)}).
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** An order of the plan: its number, and its priority and due date when it has them. */
+function orderLabel(order: CartPlan['carts'][number]['orders'][number]) {
+  const urgency = [order.priority, order.dueDate && `due ${order.dueDate.slice(0, 10)}`].filter(Boolean).join(', ');
+  return urgency ? `${order.orderNumber} (${urgency})` : order.orderNumber;
+}
 
 function StatusCounts({ counts }: { counts: Record<string, number> }) {
   const statuses = [...STATUSES, ...Object.keys(counts).filter((status) => !STATUSES.includes(status))];

@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db';
+import type { WaveLimits } from './plan/batching';
+import { planCarts, type CartPlan, type PoolOrder } from './plan/cart-plan';
+import type { Layout } from './plan/layout';
+import { urgencyRanks } from './plan/urgency';
+import { requireLayout } from './layout-store';
+
+/** How many of the most urgent PENDING orders the plan covers, and thus a new wave chooses from. */
+const CANDIDATE_POOL = 500;
+
+/** An order of the pool, with what the plan shows of it. */
+interface PooledOrder extends PoolOrder {
+  externalId: string;
+  orderNumber: string;
+  priority: string | null;
+  dueDate: Date | null;
+}
+
+/** An item of an order in the pool, where its product's own location stands (null when unplaced). */
+interface PoolRow {
+  id: string;
+  external_id: string;
+  order_number: string;
+  priority: string | null;
+  priority_level: number;
+  due_date: Date | null;
+  quantity: number;
+  aisle: number | null;
+  position: number | null;
+}
+
+/**
+ * The pool: the most urgent PENDING orders without issues but those `excluded`, most urgent first
+ * (priority, then due date, then age), each with its units and the places of its placed lines. One
+ * statement, without locks: what it reads is one moment's pool.
+ */
+async function readPool(db: Executor, tenantId: string, excluded: readonly string[] = []): Promise<PooledOrder[]> {
+  const { rows } = await sql<PoolRow>`
+    SELECT pool.id, pool.external_id, pool.order_number, pool.priority, pool.priority_level, pool.due_date, i.quantity, l.aisle, l.position
+    FROM (
+      SELECT id, external_id, order_number, priority, order_urgency(priority) AS priority_level, due_date, created_at FROM orders
+      WHERE tenant_id = ${tenantId} AND status = 'PENDING' AND NOT has_issues ${excluded.length > 0 ? sql`AND id <> ALL (${excluded}::uuid[])` : sql``}
+      ORDER BY order_urgency(priority), due_date, created_at, id
+      LIMIT ${CANDIDATE_POOL}
+    ) AS pool
+    JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = pool.id
+    LEFT JOIN products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id
+    LEFT JOIN warehouse_locations l ON l.tenant_id = i.tenant_id AND l.code = p.location_code AND l.aisle IS NOT NULL
+    ORDER BY pool.priority_level, pool.due_date, pool.created_at, pool.id, i.position`.execute(db);
+  const byId = new Map<string, PooledOrder>();
+  const levels: number[] = [];
+  for (const row of rows) {
+    let order = byId.get(row.id);
+    if (!order) {
+      const dueDate = row.due_date === null ? null : new Date(row.due_date);
+      order = { id: row.id, externalId: row.external_id, orderNumber: row.order_number, priority: row.priority, dueDate, units: 0, places: [], urgency: 0 };
+      byId.set(row.id, order);
+      levels.push(row.priority_level);
+    }
+    order.units += row.quantity;
+    if (row.aisle !== null && row.position !== null) order.places.push({ aisle: row.aisle, position: row.position });
+  }
+  const pool = [...byId.values()];
+  const ranks = urgencyRanks(pool.map((order, index) => ({ priorityLevel: levels[index]!, dueDate: order.dueDate })));
+  pool.forEach((order, index) => (order.urgency = ranks[index]!));
+  return pool;
+}
+
+/** The carts of the plan for the tenant's pool as it stands now (but the `excluded` orders). */
+export async function planPool(db: Executor, tenantId: string, layout: Layout, limits: WaveLimits, excluded: readonly string[] = []): Promise<{ pool: PooledOrder[]; plan: CartPlan }> {
+  const pool = await readPool(db, tenantId, excluded);
+  return { pool, plan: planCarts(layout, pool, limits) };
+}
+
+/**
+ * The plan as the supervisor reads it: every cart in the order they are handed out, each order
+ * with its number, priority, due date and units; 409 without a layout, as for making a wave.
+ */
+export async function loadCartPlan(db: Executor, tenantId: string, limits: WaveLimits) {
+  const layout = await requireLayout(db, tenantId);
+  const { pool, plan } = await planPool(db, tenantId, layout, limits);
+  const byId = new Map(pool.map((order) => [order.id, order]));
+  return {
+    carts: plan.carts.map((cart) => ({
+      orders: cart.orders.map((id) => {
+        const { externalId, orderNumber, priority, dueDate, units } = byId.get(id)!;
+        return { externalId, orderNumber, priority, dueDate: dueDate?.toISOString() ?? null, units };
+      }),
+      units: cart.units,
+      distance: cart.distance,
+    })),
+    distance: plan.distance,
+    greedyDistance: plan.greedyDistance,
+    poolSize: pool.length,
+  };
+}
