@@ -23,29 +23,29 @@ export interface CartPlan {
   distance: number;
   /** What the same pool walks as the greedy plan (`greedyCarts`), which the plan never exceeds. */
   greedyDistance: number;
-  /** Exact routes the search computed after the greedy plan. */
-  routes: number;
+  /** Work the search did after the greedy plan: exact routes computed and orders tried. */
+  work: number;
   /** Whether the search stopped at its budget rather than because nothing more improved the plan. */
   exhausted: boolean;
 }
 
 export interface PlanOptions {
-  /** Exact routes the search may compute after the greedy plan (the greedy's own are not counted). */
-  routeBudget?: number;
+  /** Work the search may do after the greedy plan: exact routes computed and orders tried, each one unit. */
+  workBudget?: number;
 }
 
 /**
- * Exact routes the search computes at most: with the greedy's, a pool of 500 orders stays well
- * under a second (docs/benchmarks.md has the figures), and a pool of any size gives the same plan
- * on any machine.
+ * The search's work at most: with the greedy plan's, a pool of 500 orders stays well under a
+ * second (docs/benchmarks.md has the figures). Work, not time, so that a pool gets the same plan
+ * on any machine and under any load.
  */
-export const ROUTE_BUDGET = 2_000;
+export const WORK_BUDGET = 4_000;
 
 /**
  * Plans carts for the whole pool, minimising the total walk: `pool` comes most urgent first
  * (urgency, then age); the first cart is the one to hand out next. Starts from the greedy plan and
  * improves it by iterated local search (`CartSearch`: shifts and swaps of orders between carts
- * scored by exact routes, then random perturbations, within `routeBudget` exact routes), in the
+ * scored by exact routes, then random perturbations, within `workBudget`), in the
  * spirit of Henn & Wäscher (2012) and Žulj, Kramer & Schneider (2018). Every cart keeps
  * `maxItems` and `maxOrders` (an order bigger than `maxItems` goes alone) and every plan the
  * urgency rule (`urgencyRuleBreach`). Deterministic: the same pool gives the same plan.
@@ -53,19 +53,19 @@ export const ROUTE_BUDGET = 2_000;
 export function planCarts(layout: Layout, pool: readonly PoolOrder[], limits: WaveLimits, options: PlanOptions = {}): CartPlan {
   const greedy = greedyCarts(layout, pool, limits);
   const greedyDistance = totalDistance(greedy);
-  if (pool.length === 0) return { carts: [], distance: 0, greedyDistance, routes: 0, exhausted: false };
+  if (pool.length === 0) return { carts: [], distance: 0, greedyDistance, work: 0, exhausted: false };
   const index = new Map(pool.map((order, i) => [order.id, i]));
   const start = greedy.map((cart) => cart.orders.map((id) => index.get(id)!));
-  const search = new CartSearch(layout, pool, limits, start, options.routeBudget ?? ROUTE_BUDGET).run();
-  const { routes, exhausted } = search;
+  const search = new CartSearch(layout, pool, limits, start, options.workBudget ?? WORK_BUDGET).run();
+  const { work, exhausted } = search;
   const distance = search.distances.reduce((sum, length) => sum + length, 0);
   // Sums in another order differ in the last bits: only a real improvement replaces the greedy plan.
-  if (distance >= greedyDistance - 1e-9) return { carts: greedy, distance: greedyDistance, greedyDistance, routes, exhausted };
+  if (distance >= greedyDistance - 1e-9) return { carts: greedy, distance: greedyDistance, greedyDistance, work, exhausted };
   const carts = search.carts.map((members, i) => {
     const orders = members.map((member) => pool[member]!);
     return { orders: orders.map((order) => order.id), units: orders.reduce((sum, order) => sum + order.units, 0), distance: search.distances[i]! };
   });
-  return { carts, distance, greedyDistance, routes, exhausted };
+  return { carts, distance, greedyDistance, work, exhausted };
 }
 
 /**
@@ -83,8 +83,9 @@ export function greedyCarts(layout: Layout, pool: readonly PoolOrder[], limits: 
       if (cart.length >= limits.maxOrders) break;
       // The cart so far stands in as the seed, so that the wave grows around all of it.
       const sofar: WaveCandidate = { id: cart[0]!.id, units: unitsOf(cart), places: cart.flatMap((order) => order.places) };
-      const joining = new Set(chooseWave(layout, [sofar, ...level], { ...limits, maxOrders: limits.maxOrders - cart.length + 1 }).slice(1));
-      cart.push(...level.filter((order) => joining.has(order.id)));
+      const byId = new Map(level.map((order) => [order.id, order]));
+      const joining = chooseWave(layout, [sofar, ...level], { ...limits, maxOrders: limits.maxOrders - cart.length + 1 }).slice(1);
+      cart.push(...joining.map((id) => byId.get(id)!));
     }
     carts.push({
       orders: cart.map((order) => order.id),

@@ -8,13 +8,13 @@ export type RankedOrder = WaveCandidate & { urgency: number };
 /** Lengths closer than this are equal (sums of the same lengths in another order differ in the last bits). */
 const SAME = 1e-9;
 /** Carts a move looks at for an order: those whose cheap bound grows least with it. */
-const NEAREST_CARTS = 3;
+const NEAREST_CARTS = 5;
 /** Swaps per order that are routed exactly, the best estimated first. */
-const SWAPS_ROUTED = 3;
+const SWAPS_ROUTED = 5;
 /** Orders a perturbation moves or swaps at random. */
 const KICKS = 3;
 /** Perturbations in a row that may fail to improve the best plan before the search gives up. */
-const STALE_ROUNDS = 60;
+const STALE_ROUNDS = 1000;
 /** The fixed seed of the perturbations' random numbers: the same pool always gives the same plan. */
 const SEED = 0x2f6b_1d3;
 
@@ -41,6 +41,9 @@ interface Span {
   mostUrgency: number;
 }
 
+/** A cart (by its place in the list) and the orders it is to hold. */
+type Change = [cart: number, members: number[]];
+
 /** A cart during the search; replaced, never changed, so that a snapshot is a copy of the list. */
 interface Cart extends Span {
   units: number;
@@ -56,8 +59,8 @@ export interface SearchResult {
   /** Pool indices by cart, in the order the carts are handed out. */
   carts: number[][];
   distances: number[];
-  /** Exact routes computed (the work the budget counts). */
-  routes: number;
+  /** Work done: exact routes computed and orders tried. */
+  work: number;
   /** Whether the search stopped because it ran out of budget rather than of ideas. */
   exhausted: boolean;
 }
@@ -69,7 +72,7 @@ export interface SearchResult {
  * best. Moves are ranked by the cheap bound `chooseWave` uses and only the best few per order are
  * routed exactly; exact walks are cached by cart. Every move keeps the carts within their limits
  * and the urgency rule (see `leftBehind`) between the carts it changes and all others; carts are
- * ordered by their most urgent order. The budget counts exact routes, not time, so a pool always
+ * ordered by their most urgent order. The budget counts work, exact routes and orders tried, not time, so a pool always
  * gives the same plan.
  */
 export class CartSearch {
@@ -77,10 +80,12 @@ export class CartSearch {
   private readonly cartOf: Int32Array;
   private readonly aisles: AislePlaces[][];
   private readonly lengths = new Map<string, number>();
+  /** Carts built so far by their orders, so that one met again keeps what was worked out for it. */
+  private readonly built = new Map<string, Cart>();
   private readonly equalUrgency: boolean;
   /** Orders whose moves are still to be tried: those of the carts changed since. */
   private readonly waiting = new Set<number>();
-  private routes = 0;
+  private work = 0;
 
   constructor(
     private readonly layout: Layout,
@@ -99,14 +104,14 @@ export class CartSearch {
 
   run(): SearchResult {
     this.pool.forEach((_, order) => this.waiting.add(order));
-    this.descend();
+    this.descend(true);
     let best = this.carts;
     let bestDistance = this.distance();
     const random = mulberry32(SEED);
     let stale = 0;
     while (stale < STALE_ROUNDS && !this.spent()) {
       this.perturb(random);
-      this.descend();
+      this.descend(false);
       const distance = this.distance();
       if (distance < bestDistance - SAME) {
         [best, bestDistance, stale] = [this.carts, distance, 0];
@@ -117,28 +122,45 @@ export class CartSearch {
       }
     }
     const carts = best.filter((cart) => cart.members.length > 0).sort((a, b) => a.members[0]! - b.members[0]!);
-    return { carts: carts.map((cart) => cart.members), distances: carts.map((cart) => cart.distance), routes: this.routes, exhausted: this.spent() };
+    return { carts: carts.map((cart) => cart.members), distances: carts.map((cart) => cart.distance), work: this.work, exhausted: this.spent() };
   }
 
   private spent(): boolean {
-    return this.routes >= this.budget;
+    return this.work >= this.budget;
+  }
+
+  /** Shifts `order`, or else swaps it, if that shortens the walk. */
+  private try(order: number): void {
+    this.work++;
+    if (!this.shift(order)) this.swap(order);
   }
 
   private distance(): number {
     return this.carts.reduce((sum, cart) => sum + cart.distance, 0);
   }
 
-  /** Shifts and swaps of the waiting orders (joined by those of every cart a move changes) until none shortens the walk or the budget is spent. */
-  private descend(): void {
-    for (const order of this.waiting) {
-      if (this.spent()) break;
-      this.waiting.delete(order);
-      if (!this.shift(order)) this.swap(order);
+  /**
+   * Shifts and swaps of the waiting orders (joined by those of every cart a move changes) until
+   * none shortens the walk or the budget is spent; with `everyOrder`, each time the waiting orders
+   * run out, every order is tried once more.
+   */
+  private descend(everyOrder: boolean): void {
+    while (this.waiting.size > 0 && !this.spent()) {
+      for (const order of this.waiting) {
+        if (this.spent()) break;
+        this.waiting.delete(order);
+        this.try(order);
+      }
+      if (everyOrder) for (let order = 0; order < this.pool.length && !this.spent(); order++) this.try(order);
     }
     this.waiting.clear();
   }
 
-  /** Moves `order` to the cart where it shortens the walk most, if any. */
+  /**
+   * Moves `order` to the cart where it shortens the walk most, if any. Where it does not fit, an
+   * order of that cart without placed lines may make room by moving to a cart of its own: it walks
+   * nothing anywhere, so only the room it takes counts.
+   */
   private shift(order: number): boolean {
     const { units } = this.pool[order]!;
     const from = this.cartOf[order]!;
@@ -146,16 +168,21 @@ export class CartSearch {
     const saving = this.saving(this.carts[from]!, order);
     if (saving <= SAME) return false;
     const fits = (cart: Cart) => cart.units + units <= this.limits.maxItems && cart.members.length < this.limits.maxOrders;
-    let best: { to: number; joined: number[]; gain: number } | undefined;
-    for (const { cart: to, added } of this.nearest(order, fits)) {
+    const makesRoom = (cart: Cart) => cart.members.find((member) => this.pool[member]!.places.length === 0 && cart.units - this.pool[member]!.units + units <= this.limits.maxItems);
+    let best: { changes: Change[]; gain: number } | undefined;
+    for (const { cart: to, added } of this.nearest(order, (cart) => fits(cart) || makesRoom(cart) !== undefined)) {
       if (added >= saving) continue;
-      const joined = including(this.carts[to]!.members, order);
-      if (!this.allowed(from, rest, to, joined)) continue;
-      const gain = saving - (this.length(joined) - this.carts[to]!.distance);
-      if (gain > SAME && (!best || gain > best.gain + SAME)) best = { to, joined, gain };
+      const target = this.carts[to]!;
+      const leaving = fits(target) ? undefined : makesRoom(target)!;
+      const joined = including(leaving === undefined ? target.members : without(target.members, leaving), order);
+      const changes: Change[] = [[from, rest], [to, joined]];
+      if (leaving !== undefined) changes.push([this.carts.length, [leaving]]);
+      if (!this.allowed(changes)) continue;
+      const gain = saving - (this.length(joined) - target.distance);
+      if (gain > SAME && (!best || gain > best.gain + SAME)) best = { changes, gain };
     }
     if (!best) return false;
-    this.apply(from, rest, best.to, best.joined);
+    this.apply(best.changes);
     return true;
   }
 
@@ -181,12 +208,12 @@ export class CartSearch {
       const away = this.carts[to]!;
       const homeAfter = including(without(home.members, order), other);
       const awayAfter = including(without(away.members, other), order);
-      if (!this.allowed(from, homeAfter, to, awayAfter)) continue;
+      if (!this.allowed([[from, homeAfter], [to, awayAfter]])) continue;
       const gain = home.distance + away.distance - this.length(homeAfter) - this.length(awayAfter);
       if (gain > SAME && (!best || gain > best.gain + SAME)) best = { to, homeAfter, awayAfter, gain };
     }
     if (!best) return false;
-    this.apply(from, best.homeAfter, best.to, best.awayAfter);
+    this.apply([[from, best.homeAfter], [best.to, best.awayAfter]]);
     return true;
   }
 
@@ -202,7 +229,8 @@ export class CartSearch {
       const { units } = this.pool[order]!;
       if (away.units + units <= this.limits.maxItems && away.members.length < this.limits.maxOrders) {
         const [rest, joined] = [without(home.members, order), including(away.members, order)];
-        if (this.allowed(from, rest, to, joined)) this.apply(from, rest, to, joined);
+        const changes: Change[] = [[from, rest], [to, joined]];
+        if (this.allowed(changes)) this.apply(changes);
         continue;
       }
       const other = away.members[Math.floor(random() * away.members.length)]!;
@@ -210,7 +238,8 @@ export class CartSearch {
       if (home.units - units + otherUnits > this.limits.maxItems || away.units - otherUnits + units > this.limits.maxItems) continue;
       const homeAfter = including(without(home.members, order), other);
       const awayAfter = including(without(away.members, other), order);
-      if (this.allowed(from, homeAfter, to, awayAfter)) this.apply(from, homeAfter, to, awayAfter);
+      const changes: Change[] = [[from, homeAfter], [to, awayAfter]];
+      if (this.allowed(changes)) this.apply(changes);
     }
   }
 
@@ -244,14 +273,15 @@ export class CartSearch {
     return saving;
   }
 
-  /** Whether carts `a` and `b` may hold these orders as far as urgency goes (the limits are the caller's). */
-  private allowed(a: number, aMembers: number[], b: number, bMembers: number[]): boolean {
+  /** Whether the changed carts may hold their new orders as far as urgency goes (the limits are the caller's). */
+  private allowed(changes: readonly Change[]): boolean {
     if (this.equalUrgency) return true;
-    const changed = [aMembers, bMembers].filter((members) => members.length > 0).map((members) => this.span(members));
+    const touched = new Set(changes.map(([cart]) => cart));
+    const changed = changes.filter(([, members]) => members.length > 0).map(([, members]) => this.span(members));
     for (const [i, span] of changed.entries()) {
-      if (i === 1 && !this.inUrgencyOrder(changed[0]!, span)) return false;
+      if (changed.slice(i + 1).some((other) => !this.inUrgencyOrder(span, other))) return false;
       for (const [index, cart] of this.carts.entries()) {
-        if (index !== a && index !== b && cart.members.length > 0 && !this.inUrgencyOrder(span, cart)) return false;
+        if (!touched.has(index) && cart.members.length > 0 && !this.inUrgencyOrder(span, cart)) return false;
       }
     }
     return true;
@@ -274,14 +304,17 @@ export class CartSearch {
     return { members, leastUrgency, mostUrgency };
   }
 
-  private apply(a: number, aMembers: number[], b: number, bMembers: number[]): void {
-    this.carts = this.carts.map((cart, index) => (index === a ? this.cart(aMembers) : index === b ? this.cart(bMembers) : cart));
-    for (const [cart, members] of [[a, aMembers], [b, bMembers]] as const) {
+  /** Gives each changed cart its new orders; a cart numbered past the last is a new one. */
+  private apply(changes: readonly Change[]): void {
+    const carts = [...this.carts];
+    for (const [cart, members] of changes) {
+      carts[cart] = this.cart(members);
       for (const order of members) {
         this.cartOf[order] = cart;
         this.waiting.add(order);
       }
     }
+    this.carts = carts;
   }
 
   /** Points every order at its cart again (after the list of carts was replaced). */
@@ -290,16 +323,22 @@ export class CartSearch {
   }
 
   private cart(members: number[]): Cart {
-    const bound = new CartBound(this.layout);
-    for (const order of members) bound.add(this.aisles[order]!);
-    return {
-      ...this.span(members),
-      units: members.reduce((sum, order) => sum + this.pool[order]!.units, 0),
-      distance: this.length(members),
-      bound,
-      growth: new Float64Array(this.pool.length).fill(NaN),
-      savings: new Float64Array(members.length).fill(NaN),
-    };
+    const key = members.join(',');
+    let cart = this.built.get(key);
+    if (!cart) {
+      const bound = new CartBound(this.layout);
+      for (const order of members) bound.add(this.aisles[order]!);
+      cart = {
+        ...this.span(members),
+        units: members.reduce((sum, order) => sum + this.pool[order]!.units, 0),
+        distance: this.length(members),
+        bound,
+        growth: new Float64Array(this.pool.length).fill(NaN),
+        savings: new Float64Array(members.length).fill(NaN),
+      };
+      this.built.set(key, cart);
+    }
+    return cart;
   }
 
   /** The exact walk of a cart of these orders (ascending), routed once. */
@@ -312,7 +351,7 @@ export class CartSearch {
         this.layout,
         members.flatMap((order) => this.pool[order]!.places),
       );
-      this.routes++;
+      this.work++;
       this.lengths.set(key, length);
     }
     return length;
