@@ -45,8 +45,8 @@ export const WORK_BUDGET = 4_000;
  * Plans carts for the whole pool, minimising the total walk: `pool` comes most urgent first
  * (urgency, then age); the first cart is the one to hand out next. Starts from the greedy plan and
  * improves it by iterated local search (`CartSearch`: shifts and swaps of orders between carts
- * scored by exact routes, then random perturbations, within `workBudget`), in the
- * spirit of Henn & Wäscher (2012) and Žulj, Kramer & Schneider (2018). Every cart keeps
+ * scored by exact routes, then random perturbations, within `workBudget`), in the line of Henn et
+ * al. (2010), Henn & Wäscher (2012) and Žulj, Kramer & Schneider (2018). Every cart keeps
  * `maxItems` and `maxOrders` (an order bigger than `maxItems` goes alone) and every plan the
  * urgency rule (`urgencyRuleBreach`). Deterministic: the same pool gives the same plan.
  */

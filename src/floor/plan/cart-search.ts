@@ -37,8 +37,9 @@ export function leftBehind<T extends RankedOrder>(earlier: readonly T[], later: 
 interface Span {
   /** Pool indices, ascending: the first is the cart's most urgent order and sets its place in the plan. */
   members: number[];
-  leastUrgency: number;
-  mostUrgency: number;
+  /** The urgency of its least urgent order (the highest) and of its most urgent one. */
+  leastUrgent: number;
+  mostUrgent: number;
 }
 
 /** A cart (by its place in the list) and the orders it is to hold. */
@@ -66,14 +67,14 @@ export interface SearchResult {
 }
 
 /**
- * Iterated local search over a partition of the pool into carts, after Henn & Wäscher's for order
- * batching: moves one order to another cart or swaps two orders of two carts while that shortens
- * the walk, then perturbs the best plan with a few random moves and descends again, keeping the
- * best. Moves are ranked by the cheap bound `chooseWave` uses and only the best few per order are
- * routed exactly; exact walks are cached by cart. Every move keeps the carts within their limits
- * and the urgency rule (see `leftBehind`) between the carts it changes and all others; carts are
- * ordered by their most urgent order. The budget counts work, exact routes and orders tried, not time, so a pool always
- * gives the same plan.
+ * Iterated local search over a partition of the pool into carts, after Henn et al.'s for order
+ * batching (BuR 3(1), 2010): moves one order to another cart or swaps two orders of two carts
+ * while that shortens the walk, then perturbs the best plan with a few random moves and descends
+ * again, keeping the best. Moves are ranked by the cheap bound `chooseWave` uses and only the best
+ * few per order are routed exactly; exact walks are kept by cart. Every move keeps the carts
+ * within their limits and the urgency rule (see `leftBehind`) between the carts it changes and
+ * all others; carts are ordered by their most urgent order. The budget counts work (exact routes
+ * and orders tried), not time, so that a pool always gives the same plan.
  */
 export class CartSearch {
   private carts: Cart[];
@@ -290,18 +291,18 @@ export class CartSearch {
   /** Whether two carts keep the urgency rule, the one with the more urgent first order going first. */
   private inUrgencyOrder(x: Span, y: Span): boolean {
     const [earlier, later] = x.members[0]! < y.members[0]! ? [x, y] : [y, x];
-    if (earlier.leastUrgency <= later.mostUrgency) return true;
+    if (earlier.leastUrgent <= later.mostUrgent) return true;
     const orders = (span: Span) => span.members.map((index) => this.pool[index]!);
     return leftBehind(orders(earlier), orders(later), this.limits.maxItems) === undefined;
   }
 
   private span(members: number[]): Span {
-    let [leastUrgency, mostUrgency] = [-Infinity, Infinity];
+    let [leastUrgent, mostUrgent] = [-Infinity, Infinity];
     for (const order of members) {
       const { urgency } = this.pool[order]!;
-      [leastUrgency, mostUrgency] = [Math.max(leastUrgency, urgency), Math.min(mostUrgency, urgency)];
+      [leastUrgent, mostUrgent] = [Math.max(leastUrgent, urgency), Math.min(mostUrgent, urgency)];
     }
-    return { members, leastUrgency, mostUrgency };
+    return { members, leastUrgent, mostUrgent };
   }
 
   /** Gives each changed cart its new orders; a cart numbered past the last is a new one. */
