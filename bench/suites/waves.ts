@@ -1,7 +1,9 @@
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db';
+import { greedyCarts, planCarts, type PoolOrder } from '../../src/floor/plan/cart-plan';
 import { ADMIN_TOKEN } from '../../test/helpers/context';
+import { batchingInstance, batchingLowerBound, CAPACITIES, DEMANDS, HW_LAYOUT, optimalBatchingDistance, seededRandom } from '../batching-instances';
 import { startBenchService, type Measurement } from '../harness';
 
 /** PENDING orders to choose from; each wave is released after it is measured, so the pool stays this size. */
@@ -36,12 +38,17 @@ async function seed(db: Db, tenantId: string): Promise<void> {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
+/** The latency of POST /waves, then how well and how fast carts are planned for a whole pool. */
+export default async function waves(): Promise<Measurement[]> {
+  return [...(await waveLatency()), ...cartPlanQuality(), ...cartPlanTime()];
+}
+
 /**
  * POST /waves choosing from 5,000 PENDING orders (8 orders, 40 units, optimal routes), one
  * supervisor at a time, against a bare Fastify route that only reads the candidate pool: the 500
  * most urgent PENDING orders and where their lines are (the read a wave starts with).
  */
-export default async function waves(): Promise<Measurement[]> {
+async function waveLatency(): Promise<Measurement[]> {
   const service = await startBenchService();
   const db = service.database.db;
   const tenant = await service.tenant();
@@ -99,5 +106,106 @@ export default async function waves(): Promise<Measurement[]> {
   return [
     { name: `POST /waves from ${ORDERS.toLocaleString('en-US')} PENDING orders, p50`, unit: 'ms', service: percentile(serviceSorted, 50), baseline: percentile(baseline, 50), higherIsBetter: false, target: 'under 100 ms' },
     { name: `POST /waves from ${ORDERS.toLocaleString('en-US')} PENDING orders, p99`, unit: 'ms', service: percentile(serviceSorted, 99), baseline: percentile(baseline, 99), higherIsBetter: false },
+  ];
+}
+
+/** Instances of each size per capacity and demand: 2 × 4 capacities × 2 demands = 16. */
+const INSTANCES_EACH = 2;
+
+/**
+ * Walks of the planned carts on Henn & Wäscher-shaped instances (bench/batching-instances.ts)
+ * next to the greedy plan's: on 20-order pools against the exact optimum, on 100-order pools
+ * against the greedy plan and a lower bound.
+ */
+function cartPlanQuality(): Measurement[] {
+  const exact: { plan: number; greedy: number }[] = [];
+  const large: { plan: number; boundPlan: number; boundGreedy: number }[] = [];
+  for (const capacity of CAPACITIES) {
+    for (const demand of DEMANDS) {
+      for (let copy = 0; copy < INSTANCES_EACH; copy++) {
+        const seed = 1_000 * capacity + 100 * DEMANDS.indexOf(demand) + copy;
+        const small = batchingInstance(20, demand, seed);
+        const optimum = optimalBatchingDistance(HW_LAYOUT, small, capacity);
+        const smallPlan = planCarts(HW_LAYOUT, small, { maxOrders: small.length, maxItems: capacity });
+        exact.push({ plan: smallPlan.distance / optimum, greedy: smallPlan.greedyDistance / optimum });
+        const pool = batchingInstance(100, demand, seed);
+        const plan = planCarts(HW_LAYOUT, pool, { maxOrders: pool.length, maxItems: capacity });
+        const bound = batchingLowerBound(HW_LAYOUT, pool, capacity);
+        large.push({ plan: plan.distance / plan.greedyDistance, boundPlan: plan.distance / bound, boundGreedy: plan.greedyDistance / bound });
+      }
+    }
+  }
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const worst = (values: number[]) => Math.max(...values);
+  // Percentages, so that the runner's two decimals show the differences that matter.
+  const above = (ratio: number) => 100 * (ratio - 1);
+  const percent = (name: string, service: number, baseline: number, target?: string): Measurement => ({ name, unit: '%', service, baseline, higherIsBetter: false, ...(target ? { target } : {}) });
+  return [
+    percent(`${exact.length} pools of 20 orders: walk above the optimum, mean (baseline: greedy plan)`, above(mean(exact.map((r) => r.plan))), above(mean(exact.map((r) => r.greedy))), 'at most 5%'),
+    percent(`${exact.length} pools of 20 orders: walk above the optimum, worst (baseline: greedy plan)`, above(worst(exact.map((r) => r.plan))), above(worst(exact.map((r) => r.greedy))), 'at most 12%'),
+    percent(`${large.length} pools of 100 orders: walk as a share of the greedy plan's, mean`, 100 * mean(large.map((r) => r.plan)), 100, 'at most 93%'),
+    percent(`${large.length} pools of 100 orders: walk as a share of the greedy plan's, worst`, 100 * worst(large.map((r) => r.plan)), 100),
+    percent(`${large.length} pools of 100 orders: walk above the lower bound, mean (baseline: greedy plan)`, above(mean(large.map((r) => r.boundPlan))), above(mean(large.map((r) => r.boundGreedy)))),
+  ];
+}
+
+/** Pools planned for the timing, each a fresh draw. */
+const TIMED_POOLS = 20;
+const TIMED_ORDERS = 500;
+const SERVICE_LIMITS = { maxOrders: 8, maxItems: 40 };
+
+/**
+ * 500 orders as POST /waves finds them on the floor above: 1 to 4 lines of 1 or 2 units at
+ * random places, urgency from four priorities and 97 due hours. Carts of 8 orders and 40 units.
+ */
+function servicePool(seed: number): PoolOrder[] {
+  const random = seededRandom(seed);
+  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const orders = Array.from({ length: TIMED_ORDERS }, (_, i) => {
+    const lines = between(1, 4);
+    const places = Array.from({ length: lines }, () => ({ aisle: between(1, LAYOUT.aisles), position: between(1, LAYOUT.positionsPerAisle) }));
+    return { id: `o${i}`, units: places.reduce((sum) => sum + between(1, 2), 0), places, urgency: 100 * between(0, 3) + between(0, 96) };
+  });
+  return orders.sort((a, b) => a.urgency - b.urgency);
+}
+
+/**
+ * planCarts on 500-order pools, per call and per cart handed out, against the greedy plan alone:
+ * wall time, and the CPU time of the call, which other work on the machine disturbs less.
+ */
+function cartPlanTime(): Measurement[] {
+  const planned: { ms: number; cpuMs: number; perCart: number }[] = [];
+  const greedy: { ms: number; cpuMs: number; perCart: number }[] = [];
+  const timed = <T>(work: () => T): { result: T; ms: number; cpuMs: number } => {
+    const [start, cpu] = [performance.now(), process.cpuUsage()];
+    const result = work();
+    const { user, system } = process.cpuUsage(cpu);
+    return { result, ms: performance.now() - start, cpuMs: (user + system) / 1_000 };
+  };
+  for (let seed = 0; seed <= TIMED_POOLS; seed++) {
+    const pool = servicePool(seed);
+    const plan = timed(() => planCarts(LAYOUT, pool, SERVICE_LIMITS).carts.length);
+    const carts = timed(() => greedyCarts(LAYOUT, pool, SERVICE_LIMITS).length);
+    // The first pool only warms up.
+    if (seed === 0) continue;
+    planned.push({ ms: plan.ms, cpuMs: plan.cpuMs, perCart: plan.ms / plan.result });
+    greedy.push({ ms: carts.ms, cpuMs: carts.cpuMs, perCart: carts.ms / carts.result });
+  }
+  const at = (values: number[], p: number) => percentile([...values].sort((a, b) => a - b), p);
+  const time = (name: string, pick: (t: (typeof planned)[number]) => number, p: number, target?: string): Measurement => ({
+    name: `${name}, p${p} (baseline: greedy plan alone)`,
+    unit: 'ms',
+    service: at(planned.map(pick), p),
+    baseline: at(greedy.map(pick), p),
+    higherIsBetter: false,
+    ...(target ? { target } : {}),
+  });
+  const pool = `${TIMED_ORDERS}-order pool`;
+  return [
+    time(`planCarts, ${pool}`, (t) => t.ms, 50, 'well under 1,000 ms'),
+    time(`planCarts, ${pool}`, (t) => t.ms, 99),
+    time(`planCarts CPU time, ${pool}`, (t) => t.cpuMs, 50),
+    time(`planCarts CPU time, ${pool}`, (t) => t.cpuMs, 99),
+    time(`planCarts per cart handed out, ${pool}`, (t) => t.perCart, 99, 'under 200 ms'),
   ];
 }

@@ -67,9 +67,9 @@ export function chooseWave(layout: Layout, candidates: readonly WaveCandidate[],
  * A lower bound of the shortest route through the cart's places, kept aisle by aisle: twice the
  * walk along the front from the depot to the farthest aisles, plus for each block of an aisle with
  * places the least any tour spends in it (one walk through, or in and out from both ends leaving
- * out its largest gap).
+ * out its largest gap). The cart planner ranks moves between carts by it too.
  */
-class CartBound {
+export class CartBound {
   /** y of every cross aisle, front to back. */
   private readonly crossYs: number[];
   /** Index aisle - 1: the cart's ys in that aisle, sorted, and the least walking there. */
@@ -146,7 +146,7 @@ class CartBound {
   }
 }
 
-interface AislePlaces {
+export interface AislePlaces {
   aisle: number;
   x: number;
   ys: number[];
