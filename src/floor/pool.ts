@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db';
 import type { WaveLimits } from './plan/batching';
-import { planCarts, type CartPlan, type PoolOrder } from './plan/cart-plan';
+import { planCarts } from './plan/cart-plan';
 import type { Layout } from './plan/layout';
+import { planStillRight, type CurrentPlan, type PlanMade, type SignedOrder } from './plan/plan-reuse';
 import { urgencyRanks } from './plan/urgency';
 import { requireLayout } from './layout-store';
 
@@ -10,7 +11,7 @@ import { requireLayout } from './layout-store';
 const CANDIDATE_POOL = 500;
 
 /** An order of the pool, with what the plan shows of it. */
-interface PooledOrder extends PoolOrder {
+interface PooledOrder extends SignedOrder {
   externalId: string;
   orderNumber: string;
   priority: string | null;
@@ -54,7 +55,7 @@ async function readPool(db: Executor, tenantId: string, excluded: readonly strin
     let order = byId.get(row.id);
     if (!order) {
       const dueDate = row.due_date === null ? null : new Date(row.due_date);
-      order = { id: row.id, externalId: row.external_id, orderNumber: row.order_number, priority: row.priority, dueDate, units: 0, places: [], urgency: 0 };
+      order = { id: row.id, externalId: row.external_id, orderNumber: row.order_number, priority: row.priority, dueDate, units: 0, places: [], urgency: 0, signature: '' };
       byId.set(row.id, order);
       levels.push(row.priority_level);
     }
@@ -63,14 +64,37 @@ async function readPool(db: Executor, tenantId: string, excluded: readonly strin
   }
   const pool = [...byId.values()];
   const ranks = urgencyRanks(pool.map((order, index) => ({ priorityLevel: levels[index]!, dueDate: order.dueDate })));
-  pool.forEach((order, index) => (order.urgency = ranks[index]!));
+  pool.forEach((order, index) => {
+    order.urgency = ranks[index]!;
+    order.signature = JSON.stringify([levels[index], order.dueDate, order.units, order.places]);
+  });
   return pool;
 }
 
-/** The carts of the plan for the tenant's pool as it stands now (but the `excluded` orders). */
-export async function planPool(db: Executor, tenantId: string, layout: Layout, limits: WaveLimits, excluded: readonly string[] = []): Promise<{ pool: PooledOrder[]; plan: CartPlan }> {
+/**
+ * The last plan made per tenant, layout and limits, in this process. Planning a pool of 500 costs
+ * far more than reading it, and most requests find it as it was or with a cart taken out: the
+ * plan is then kept (`planStillRight`, which reads only the pool as it stands, so another process
+ * taking a cart or an order changing is seen at once). The oldest entry goes beyond PLANS_KEPT.
+ */
+const plansMade = new Map<string, PlanMade>();
+const PLANS_KEPT = 256;
+
+/**
+ * The carts of the plan for the tenant's pool as it stands now (but the `excluded` orders): the
+ * plan made for an earlier pool while it is still right for this one, else a new one.
+ */
+export async function planPool(db: Executor, tenantId: string, layout: Layout, limits: WaveLimits, excluded: readonly string[] = []): Promise<{ pool: PooledOrder[]; plan: CurrentPlan }> {
   const pool = await readPool(db, tenantId, excluded);
-  return { pool, plan: planCarts(layout, pool, limits) };
+  const key = JSON.stringify([tenantId, layout, limits.maxOrders, limits.maxItems]);
+  const made = plansMade.get(key);
+  const kept = made && planStillRight(layout, made, pool, limits);
+  if (kept) return { pool, plan: kept };
+  const plan = planCarts(layout, pool, limits);
+  plansMade.delete(key);
+  plansMade.set(key, { plan, signatures: new Map(pool.map((order) => [order.id, order.signature])), full: pool.length === CANDIDATE_POOL });
+  if (plansMade.size > PLANS_KEPT) plansMade.delete(plansMade.keys().next().value!);
+  return { pool, plan };
 }
 
 /**
@@ -92,6 +116,6 @@ export async function loadCartPlan(db: Executor, tenantId: string, limits: WaveL
     })),
     distance: plan.distance,
     greedyDistance: plan.greedyDistance,
-    poolSize: pool.length,
+    poolSize: plan.carts.reduce((sum, cart) => sum + cart.orders.length, 0),
   };
 }

@@ -244,7 +244,10 @@ export const CartPlanResponse = Success(
       { description: 'In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool in exactly one' },
     ),
     distance: Type.Number({ description: "The carts' walks added up" }),
-    greedyDistance: Type.Number({ description: 'What the same pool walks as carts made one at a time, each from what the last left' }),
+    greedyDistance: Type.Union([Type.Number(), Type.Null()], {
+      description:
+        'What the same pool walks as carts made one at a time, each from what the last left; null when the plan was kept from an earlier pool that orders have since left (no greedy plan is made for it)',
+    }),
     poolSize: Type.Integer({ description: 'Orders in the plan: the most urgent PENDING orders without issues, at most 500' }),
   }),
 );

@@ -63,6 +63,10 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
     const wave = await setup.floor.post('/waves', { maxOrders: 2, maxItems: 5 });
     expect(wave.status, JSON.stringify(wave.body)).toBe(201);
     expect(wave.body.data.orders.map((o: { externalId: string }) => o.externalId)).toEqual(externalIds(plan.carts[0]!));
+    // Only a cart left the pool: the plan is kept, the next cart is the one planned second.
+    const kept = await planOf('maxOrders=2&maxItems=5');
+    expect(kept.carts).toEqual(plan.carts.slice(1));
+    expect(kept.greedyDistance).toBeNull();
     // The taken cart left the pool, a new order joined it, a cancelled one left it.
     const arrived = await placeOrder({ SIDE: 1 });
     const cancelled = placed.find((id) => !externalIds(plan.carts[0]!).includes(id))!;

@@ -100,13 +100,14 @@ export function greedyCarts(layout: Layout, pool: readonly PoolOrder[], limits: 
 
 /**
  * Why a plan breaks the urgency rule, or undefined when it keeps it. Carts are handed out in plan
- * order; the first holds the most urgent order (`pool[0]`), and no order waits for a later cart
+ * order; the first holds an order of the most urgent level (the plan's own first cart is seeded
+ * with `pool[0]`, the oldest of them), and no order waits for a later cart
  * while it would fit (within `maxItems`) in an earlier one in the place of a less urgent order.
  * Orders of equal urgency batch freely.
  */
 export function urgencyRuleBreach(pool: readonly PoolOrder[], carts: readonly PlannedCart[], limits: WaveLimits): string | undefined {
-  if (pool.length > 0 && !carts[0]?.orders.includes(pool[0]!.id)) return `the first cart lacks the most urgent order ${pool[0]!.id}`;
   const byId = new Map(pool.map((order) => [order.id, order]));
+  if (pool.length > 0 && !carts[0]?.orders.some((id) => byId.get(id)!.urgency === pool[0]!.urgency)) return `the first cart lacks an order as urgent as ${pool[0]!.id}`;
   const orders = carts.map((cart) => cart.orders.map((id) => byId.get(id)!));
   for (let i = 0; i < orders.length; i++) {
     for (let j = i + 1; j < orders.length; j++) {

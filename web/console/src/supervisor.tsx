@@ -157,7 +157,8 @@ function NextCarts({ plan }: { plan: CartPlan | null }) {
             </tbody>
           </table>
           <p>
-            Walk of the whole plan: {round(plan.distance)} (carts made one at a time: {round(plan.greedyDistance)}).
+            Walk of the whole plan: {round(plan.distance)}
+            {plan.greedyDistance === null ? '.' : ` (carts made one at a time: ${round(plan.greedyDistance)}).`}
           </p>
         </>
       )}
