@@ -246,7 +246,8 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     const cartOfO6 = nextCarts.getByRole('row').filter({ hasText: 'N-O-6' });
     await cartOfO6.waitFor();
     expect(await cartOfO6.getByRole('cell').allInnerTexts()).toEqual([expect.stringContaining('N-O-6'), expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+(\.\d)?$/)]);
-    await page.getByText(/^Walk of the whole plan: [\d.]+ \(carts made one at a time: [\d.]+\)\.$/).waitFor();
+    // The greedy carts' walk only for a plan made for this very pool (not one kept as carts left it).
+    await page.getByText(/^Walk of the whole plan: [\d.]+( \(carts made one at a time: [\d.]+\))?\.$/).waitFor();
     await checkScreen(page, 'supervisor');
 
     await page.getByLabel('Max orders').fill('1');

@@ -9941,8 +9941,8 @@ export interface operations {
                             }[];
                             /** @description The carts' walks added up */
                             distance: number;
-                            /** @description What the same pool walks as carts made one at a time, each from what the last left */
-                            greedyDistance: number;
+                            /** @description What the same pool walks as carts made one at a time, each from what the last left; null when the plan was kept from an earlier pool that orders have since left (no greedy plan is made for it) */
+                            greedyDistance: number | null;
                             /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
                             poolSize: number;
                         };
@@ -14941,8 +14941,8 @@ export interface operations {
                             }[];
                             /** @description The carts' walks added up */
                             distance: number;
-                            /** @description What the same pool walks as carts made one at a time, each from what the last left */
-                            greedyDistance: number;
+                            /** @description What the same pool walks as carts made one at a time, each from what the last left; null when the plan was kept from an earlier pool that orders have since left (no greedy plan is made for it) */
+                            greedyDistance: number | null;
                             /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
                             poolSize: number;
                         };
