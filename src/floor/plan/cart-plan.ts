@@ -55,7 +55,7 @@ export function planCarts(layout: Layout, pool: readonly PoolOrder[], limits: Wa
   const greedyDistance = totalDistance(greedy);
   if (pool.length === 0) return { carts: [], distance: 0, greedyDistance, work: 0, exhausted: false };
   const index = new Map(pool.map((order, i) => [order.id, i]));
-  const start = greedy.map((cart) => cart.orders.map((id) => index.get(id)!));
+  const start = greedy.map((cart) => ({ members: cart.orders.map((id) => index.get(id)!), distance: cart.distance }));
   const search = new CartSearch(layout, pool, limits, start, options.workBudget ?? WORK_BUDGET).run();
   const { work, exhausted } = search;
   const distance = search.distances.reduce((sum, length) => sum + length, 0);

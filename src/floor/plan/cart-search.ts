@@ -92,14 +92,19 @@ export class CartSearch {
     private readonly layout: Layout,
     private readonly pool: readonly RankedOrder[],
     private readonly limits: WaveLimits,
-    start: readonly number[][],
+    /** The plan to start from: pool indices and walk of each cart (the walk is not routed again). */
+    start: readonly { members: readonly number[]; distance: number }[],
     private readonly budget: number,
   ) {
     const probe = new CartBound(layout);
     this.aisles = pool.map((order) => probe.byAisle(order.places));
     this.equalUrgency = pool.every((order) => order.urgency === pool[0]!.urgency);
     this.cartOf = new Int32Array(pool.length);
-    this.carts = start.map((members) => this.cart([...members].sort((a, b) => a - b)));
+    this.carts = start.map(({ members, distance }) => {
+      const sorted = [...members].sort((a, b) => a - b);
+      this.lengths.set(sorted.join(','), distance);
+      return this.cart(sorted);
+    });
     this.place();
   }
 
