@@ -63,7 +63,7 @@ export function planCarts(layout: Layout, pool: readonly PoolOrder[], limits: Wa
   if (distance >= greedyDistance - 1e-9) return { carts: greedy, distance: greedyDistance, greedyDistance, work, exhausted };
   const carts = search.carts.map((members, i) => {
     const orders = members.map((member) => pool[member]!);
-    return { orders: orders.map((order) => order.id), units: orders.reduce((sum, order) => sum + order.units, 0), distance: search.distances[i]! };
+    return { orders: orders.map((order) => order.id), units: unitsOf(orders), distance: search.distances[i]! };
   });
   return { carts, distance, greedyDistance, work, exhausted };
 }
