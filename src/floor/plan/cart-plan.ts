@@ -55,7 +55,7 @@ export function planCarts(layout: Layout, pool: readonly PoolOrder[], limits: Wa
   const greedyDistance = totalDistance(greedy);
   if (pool.length === 0) return { carts: [], distance: 0, greedyDistance, work: 0, exhausted: false };
   const index = new Map(pool.map((order, i) => [order.id, i]));
-  const start = greedy.map((cart) => cart.orders.map((id) => index.get(id)!));
+  const start = greedy.map((cart) => ({ members: cart.orders.map((id) => index.get(id)!), distance: cart.distance }));
   const search = new CartSearch(layout, pool, limits, start, options.workBudget ?? WORK_BUDGET).run();
   const { work, exhausted } = search;
   const distance = search.distances.reduce((sum, length) => sum + length, 0);
@@ -63,7 +63,7 @@ export function planCarts(layout: Layout, pool: readonly PoolOrder[], limits: Wa
   if (distance >= greedyDistance - 1e-9) return { carts: greedy, distance: greedyDistance, greedyDistance, work, exhausted };
   const carts = search.carts.map((members, i) => {
     const orders = members.map((member) => pool[member]!);
-    return { orders: orders.map((order) => order.id), units: orders.reduce((sum, order) => sum + order.units, 0), distance: search.distances[i]! };
+    return { orders: orders.map((order) => order.id), units: unitsOf(orders), distance: search.distances[i]! };
   });
   return { carts, distance, greedyDistance, work, exhausted };
 }

@@ -92,14 +92,19 @@ export class CartSearch {
     private readonly layout: Layout,
     private readonly pool: readonly RankedOrder[],
     private readonly limits: WaveLimits,
-    start: readonly number[][],
+    /** The plan to start from: pool indices and walk of each cart (the walk is not routed again). */
+    start: readonly { members: readonly number[]; distance: number }[],
     private readonly budget: number,
   ) {
     const probe = new CartBound(layout);
     this.aisles = pool.map((order) => probe.byAisle(order.places));
     this.equalUrgency = pool.every((order) => order.urgency === pool[0]!.urgency);
     this.cartOf = new Int32Array(pool.length);
-    this.carts = start.map((members) => this.cart([...members].sort((a, b) => a - b)));
+    this.carts = start.map(({ members, distance }) => {
+      const sorted = [...members].sort((a, b) => a - b);
+      this.lengths.set(sorted.join(','), distance);
+      return this.cart(sorted);
+    });
     this.place();
   }
 
@@ -165,21 +170,16 @@ export class CartSearch {
   private shift(order: number): boolean {
     const { units } = this.pool[order]!;
     const from = this.cartOf[order]!;
-    const rest = without(this.carts[from]!.members, order);
     const saving = this.saving(this.carts[from]!, order);
     if (saving <= SAME) return false;
-    const fits = (cart: Cart) => cart.units + units <= this.limits.maxItems && cart.members.length < this.limits.maxOrders;
     const makesRoom = (cart: Cart) => cart.members.find((member) => this.pool[member]!.places.length === 0 && cart.units - this.pool[member]!.units + units <= this.limits.maxItems);
     let best: { changes: Change[]; gain: number } | undefined;
-    for (const { cart: to, added } of this.nearest(order, (cart) => fits(cart) || makesRoom(cart) !== undefined)) {
+    for (const { cart: to, added } of this.nearest(order, (cart) => this.fits(order, cart) || makesRoom(cart) !== undefined)) {
       if (added >= saving) continue;
       const target = this.carts[to]!;
-      const leaving = fits(target) ? undefined : makesRoom(target)!;
-      const joined = including(leaving === undefined ? target.members : without(target.members, leaving), order);
-      const changes: Change[] = [[from, rest], [to, joined]];
-      if (leaving !== undefined) changes.push([this.carts.length, [leaving]]);
+      const changes = this.moved(order, to, this.fits(order, target) ? undefined : makesRoom(target));
       if (!this.allowed(changes)) continue;
-      const gain = saving - (this.length(joined) - target.distance);
+      const gain = saving - (this.length(changes[1]![1]) - target.distance);
       if (gain > SAME && (!best || gain > best.gain + SAME)) best = { changes, gain };
     }
     if (!best) return false;
@@ -189,32 +189,28 @@ export class CartSearch {
 
   /** Swaps `order` with an order of a nearby cart where that shortens the walk most, if any. */
   private swap(order: number): boolean {
-    const from = this.cartOf[order]!;
-    const home = this.carts[from]!;
-    const { units } = this.pool[order]!;
+    const home = this.carts[this.cartOf[order]!]!;
     const saving = this.saving(home, order);
-    const estimates: { to: number; other: number; estimate: number }[] = [];
+    const estimates: { changes: Change[]; estimate: number; other: number }[] = [];
     for (const { cart: to, added } of this.nearest(order, () => true)) {
       const away = this.carts[to]!;
       for (const other of away.members) {
-        const otherUnits = this.pool[other]!.units;
-        if (home.units - units + otherUnits > this.limits.maxItems || away.units - otherUnits + units > this.limits.maxItems) continue;
+        const changes = this.swapped(order, other);
+        if (!changes) continue;
         const estimate = saving + this.saving(away, other) - added - this.growth(home, other);
-        if (estimate > SAME) estimates.push({ to, other, estimate });
+        if (estimate > SAME) estimates.push({ changes, estimate, other });
       }
     }
     estimates.sort((a, b) => b.estimate - a.estimate || a.other - b.other);
-    let best: { to: number; homeAfter: number[]; awayAfter: number[]; gain: number } | undefined;
-    for (const { to, other } of estimates.slice(0, SWAPS_ROUTED)) {
-      const away = this.carts[to]!;
-      const homeAfter = including(without(home.members, order), other);
-      const awayAfter = including(without(away.members, other), order);
-      if (!this.allowed([[from, homeAfter], [to, awayAfter]])) continue;
-      const gain = home.distance + away.distance - this.length(homeAfter) - this.length(awayAfter);
-      if (gain > SAME && (!best || gain > best.gain + SAME)) best = { to, homeAfter, awayAfter, gain };
+    let best: { changes: Change[]; gain: number } | undefined;
+    for (const { changes } of estimates.slice(0, SWAPS_ROUTED)) {
+      if (!this.allowed(changes)) continue;
+      const before = changes.reduce((sum, [cart]) => sum + this.carts[cart]!.distance, 0);
+      const gain = before - changes.reduce((sum, [, members]) => sum + this.length(members), 0);
+      if (gain > SAME && (!best || gain > best.gain + SAME)) best = { changes, gain };
     }
     if (!best) return false;
-    this.apply([[from, best.homeAfter], [best.to, best.awayAfter]]);
+    this.apply(best.changes);
     return true;
   }
 
@@ -222,26 +218,42 @@ export class CartSearch {
   private perturb(random: () => number): void {
     for (let kick = 0; kick < KICKS; kick++) {
       const order = Math.floor(random() * this.pool.length);
-      const from = this.cartOf[order]!;
       const near = this.nearest(order, () => true);
       if (near.length === 0) continue;
       const to = near[Math.floor(random() * near.length)]!.cart;
-      const [home, away] = [this.carts[from]!, this.carts[to]!];
-      const { units } = this.pool[order]!;
-      if (away.units + units <= this.limits.maxItems && away.members.length < this.limits.maxOrders) {
-        const [rest, joined] = [without(home.members, order), including(away.members, order)];
-        const changes: Change[] = [[from, rest], [to, joined]];
-        if (this.allowed(changes)) this.apply(changes);
-        continue;
-      }
-      const other = away.members[Math.floor(random() * away.members.length)]!;
-      const otherUnits = this.pool[other]!.units;
-      if (home.units - units + otherUnits > this.limits.maxItems || away.units - otherUnits + units > this.limits.maxItems) continue;
-      const homeAfter = including(without(home.members, order), other);
-      const awayAfter = including(without(away.members, other), order);
-      const changes: Change[] = [[from, homeAfter], [to, awayAfter]];
-      if (this.allowed(changes)) this.apply(changes);
+      const away = this.carts[to]!;
+      const changes = this.fits(order, away) ? this.moved(order, to) : this.swapped(order, away.members[Math.floor(random() * away.members.length)]!);
+      if (changes && this.allowed(changes)) this.apply(changes);
     }
+  }
+
+  /** Whether `order` fits in `cart` as it is. */
+  private fits(order: number, cart: Cart): boolean {
+    return cart.units + this.pool[order]!.units <= this.limits.maxItems && cart.members.length < this.limits.maxOrders;
+  }
+
+  /** `order` moved to cart `to` (its home cart first, then `to`), and `leaving` from `to` to a new cart. */
+  private moved(order: number, to: number, leaving?: number): Change[] {
+    const from = this.cartOf[order]!;
+    const target = this.carts[to]!.members;
+    const changes: Change[] = [
+      [from, without(this.carts[from]!.members, order)],
+      [to, including(leaving === undefined ? target : without(target, leaving), order)],
+    ];
+    if (leaving !== undefined) changes.push([this.carts.length, [leaving]]);
+    return changes;
+  }
+
+  /** `order` and `other` (of another cart) swapped, if both carts stay within `maxItems`. */
+  private swapped(order: number, other: number): Change[] | undefined {
+    const [from, to] = [this.cartOf[order]!, this.cartOf[other]!];
+    const [home, away] = [this.carts[from]!, this.carts[to]!];
+    const [units, otherUnits] = [this.pool[order]!.units, this.pool[other]!.units];
+    if (home.units - units + otherUnits > this.limits.maxItems || away.units - otherUnits + units > this.limits.maxItems) return undefined;
+    return [
+      [from, including(without(home.members, order), other)],
+      [to, including(without(away.members, other), order)],
+    ];
   }
 
   /** The NEAREST_CARTS other non-empty carts that `fits` accepts, least bound growth first. */

@@ -196,6 +196,20 @@ describe('planCarts', () => {
     expect(urgencyRuleBreach(pool, plan.carts, limits)).toBeUndefined();
   });
 
+  it('finds a plan that hands the most urgent order out later in breach of the rule', () => {
+    const pool = [order('first', 5, 0, [2, 5]), order('second', 5, 1, [9, 25])];
+    const carts = [{ orders: ['second'], units: 5, distance: 0 }, { orders: ['first'], units: 5, distance: 0 }];
+    expect(urgencyRuleBreach(pool, carts, { maxOrders: 1, maxItems: 10 })).toMatch(/first cart lacks the most urgent order first/);
+  });
+
+  it('with no budget for the search, answers the greedy plan and says the budget ran out', () => {
+    const pool = [order('a', 5, 0, [9, 7]), order('b', 5, 0, [7, 28]), order('c', 5, 0, [1, 21]), order('d', 5, 0, [2, 18])];
+    const limits = { maxOrders: 2, maxItems: 10 };
+    const plan = planCarts(classic, pool, limits, { workBudget: 0 });
+    expect(plan).toMatchObject({ carts: greedyCarts(classic, pool, limits), exhausted: true });
+    expect(plan.distance).toBe(plan.greedyDistance);
+  });
+
   it('lets a less urgent order ride in an earlier cart when the more urgent one left does not fit in its place', () => {
     const pool = [order('first', 5, 0, [2, 5]), order('urgent-big', 8, 0, [9, 25]), order('later-small', 4, 1, [2, 6])];
     const limits = { maxOrders: 8, maxItems: 10 };
