@@ -11,7 +11,9 @@ import { shortestRouteLength } from './walks';
  * The bound is Lagrangian: the demands move into the objective with a price per unit of each
  * item, which leaves a tour paid for the units it passes, at most the demand in each part of a
  * subaisle (walks/collecting.ts, exact and as fast as the dynamic program for fixed places). Any prices give a lower bound on
- * the shortest walk; subgradient steps raise it. Walks come from collecting tours that cover
+ * the shortest walk; subgradient steps raise it. Where the first node's bound stalls close to
+ * the best walk, the items its tour is paid for beyond their demand are tracked (paid at most
+ * their demand over the whole tour) and the prices raised again. Walks come from collecting tours that cover
  * every demand, from covers completed greedily and measured by the exact tour through their
  * places, from ruining and recreating the best walk aisle by aisle, and from taking each aisle's
  * items out of the best walk and putting them back where the walk is shortest given the rest
