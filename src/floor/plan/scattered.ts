@@ -11,7 +11,9 @@ import { shortestRouteLength } from './walks';
  * The bound is Lagrangian: the demands move into the objective with a price per unit of each
  * item, which leaves a tour paid for the units it passes, at most the demand in each part of a
  * subaisle (walks/collecting.ts, exact and as fast as the dynamic program for fixed places). Any prices give a lower bound on
- * the shortest walk; subgradient steps raise it. Walks come from collecting tours that cover
+ * the shortest walk; subgradient steps raise it. Where the first node's bound stalls close to
+ * the best walk, the items its tour is paid for beyond their demand are tracked (paid at most
+ * their demand over the whole tour) and the prices raised again. Walks come from collecting tours that cover
  * every demand, from covers completed greedily and measured by the exact tour through their
  * places, from ruining and recreating the best walk aisle by aisle, and from taking each aisle's
  * items out of the best walk and putting them back where the walk is shortest given the rest
@@ -70,6 +72,15 @@ const COVERING_WORK = 500_000;
 const COVERING_PASS_COST = 30;
 /** The share of the allowance branching may spend before the covering dynamic program takes over. */
 const BRANCHING_SHARE = 0.5;
+/** Combinations of units taken of the tracked items a collecting tour may carry in its state at most: its states multiply by them. */
+const TRACKED_COMBINATIONS = 256;
+/**
+ * How far below the best walk, as a share of it, the first node's bound may stall for items to be
+ * tracked: further below, tracking seldom closes the gap and takes the work branching needs.
+ */
+const TRACKING_GAP = 0.03;
+/** The first node's tracked tours stop once this share of the allowance is spent (the bound so far stands). */
+const TRACKING_SHARE = 0.5;
 /** Labels the narrow covering search keeps past each aisle. */
 const BEAM = 1000;
 
@@ -139,7 +150,7 @@ class Search {
     while (stack.length > 0 && !this.gaveUp && this.spent <= this.budget * BRANCHING_SHARE) {
       const node = stack.pop()!;
       if (!this.settle(node)) continue;
-      const outcome = this.bound(node, root ? ROOT_STEPS : NODE_STEPS);
+      const outcome = this.bound(node, root ? ROOT_STEPS : NODE_STEPS, root);
       if (root && outcome) {
         rootPrices = outcome.prices;
         this.improveLocally();
@@ -265,18 +276,27 @@ class Search {
    * shorter than the best found; otherwise the prices of its best bound and the places that
    * bound's tour passed.
    */
-  private bound(node: Node, steps: number): { prices: Float64Array; passed: Uint8Array } | undefined {
+  private bound(node: Node, steps: number, tracking: boolean): { prices: Float64Array; passed: Uint8Array } | undefined {
     const { demand, stock } = this.problem;
     const prices = Float64Array.from(node.prices);
     const gradient = new Float64Array(this.items);
     let bestBound = -Infinity;
     let bestPrices = prices;
     let bestPassed: Uint8Array = new Uint8Array(stock.length);
+    let bestCollected: Float64Array = new Float64Array(this.items);
+    let tracked: number[] = [];
+    /** The prices and tour of the best bound before tracking: what later nodes and the covering program start from. */
+    let untracked: { prices: Float64Array; passed: Uint8Array } | undefined;
     let scale = 2;
     let sinceBetter = 0;
     let halvings = 0;
     for (let step = 0; step < steps; step++) {
-      const tour = this.tours!.tour(prices, node.required, node.forbidden, node.entered, this.budget - this.spent);
+      const allowed = tracked.length > 0 ? this.budget * TRACKING_SHARE - this.spent : this.budget - this.spent;
+      const tour = this.tours!.tour(prices, node.required, node.forbidden, node.entered, allowed, tracked);
+      if (!tour && tracked.length > 0) {
+        this.spent = Math.max(this.spent, this.budget * TRACKING_SHARE);
+        break;
+      }
       if (!tour) {
         this.gaveUp = true;
         return undefined;
@@ -288,10 +308,20 @@ class Search {
       if (covers && tour.length < this.best.distance) this.improve(tour.passed);
       else if (!covers && step % 5 === 0) this.improve(this.cover(tour.passed));
       if (bound > bestBound + 1e-9) {
-        [bestBound, bestPrices, bestPassed, sinceBetter] = [bound, Float64Array.from(prices), tour.passed, 0];
+        [bestBound, bestPrices, bestPassed, bestCollected, sinceBetter] = [bound, Float64Array.from(prices), tour.passed, tour.collected, 0];
       } else if (++sinceBetter >= STALL_STEPS) {
         [scale, sinceBetter] = [scale / 2, 0];
-        if (++halvings >= MAX_HALVINGS) break;
+        if (++halvings >= MAX_HALVINGS) {
+          // The prices have done what they can: at the first node, when the bound is near the best
+          // walk, track the items the best tour is paid for too often and go on from its prices.
+          const near = this.best.distance - this.roundUp(bestBound) <= TRACKING_GAP * this.best.distance;
+          const more = tracking && near ? this.moreTracked(tracked, bestCollected) : tracked;
+          if (more.length === tracked.length) break;
+          untracked ??= { prices: bestPrices, passed: bestPassed };
+          [tracked, halvings, scale, steps] = [more, 0, 2, step + steps];
+          prices.set(bestPrices);
+          continue;
+        }
       }
       if (this.roundUp(bestBound) >= this.best.distance - 1e-9) return undefined;
       const norm = gradient.reduce((sum, g) => sum + g * g, 0);
@@ -299,7 +329,25 @@ class Search {
       const length = (scale * (this.best.distance - bound)) / norm;
       prices.forEach((price, item) => (prices[item] = Math.max(0, price + length * gradient[item]!)));
     }
-    return { prices: bestPrices, passed: bestPassed };
+    return untracked ?? { prices: bestPrices, passed: bestPassed };
+  }
+
+  /**
+   * The tracked items and, most paid for beyond its demand first, those the tour is paid for
+   * beyond their demand, as long as the tracked units' combinations stay few.
+   */
+  private moreTracked(tracked: number[], collected: Float64Array): number[] {
+    const { demand } = this.problem;
+    const excess = (item: number) => (collected[item]! - demand[item]!) / demand[item]!;
+    const candidates = demand.map((_, item) => item).filter((item) => excess(item) > 1e-9 && !tracked.includes(item));
+    const more = [...tracked];
+    let combinations = tracked.reduce((product, item) => product * (demand[item]! + 1), 1);
+    for (const item of candidates.sort((a, b) => excess(b) - excess(a))) {
+      if (combinations * (demand[item]! + 1) > TRACKED_COMBINATIONS) continue;
+      combinations *= demand[item]! + 1;
+      more.push(item);
+    }
+    return more;
   }
 
   /**

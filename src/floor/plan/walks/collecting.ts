@@ -17,6 +17,11 @@ const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_
  * is paid for at most the units wanted of each item: a tour that covers the demands still
  * collects at least the demands' price, so the bound stays a bound, and a tour can no longer
  * look cheap by passing the same item again and again in one aisle.
+ *
+ * A few items may be tracked (decremental state-space relaxation): the units taken of each are
+ * carried in the state, so it is paid for at most its demand over the whole tour. That is still
+ * a bound (a walk that covers the demands takes no more than them), and tracking every item
+ * makes it the least, over every set of places, of the walk through them less what they hold.
  */
 
 /** The floor as the collecting tour sees it: where the candidate places stand. */
@@ -50,6 +55,222 @@ export interface CollectedTour {
   collected: Float64Array;
   /** Transitions the dynamic program looked at. */
   work: number;
+}
+
+/** A pattern a tour takes: its subaisle, what it is paid back, its reaches, and the most units of each item each of its parts is paid for. */
+interface TourPattern {
+  at: number;
+  gain: number;
+  frontReach: number;
+  backReach: number;
+  caps: Float64Array;
+}
+
+interface TourRun {
+  value: number;
+  work: number;
+  patterns: TourPattern[];
+}
+
+/** One way through a subaisle for given tracked units: its shape and reaches, its value, what it is paid back, and the tracked items' part of the code after it. */
+interface TrackedOption {
+  shape: number;
+  cost: number;
+  gain: number;
+  frontReach: number;
+  backReach: number;
+  next: number;
+}
+
+/** A reach through a subaisle: its shape and reaches, what it walks less what the untracked items pay, that pay, and the tracked units it passes (at most each demand) as a code. */
+interface Reach {
+  shape: number;
+  cost: number;
+  gain: number;
+  frontReach: number;
+  backReach: number;
+  passes: number;
+}
+
+/** A subaisle's reaches worth trying, whether the tour may leave it alone, its count of places, and the work of finding them. */
+interface Reaches {
+  reaches: Reach[];
+  free: boolean;
+  count: number;
+  work: number;
+}
+
+/** The ways taken through an aisle's blocks so far for one code: their value, the code after them, their shapes as a combination's key. */
+interface AisleWay {
+  cost: number;
+  code: number;
+  shapesKey: number;
+  picks: TrackedOption[];
+}
+
+/** A step of the tracked dynamic program (a label's way through an aisle, a check, a reach priced) costs about as much as this many transitions of the untracked one. */
+const TRACKED_STEP_COST = 4;
+
+/** Labels of one frontier state each label is checked against for being beaten, the cheapest first. */
+const DOMINANCE_CHECKS = 32;
+
+/**
+ * The tracked items of a collecting tour: the units taken of each (at most its demand) are the
+ * digits of one code, tracked item j's digit at place value `radix[j]`.
+ */
+class Tracking {
+  readonly total: number;
+  /** By subaisle: the work of one sweep over its places. */
+  readonly sweepWork: number[];
+  /** Every item's demand, the tracked ones' none: what the untracked items are paid for at most in a part. */
+  readonly untrackedCaps: Float64Array;
+  private checks = 0;
+  /** By subaisle: the tracked items (their indexes among the tracked) its places hold. */
+  private readonly here: number[][];
+  /** By subaisle, then its tracked items in the order of `here`: the units of that item in its first i places (forbidden ones left out). */
+  private readonly unitsBefore: Float64Array[][];
+  private readonly radix: number[] = [];
+  private readonly wants: number[];
+  /** Whether one unit of each tracked item is wanted: the code is a bit per item. */
+  private readonly bits: boolean;
+  private readonly capsByCode = new Map<number, Float64Array>();
+
+  constructor(
+    floor: CollectingFloor,
+    private readonly goods: CollectingGoods,
+    private readonly tracked: readonly number[],
+    forbidden: Uint8Array | undefined,
+  ) {
+    this.wants = tracked.map((item) => goods.demand[item]!);
+    this.untrackedCaps = Float64Array.from(goods.demand);
+    for (const item of tracked) this.untrackedCaps[item] = 0;
+    this.bits = this.wants.every((want) => want === 1);
+    let total = 1;
+    for (const want of this.wants) {
+      this.radix.push(total);
+      total *= want + 1;
+    }
+    this.total = total;
+    const index = new Map(tracked.map((item, j) => [item, j]));
+    const subaisles = floor.candidates.flatMap((byBlock) => byBlock);
+    this.here = [];
+    this.unitsBefore = [];
+    for (const places of subaisles) {
+      const byItem = new Map<number, Float64Array>();
+      places.forEach((place, i) => {
+        if (forbidden?.[place]) return;
+        for (const { item, units } of goods.stock[place]!) {
+          const j = index.get(item);
+          if (j === undefined) continue;
+          const before = byItem.get(j) ?? byItem.set(j, new Float64Array(places.length + 1)).get(j)!;
+          before[i + 1]! += units;
+        }
+      });
+      for (const before of byItem.values()) for (let i = 1; i < before.length; i++) before[i]! += before[i - 1]!;
+      this.here.push([...byItem.keys()]);
+      this.unitsBefore.push([...byItem.values()]);
+    }
+    this.sweepWork = subaisles.map((places) => 4 * places.reduce((sum, place) => sum + goods.stock[place]!.length, 0));
+  }
+
+  private digit(code: number, j: number): number {
+    return Math.floor(code / this.radix[j]!) % (this.wants[j]! + 1);
+  }
+
+  /** The code's digits of the tracked items the subaisle holds (the others zero). */
+  part(code: number, at: number): number {
+    let part = 0;
+    for (const j of this.here[at]!) part += this.digit(code, j) * this.radix[j]!;
+    return part;
+  }
+
+  /** The most units of each item a part may be paid for when the tracked items have the units of `code`. */
+  caps(code: number): Float64Array {
+    let caps = this.capsByCode.get(code);
+    if (!caps) {
+      caps = Float64Array.from(this.goods.demand);
+      this.tracked.forEach((item, j) => (caps![item] = this.wants[j]! - this.digit(code, j)));
+      this.capsByCode.set(code, caps);
+    }
+    return caps;
+  }
+
+  /** The tracked units (at most each demand) in the subaisle's first `frontEnd` places and those from `backStart` on, as a code. */
+  passes(at: number, frontEnd: number, backStart: number): number {
+    const unitsBefore = this.unitsBefore[at]!;
+    let code = 0;
+    this.here[at]!.forEach((j, h) => {
+      const before = unitsBefore[h]!;
+      code += Math.min(this.wants[j]!, before[frontEnd]! + before[before.length - 1]! - before[backStart]!) * this.radix[j]!;
+    });
+    return code;
+  }
+
+  /**
+   * The ways through a subaisle when the tracked items it holds have the units of `code`: each
+   * reach paid for every tracked unit it passes that is still lacking, the cheapest for each code
+   * after it. Where the tour may leave the subaisle alone, an in-and-out walk that pays back less
+   * than it walks never helps.
+   */
+  options({ reaches, free, count }: Reaches, at: number, code: number, prices: Float64Array): TrackedOption[] {
+    const best = new Map<number, TrackedOption>();
+    for (const reach of reaches) {
+      let gain = 0;
+      let next = 0;
+      for (const j of this.here[at]!) {
+        const had = this.digit(code, j);
+        const paid = Math.min(this.wants[j]! - had, this.digit(reach.passes, j));
+        gain += paid * prices[this.tracked[j]!]!;
+        next += (had + paid) * this.radix[j]!;
+      }
+      const cost = reach.cost - gain;
+      if (free && cost >= 0 && reach.shape !== ONCE && reach.shape !== TWICE) continue;
+      const id = reach.shape * this.total + next;
+      const known = best.get(id);
+      if (!known || cost < known.cost) best.set(id, { shape: reach.shape, cost, gain: reach.gain + gain, frontReach: reach.frontReach, backReach: reach.backReach, next });
+    }
+    const options = [...best.values()];
+    if (free) options.push({ shape: NOTHING, cost: 0, gain: 0, frontReach: -1, backReach: count, next: code });
+    return options;
+  }
+
+  /** The dominance checks made since last asked: work too. */
+  takeChecks(): number {
+    const checks = this.checks;
+    this.checks = 0;
+    return checks;
+  }
+
+  /**
+   * Which labels (by key, state * total + code, and value) none of the few cheapest of their
+   * frontier state beats: no dearer, and no more units taken of any tracked item, so no less to
+   * gain.
+   */
+  unbeaten(keys: readonly number[], values: readonly number[]): number[] {
+    const order = keys.map((_, i) => i).sort((x, y) => Math.floor(keys[x]! / this.total) - Math.floor(keys[y]! / this.total) || values[x]! - values[y]!);
+    const kept: number[] = [];
+    let state = -1;
+    let codes: number[] = [];
+    for (const i of order) {
+      if (Math.floor(keys[i]! / this.total) !== state) [state, codes] = [Math.floor(keys[i]! / this.total), []];
+      const code = keys[i]! % this.total;
+      const checks = Math.min(codes.length, DOMINANCE_CHECKS);
+      this.checks += checks;
+      let beaten = false;
+      for (let c = 0; c < checks && !beaten; c++) beaten = this.noMore(codes[c]!, code);
+      if (beaten) continue;
+      codes.push(code);
+      kept.push(i);
+    }
+    return kept;
+  }
+
+  /** Whether code `a` has taken no more units than `b` of every tracked item. */
+  private noMore(a: number, b: number): boolean {
+    if (this.bits) return (a & ~b) === 0;
+    for (let j = 0; j < this.wants.length; j++) if (this.digit(a, j) > this.digit(b, j)) return false;
+    return true;
+  }
 }
 
 /** Every combination of one shape per block, with the key the state space looks transitions up by. */
@@ -98,6 +319,8 @@ export class CollectingTours {
   private readonly item: Int32Array;
   private readonly units: Float64Array;
   private readonly demand: Float64Array;
+  /** The most units of each item a part is paid for in the sweep under way: the demand, less what tracked items already have. */
+  private caps: Float64Array;
   /** What the sweeps over every subaisle's places count as, in transitions: four looks at each unit held. */
   private readonly sweepWork: number;
 
@@ -119,6 +342,7 @@ export class CollectingTours {
     this.gain = new Float64Array(subaisles * SHAPE_COUNT);
     this.counts = new Float64Array(goods.demand.length);
     this.demand = Float64Array.from(goods.demand);
+    this.caps = this.demand;
     this.first = new Int32Array(goods.stock.length + 1);
     goods.stock.forEach((here, place) => (this.first[place + 1] = this.first[place]! + here.length));
     this.item = Int32Array.from(goods.stock.flatMap((here) => here.map(({ item }) => item)));
@@ -132,7 +356,7 @@ export class CollectingTours {
    */
   private adds(place: number, prices: Float64Array, forbidden: Uint8Array | undefined): number {
     if (forbidden?.[place]) return 0;
-    const { counts, demand, item, units } = this;
+    const { counts, caps: demand, item, units } = this;
     let gained = 0;
     for (let k = this.first[place]!, end = this.first[place + 1]!; k < end; k++) {
       const which = item[k]!;
@@ -231,9 +455,31 @@ export class CollectingTours {
    * the work would exceed `budget`. It passes every `required` place, is paid nothing at a
    * `forbidden` one, and walks into every subaisle `entered` marks (by subaisle: aisle-major,
    * then block). The empty tour (staying at the depot) counts when neither asks for anything.
+   * Each `tracked` item is paid for at most its demand over the whole tour, not in each part:
+   * the units taken of each are carried in the state (decremental state-space relaxation).
    */
-  tour(prices: Float64Array, required: Uint8Array, forbidden?: Uint8Array, entered?: Uint8Array, budget = Infinity): CollectedTour | undefined {
-    const { floor, blocks, combos, cost, optionCost, space } = this;
+  tour(prices: Float64Array, required: Uint8Array, forbidden?: Uint8Array, entered?: Uint8Array, budget = Infinity, tracked: readonly number[] = []): CollectedTour | undefined {
+    const { lastRequired, anyRequired } = this.prepare(prices, required, forbidden, entered);
+    const run = tracked.length === 0 ? this.untrackedRun(lastRequired, budget) : this.trackedRun(new Tracking(this.floor, this.goods, tracked, forbidden), prices, required, forbidden, entered, lastRequired, budget);
+    if (!run) return undefined;
+    const { value, work, patterns } = run;
+    const passed = new Uint8Array(this.floor.ys.length);
+    const collected = new Float64Array(this.goods.demand.length);
+    if (!anyRequired && !(value < 0)) return { value: 0, length: 0, passed, collected, work };
+    // The tour's length: its value with the gains of its patterns given back.
+    let length = value;
+    for (const { at, gain, frontReach, backReach, caps } of patterns) {
+      length += gain;
+      const places = this.floor.candidates[Math.floor(at / this.blocks)]![at % this.blocks]!;
+      // Every pattern's back part starts at its back reach (the count of places where it has none).
+      for (const part of [places.slice(0, frontReach + 1), places.slice(backReach)]) this.collect(part, forbidden, caps, passed, collected);
+    }
+    return { value, length, passed, collected, work };
+  }
+
+  /** Fills in every subaisle's patterns under the prices; the last aisle with something required and whether anything is. */
+  private prepare(prices: Float64Array, required: Uint8Array, forbidden: Uint8Array | undefined, entered: Uint8Array | undefined): { lastRequired: number; anyRequired: boolean } {
+    const { floor, blocks } = this;
     let lastRequired = floor.depotAisle;
     let anyRequired = false;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
@@ -254,7 +500,12 @@ export class CollectingTours {
         }
       }
     }
+    return { lastRequired, anyRequired };
+  }
 
+  /** The dynamic program over aisles on the patterns `prepare` filled in: the least value and the patterns of its tour. */
+  private untrackedRun(lastRequired: number, budget: number): TourRun | undefined {
+    const { floor, blocks, combos, cost, optionCost, space } = this;
     let states = [EMPTY];
     let values: number[] = [0];
     // By aisle: for each state reached, the state before it and the combination taken.
@@ -301,32 +552,198 @@ export class CollectingTours {
       states = reached;
       values = next;
     }
-
-    const passed = new Uint8Array(floor.ys.length);
-    const collected = new Float64Array(this.goods.demand.length);
     const value = values[FINISHED] ?? Infinity;
-    if (!anyRequired && !(value < 0)) return { value: 0, length: 0, passed, collected, work };
-    // The tour's length: its value with the gains of its patterns given back.
-    let length = value;
+    const patterns: TourPattern[] = [];
+    if (value === Infinity) return { value, work, patterns };
     for (let aisle = floor.aisles, state = FINISHED; aisle >= 1; aisle--) {
       const shapes = combos[taken[aisle - 1]![state]!]!.shapes;
       for (let b = 0; b < blocks; b++) {
         const shape = shapes[b]!;
         if (shape === NOTHING) continue;
-        const at = ((aisle - 1) * blocks + b) * SHAPE_COUNT + shape;
-        length += this.gain[at]!;
-        const places = floor.candidates[aisle - 1]![b]!;
-        const front = places.slice(0, this.frontReach[at]! + 1);
-        // Every pattern's back part starts at its back reach (the count of places where it has none).
-        for (const part of [front, places.slice(this.backReach[at]!)]) this.collect(part, forbidden, passed, collected);
+        const at = (aisle - 1) * blocks + b;
+        const k = at * SHAPE_COUNT + shape;
+        patterns.push({ at, gain: this.gain[k]!, frontReach: this.frontReach[k]!, backReach: this.backReach[k]!, caps: this.demand });
       }
       state = previous[aisle - 1]![state]!;
     }
-    return { value, length, passed, collected, work };
+    return { value, work, patterns };
   }
 
-  /** Marks a part's places passed and adds the units it is paid for (at most each demand) to `collected`. */
-  private collect(part: readonly number[], forbidden: Uint8Array | undefined, passed: Uint8Array, collected: Float64Array): void {
+  /**
+   * The dynamic program over aisles with the units taken of each tracked item in the state (a
+   * label is a frontier state and those units, as digits of one code). A pattern's best reach now
+   * depends on what comes after (taking a tracked item here leaves less to gain elsewhere), so
+   * each pattern is tried at every reach that takes a different share of the tracked items, and
+   * is paid for every tracked unit it passes that is still lacking: being paid later instead never
+   * gains more. A label is dropped when one of the same frontier state is no dearer and has taken
+   * no more of any item.
+   */
+  private trackedRun(tracking: Tracking, prices: Float64Array, required: Uint8Array, forbidden: Uint8Array | undefined, entered: Uint8Array | undefined, lastRequired: number, budget: number): TourRun | undefined {
+    const { floor, blocks, space } = this;
+    const { total } = tracking;
+    let work = this.sweepWork;
+    const cached = Array.from({ length: floor.aisles * blocks }, () => new Map<number, TrackedOption[]>());
+    const reaches: (Reaches | undefined)[] = [];
+    /** The ways through the subaisle when the tracked items have the units of `code`. */
+    const optionsAt = (at: number, code: number): TrackedOption[] => {
+      const key = tracking.part(code, at);
+      let known = cached[at]!.get(key);
+      if (!known) {
+        let found = reaches[at];
+        if (!found) {
+          found = reaches[at] = this.trackedReaches(at, tracking, prices, forbidden, required, entered?.[at] === 1);
+          work += tracking.sweepWork[at]! + found.work;
+        }
+        known = tracking.options(found, at, key, prices);
+        work += found.reaches.length;
+        cached[at]!.set(key, known);
+      }
+      return known;
+    };
+    const comboByKey = new Map(this.combos.map((combo) => [combo.key, combo]));
+    // Labels as parallel columns: key (state * total + code) and value; `slot` finds a key's label while an aisle is worked.
+    let keys = [EMPTY * total];
+    let values = [0];
+    let slot = new Int32Array(4 * total).fill(-1);
+    // By aisle: the labels kept, the label each came from and the ways taken through the aisle's blocks.
+    const kept: { keys: number[]; from: number[]; via: TrackedOption[][] }[] = [];
+    for (let aisle = 1; aisle <= floor.aisles; aisle++) {
+      const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
+      const lastAisle = aisle === floor.aisles;
+      const next = { keys: [] as number[], values: [] as number[], from: [] as number[], via: [] as TrackedOption[][] };
+      // Labels of one code share the ways through the aisle: worked out once per code.
+      const order = keys.map((_, i) => i).sort((x, y) => (keys[x]! % total) - (keys[y]! % total));
+      let code = -1;
+      let ways: AisleWay[] = [];
+      for (const i of order) {
+        if (keys[i]! % total !== code) {
+          code = keys[i]! % total;
+          ways = [{ cost: 0, code, shapesKey: 0, picks: [] }];
+          for (let b = 0; b < blocks; b++) {
+            const at = (aisle - 1) * blocks + b;
+            const best = new Map<number, AisleWay>();
+            for (const way of ways) {
+              const options = optionsAt(at, way.code);
+              work += options.length;
+              for (const option of options) {
+                const after = way.code - tracking.part(way.code, at) + option.next;
+                const shapesKey = way.shapesKey + option.shape * SHAPE_COUNT ** b;
+                const id = shapesKey * total + after;
+                const cost = way.cost + option.cost;
+                const known = best.get(id);
+                if (!known || cost < known.cost) best.set(id, { cost, code: after, shapesKey, picks: [...way.picks, option] });
+              }
+            }
+            ways = [...best.values()];
+          }
+        }
+        const before = values[i]!;
+        const state = Math.floor(keys[i]! / total);
+        for (const way of ways) {
+          const combo = comboByKey.get(way.shapesKey)!;
+          const transitions = space.transitionsFrom(state, combo.shapes, combo.key, kind);
+          work += transitions.length + 1;
+          for (const transition of transitions) {
+            if (lastAisle && transition.width > 0) continue;
+            const value = before + way.cost + transition.width * floor.spacing;
+            const after = transition.next * total + way.code;
+            if (after >= slot.length) {
+              const grown = new Int32Array(Math.max(2 * slot.length, (transition.next + 1) * total)).fill(-1);
+              grown.set(slot);
+              slot = grown;
+            }
+            const known = slot[after]!;
+            if (known >= 0 && value >= next.values[known]!) continue;
+            const index = known >= 0 ? known : next.keys.length;
+            slot[after] = index;
+            next.keys[index] = after;
+            next.values[index] = value;
+            next.from[index] = keys[i]!;
+            next.via[index] = way.picks;
+          }
+        }
+        if (work * TRACKED_STEP_COST > budget) return undefined;
+      }
+      for (const key of next.keys) slot[key] = -1;
+      const unbeaten = tracking.unbeaten(next.keys, next.values);
+      work += next.keys.length + tracking.takeChecks();
+      kept.push({ keys: unbeaten.map((k) => next.keys[k]!), from: unbeaten.map((k) => next.from[k]!), via: unbeaten.map((k) => next.via[k]!) });
+      keys = unbeaten.map((k) => next.keys[k]!);
+      values = unbeaten.map((k) => next.values[k]!);
+    }
+    let value = Infinity;
+    let last = -1;
+    keys.forEach((key, i) => {
+      if (Math.floor(key / total) === FINISHED && values[i]! < value) [value, last] = [values[i]!, key];
+    });
+    const patterns: TourPattern[] = [];
+    if (last < 0) return { value, work: work * TRACKED_STEP_COST, patterns };
+    for (let aisle = floor.aisles, key = last; aisle >= 1; aisle--) {
+      const { keys: reached, from, via } = kept[aisle - 1]!;
+      const i = reached.indexOf(key);
+      let code = from[i]! % total;
+      via[i]!.forEach((option, b) => {
+        const at = (aisle - 1) * blocks + b;
+        if (option.shape !== NOTHING) patterns.push({ at, gain: option.gain, frontReach: option.frontReach, backReach: option.backReach, caps: tracking.caps(tracking.part(code, at)) });
+        code = code - tracking.part(code, at) + option.next;
+      });
+      key = from[i]!;
+    }
+    return { value, work: work * TRACKED_STEP_COST, patterns };
+  }
+
+  /**
+   * The reaches worth trying in one subaisle, whatever the tracked items have: by shape, for each
+   * share of the tracked units it passes, the reach that walks least less what the untracked items
+   * pay (at most their demand in each part, as in `subaisle`).
+   */
+  private trackedReaches(at: number, tracking: Tracking, prices: Float64Array, forbidden: Uint8Array | undefined, required: Uint8Array, enter: boolean): Reaches {
+    const { floor, blocks, fromFront, fromBack } = this;
+    const places = floor.candidates[Math.floor(at / blocks)]![at % blocks]!;
+    const front = floor.crossYs[at % blocks]!;
+    const back = floor.crossYs[(at % blocks) + 1]!;
+    const ys = floor.ys;
+    this.caps = tracking.untrackedCaps;
+    this.subaisle(at, places, front, back, prices, forbidden, required, enter);
+    this.caps = this.demand;
+    const n = places.length;
+    const length = back - front;
+    const all = this.gain[at * SHAPE_COUNT + ONCE]!;
+    const best = new Map<number, Reach>();
+    let work = 0;
+    const offer = (shape: number, walked: number, untrackedGain: number, frontReach: number, backReach: number) => {
+      work++;
+      const passes = tracking.passes(at, frontReach + 1, backReach);
+      const id = shape * tracking.total + passes;
+      const known = best.get(id);
+      if (!known || walked - untrackedGain < known.cost) best.set(id, { shape, cost: walked - untrackedGain, gain: untrackedGain, frontReach, backReach, passes });
+    };
+    let firstRequired = n;
+    let lastRequired = -1;
+    for (let i = 0; i < n; i++) {
+      if (!required[places[i]!]) continue;
+      if (firstRequired === n) firstRequired = i;
+      lastRequired = i;
+    }
+    offer(ONCE, length, all, n - 1, n);
+    offer(TWICE, 2 * length, all, n - 1, n);
+    const walkedFront = (i: number) => 2 * (ys[places[i]!]! - front);
+    const walkedBack = (j: number) => 2 * (back - ys[places[j]!]!);
+    for (let i = Math.max(lastRequired, 0); i < n; i++) offer(FROM_FRONT, walkedFront(i), walkedFront(i) - fromFront[i]!, i, n);
+    for (let j = Math.min(firstRequired, n - 1); j >= 0; j--) offer(FROM_BACK, walkedBack(j), walkedBack(j) - fromBack[j]!, -1, j);
+    // Both ends: no required place left out between the parts, and shorter than two traversals (which pass everything).
+    for (let i = n - 1, requiredAfter = n; i >= 0; i--) {
+      for (let j = i + 1; j < n && j <= requiredAfter; j++) {
+        const walked = walkedFront(i) + walkedBack(j);
+        if (walked < 2 * length) offer(BOTH_ENDS, walked, walkedFront(i) - fromFront[i]! + walkedBack(j) - fromBack[j]!, i, j);
+      }
+      if (required[places[i]!]) requiredAfter = i;
+    }
+    return { reaches: [...best.values()], free: lastRequired < 0 && !enter, count: n, work };
+  }
+
+  /** Marks a part's places passed and adds the units it is paid for (at most `caps` of each item) to `collected`. */
+  private collect(part: readonly number[], forbidden: Uint8Array | undefined, caps: Float64Array, passed: Uint8Array, collected: Float64Array): void {
     const { counts } = this;
     for (const place of part) {
       passed[place] = 1;
@@ -334,7 +751,7 @@ export class CollectingTours {
     }
     for (const place of part) {
       for (const { item } of this.goods.stock[place]!) {
-        collected[item]! += Math.min(this.goods.demand[item]!, counts[item]!);
+        collected[item]! += Math.min(caps[item]!, counts[item]!);
         counts[item] = 0;
       }
     }
