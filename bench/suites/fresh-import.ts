@@ -89,7 +89,7 @@ async function startService(admin: pg.Client): Promise<Contender> {
   );
 }
 
-/** The reads of the listing indexes, which no write should use to find a key (issue 24 saw millions). */
+/** The reads of the listing indexes, which no write should use to find a key (plans made on an empty table once read millions). */
 async function reportIndexReads(databaseUrl: string, when: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -107,7 +107,7 @@ const rps = (r: LoadResult) => Math.round(r.requestsPerSecond);
 const mean = (rounds: LoadResult[]) => rounds.reduce((sum, r) => sum + r.requestsPerSecond, 0) / rounds.length;
 
 /**
- * Issue 24, the first catalog import: a fresh database (no ANALYZE, no catalog), one tenant, new
+ * The first catalog import: a fresh database (no ANALYZE, no catalog), one tenant, new
  * products at 32 connections in alternating rounds with the hand-written route; then new orders of
  * three of those products, service only (the hand-written route has no orders). A statement that
  * depends on statistics slows down round by round as the table grows. Both run as their own
