@@ -191,11 +191,12 @@ function scriptedDatabase(answer: (query: CompiledQuery) => Row[]): Db {
   return new Kysely<Database>({ dialect: postgresDialect(() => driver) });
 }
 
-/** The frame of a stack that called `prepared`: its function, module and line. */
+/** The frame of a stack that called `prepared` (or `preparedOnce`): its function, module and line. */
 function callerOfPrepared(stack: string): { builtBy: string; module: string; site: string } {
   const frames = stack.split('\n').slice(1);
-  const at = frames.findIndex((frame) => /[\\/]src[\\/]db[\\/]prepared\.ts:/.test(frame));
-  const frame = at >= 0 ? frames[at + 1] : undefined;
+  const inPrepared = (frame: string) => /[\\/]src[\\/]db[\\/]prepared\.ts:/.test(frame);
+  const at = frames.findIndex(inPrepared);
+  const frame = at >= 0 ? frames.slice(at).find((f) => !inPrepared(f)) : undefined;
   const match = frame && /at (?:async )?(?:(\S+) \()?(?:file:\/\/)?(.+?):(\d+):\d+\)?$/.exec(frame.trim());
   if (!match) throw new Error(`cannot tell where a statement was named from this stack:\n${stack}`);
   const [, fn, path, line] = match;
@@ -244,7 +245,7 @@ export async function namedStatements(): Promise<NamedStatement[]> {
   return [...statements.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The calls of `prepared` in src/ (`module:line`), besides its own module. */
+/** The calls of `prepared` and `preparedOnce` in src/ (`module:line`), besides their own module. */
 export async function preparedCalls(): Promise<string[]> {
   const files = (await readdir(join(ROOT, 'src'), { recursive: true })).filter((file) => file.endsWith('.ts'));
   const calls: string[] = [];
@@ -253,7 +254,7 @@ export async function preparedCalls(): Promise<string[]> {
     if (module === 'src/db/prepared.ts') continue;
     const lines = (await readFile(join(ROOT, module), 'utf8')).split('\n');
     lines.forEach((line, i) => {
-      if (/(?<![\w.])prepared\(/.test(line) && !/^\s*(\*|\/\/)/.test(line)) calls.push(`${module}:${i + 1}`);
+      if (/(?<![\w.])prepared(?:Once)?\(/.test(line) && !/^\s*(\*|\/\/)/.test(line)) calls.push(`${module}:${i + 1}`);
     });
   }
   return calls;

@@ -1,10 +1,10 @@
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { insertProducts } from '../../src/catalog/batch';
-import { sentColumns, toProduct } from '../../src/catalog/fields';
+import { toProduct } from '../../src/catalog/fields';
 import { listProducts } from '../../src/catalog/queries';
 import type { ListQuery, ProductInput } from '../../src/catalog/schemas';
-import { upsertStatement } from '../../src/catalog/upsert';
+import { upsertQuery } from '../../src/catalog/upsert';
 import { encodeCursor } from '../../src/http/cursor';
 import { alternate, load, startBenchService, type Measurement } from '../harness';
 
@@ -43,7 +43,7 @@ export default async function catalog(): Promise<Measurement[]> {
   const bare = Fastify({ bodyLimit: 5 * 1024 * 1024 });
   bare.post('/products', async (request, reply) => {
     const input = request.body as ProductInput;
-    const { rows } = await upsertStatement(bareTenant.id, input, sentColumns(input)).execute(db);
+    const { rows } = await db.executeQuery(upsertQuery(db, bareTenant.id, input, {}));
     return reply.status(rows[0]?.old_id ? 200 : 201).send({ id: rows[0]?.id });
   });
   // The batch's write statement alone, autocommitted: what the service adds around it (key, lock

@@ -1,6 +1,6 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
-import { prepared } from '../db/prepared';
+import { parameter, preparedOnce } from '../db/prepared';
 import { keyProbe } from '../db/key-probe';
 import { isUniqueViolation } from '../db/errors';
 import { ApiError, concurrentUpdate, conflict } from '../http/errors';
@@ -53,8 +53,6 @@ export const duplicateSku = (sku: string, holder?: string) =>
 export const skuLockedByOrders = (sku: string) =>
   `The sku of this product cannot change while open orders reference it (current sku "${sku}"); resolve those orders first`;
 
-const value = ({ value, sqlType }: SentColumn) => sql`${value}::${sql.raw(sqlType)}`;
-
 const COLUMN_BIT = new Map(PRODUCT_FIELDS.map(({ column }, i) => [column, 1 << i]));
 
 /**
@@ -79,48 +77,65 @@ export interface UpsertMode {
   alone?: boolean;
 }
 
+// The upsert's parameters: these three, then the sent columns' values, then the location code when checked.
+const TENANT = parameter<string>(1, 'uuid');
+const EXTERNAL_ID = parameter<string>(2, 'text');
+const SKU = parameter<string>(3, 'text');
+const FIRST_COLUMN = 4;
+
 /**
  * POST /products in one statement: lock and read the current row, find another holder of the
  * sku, insert or update (only when something differs, so a repeated sync does not move
  * `updatedAt`), check the location code, and (with `orderKey`) take the product's key and look for
- * orders waiting for it when the write can resolve something for them.
+ * orders waiting for it when the write can resolve something for them. Built from placeholders
+ * (`upsertParameters`), once per name.
  */
-export function upsertStatement(tenantId: string, input: ProductInput, columns: SentColumn[], mode: UpsertMode = {}): RawBuilder<UpsertRow> {
+function upsertStatement(columns: SentColumn[], checksLocation: boolean, mode: UpsertMode): RawBuilder<UpsertRow> {
   const { orderKey = false, alone = false } = mode;
   const names = sql.join(columns.map((c) => sql.ref(c.column)));
+  const values = sql.join(columns.map((c, i) => parameter(FIRST_COLUMN + i, c.sqlType)));
   const updated = columns.filter((c) => c.column !== 'external_id');
   const set = sql.join(updated.map((c) => sql`${sql.ref(c.column)} = excluded.${sql.ref(c.column)}`));
   const current = sql.join(updated.map((c) => sql`p.${sql.ref(c.column)}`));
   const incoming = sql.join(updated.map((c) => sql`excluded.${sql.ref(c.column)}`));
-  const location = input.locationCode
-    ? sql`EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = ${tenantId} AND code = ${input.locationCode})`
+  const location = checksLocation
+    ? sql`EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = ${TENANT} AND code = ${parameter(FIRST_COLUMN + columns.length, 'text')})`
     : sql`true`;
-  const waiting = productKeyAndWaitingOrdersWhen(tenantId, input.externalId, sql`written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock)`);
-  return prepared(statementName(columns, Boolean(input.locationCode), mode), sql<UpsertRow>`
+  const waiting = productKeyAndWaitingOrdersWhen(TENANT, EXTERNAL_ID, sql`written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock)`);
+  return sql<UpsertRow>`
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, input.externalId)}
+      WHERE tenant_id = ${TENANT} AND ${keyProbe(sql`external_id`, EXTERNAL_ID)}
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = ${tenantId} AND external_id <> ${input.externalId} AND ${keyProbe(sql`sku`, input.sku)}
+      WHERE tenant_id = ${TENANT} AND external_id <> ${EXTERNAL_ID} AND ${keyProbe(sql`sku`, SKU)}
     ), written AS (
       INSERT INTO products AS p (tenant_id, ${names})
-      SELECT ${tenantId}::uuid, ${sql.join(columns.map(value))}
+      SELECT ${TENANT}, ${values}
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET ${set}, updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (${current}) IS DISTINCT FROM (${incoming})${alone ? sql` AND p.sku = excluded.sku` : sql``}
       RETURNING p.id, p.sku, p.stock
-    )${alone ? sql`, ${recordEvents(tenantId, stockUpdatedEventSql)}` : sql``}
+    )
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       ${location} AS location_known,
       ${orderKey ? (alone ? sql`write_needs_transaction_when(${waiting})` : waiting) : sql`NULL::boolean`} AS orders_waiting,
-      ${alone ? sql`old.id IS NOT NULL AND written.id IS NULL AND old.sku <> ${input.sku}` : sql`false`} AS needs_transaction
+      ${alone ? sql`old.id IS NOT NULL AND written.id IS NULL AND old.sku <> ${SKU}` : sql`false`} AS needs_transaction${alone ? sql`,
+      ${recordEvents(TENANT, stockUpdatedEventSql)} AS deliveries` : sql``}
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
-    LEFT JOIN old ON true`);
+    LEFT JOIN old ON true`;
+}
+
+/** The upsert of `input` for the tenant, as its named statement with its parameters bound. */
+export function upsertQuery(db: Executor, tenantId: string, input: ProductInput, mode: UpsertMode): CompiledQuery<UpsertRow> {
+  const columns = sentColumns(input);
+  const checksLocation = Boolean(input.locationCode);
+  const parameters = [tenantId, input.externalId, input.sku, ...columns.map((c) => c.value), ...(checksLocation ? [input.locationCode] : [])];
+  return preparedOnce(db, statementName(columns, checksLocation, mode), () => upsertStatement(columns, checksLocation, mode), parameters);
 }
 
 /**
@@ -130,7 +145,7 @@ export function upsertStatement(tenantId: string, input: ProductInput, columns: 
  */
 export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInput): Promise<UpsertResult> {
   // Writes that can resolve or free something for orders also take the product's key, after the row.
-  const statement = upsertStatement(tenantId, input, sentColumns(input), { orderKey: true });
+  const statement = upsertQuery(tx, tenantId, input, { orderKey: true });
   let row = await runUpsert(tx, statement, input.sku);
   if (row.id === null && row.old_id === null && row.sku_owner === null) {
     // The externalId was inserted by a concurrent request after this statement's snapshot; the
@@ -168,7 +183,7 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
  * orders wait for makes the statement abort itself (isWriteNeedingTransaction), undoing the write.
  */
 export async function upsertProductAlone(db: Executor, tenantId: string, input: ProductInput): Promise<UpsertResult | undefined> {
-  const row = await runUpsert(db, upsertStatement(tenantId, input, sentColumns(input), { orderKey: true, alone: true }), input.sku);
+  const row = await runUpsert(db, upsertQuery(db, tenantId, input, { orderKey: true, alone: true }), input.sku);
   if (row.sku_owner !== null) throw duplicateSku(input.sku, row.sku_owner);
   const id = row.id ?? row.old_id;
   // Also when the externalId was inserted concurrently after the statement's snapshot (see upsertProduct).
@@ -179,10 +194,10 @@ export async function upsertProductAlone(db: Executor, tenantId: string, input: 
 const warnings = (row: UpsertRow, input: ProductInput) =>
   row.location_known || !input.locationCode ? [] : [unknownLocationWarning(input.locationCode)];
 
-async function runUpsert(db: Executor, statement: RawBuilder<UpsertRow>, sku: string): Promise<UpsertRow> {
+async function runUpsert(db: Executor, statement: CompiledQuery<UpsertRow>, sku: string): Promise<UpsertRow> {
   try {
-    const { rows } = await statement.execute(db);
-    return rows[0] as UpsertRow;
+    const { rows } = await db.executeQuery(statement);
+    return rows[0]!;
   } catch (error) {
     // Another request bound the sku between this statement's snapshot and its insert.
     if (isUniqueViolation(error, 'products_tenant_id_sku_key')) throw duplicateSku(sku);

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from './index';
+import type { Bindable } from './prepared';
 
 /**
  * Every advisory lock the service takes, in one place, so that no two kinds of lock can share a
@@ -28,11 +29,11 @@ export async function lockInClass(tx: Executor, lockClass: (typeof LOCK_CLASS)[k
 }
 
 /** SQL taking the 64-bit key of one of a tenant's products (the externalId is SQL), yielding true. */
-export function productKeySql(tenantId: string, externalId: RawBuilder<string>): RawBuilder<boolean> {
+export function productKeySql(tenantId: Bindable<string>, externalId: RawBuilder<string>): RawBuilder<boolean> {
   return sql<boolean>`(pg_advisory_xact_lock(${productKey(tenantId, externalId)})::text IS NOT NULL)`;
 }
 
 /** The 64-bit key of a tenant's product, as SQL (the externalId is SQL). */
-export function productKey(tenantId: string, externalId: RawBuilder<string>): RawBuilder<bigint> {
+export function productKey(tenantId: Bindable<string>, externalId: RawBuilder<string>): RawBuilder<bigint> {
   return sql<bigint>`hashtextextended(${tenantId}::text || ':' || ${externalId}, 0)`;
 }

@@ -1,4 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
+import type { Executor } from './handle';
 
 const NAME = '[a-z_][a-z0-9_]*';
 const SQL_IDENTIFIER = new RegExp(`^${NAME}$`);
@@ -17,6 +18,33 @@ export function prepared<T>(name: string, statement: RawBuilder<T>): RawBuilder<
   const named = sql<T>`/* prepared ${sql.raw(name)} */ ${statement}`;
   observer?.(name, named);
   return named;
+}
+
+/** A value bound as a parameter, or the placeholder of a statement's own parameter (`parameter`). */
+export type Bindable<T> = T | RawBuilder<T>;
+
+/** `$position::sqlType`: the placeholder of a parameter of a statement built by `preparedOnce`. */
+export const parameter = <T>(position: number, sqlType: string): RawBuilder<T> => sql.raw<T>(`$${position}::${sqlType}`);
+
+const textsByName = new Map<string, string>();
+
+/**
+ * `prepared`, for a statement that runs at every request and whose tree costs the service much to
+ * build and compile (a product upsert: hundreds of nodes for Kysely to make and visit): `build`
+ * makes it from the placeholders of its parameters (`parameter`), once per name, and each run only
+ * binds `parameters` to that text. Its values must all be placeholders: a value bound by Kysely
+ * would stay the first run's.
+ */
+export function preparedOnce<R>(db: Executor, name: string, build: () => RawBuilder<R>, parameters: unknown[]): CompiledQuery<R> {
+  // Observed (the generator of the reference files), each run builds it again, so that it is seen.
+  let text = observer ? undefined : textsByName.get(name);
+  if (text === undefined) {
+    const compiled = prepared(name, build()).compile(db);
+    if (compiled.parameters.length > 0) throw new Error(`the statement ${name} binds a value in place of a placeholder`);
+    text = compiled.sql;
+    textsByName.set(name, text);
+  }
+  return CompiledQuery.raw(text, parameters) as CompiledQuery<R>;
 }
 
 type PreparedObserver = (name: string, statement: RawBuilder<unknown>) => void;

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
+import type { Bindable } from '../db/prepared';
 import type { DomainEvent } from './types';
 
 /** The NOTIFY channel that wakes delivery workers when deliveries become due. */
@@ -12,27 +13,15 @@ export const DELIVERIES_CHANNEL = 'pickport_webhook_deliveries';
  */
 export async function emit(tx: Tx, tenantId: string, events: DomainEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await sql`WITH ${recordEvents(tenantId, sql`${JSON.stringify(events)}::jsonb`)} SELECT 1`.execute(tx);
+  await sql`SELECT ${recordEvents(tenantId, sql`${JSON.stringify(events)}::jsonb`)}`.execute(tx);
 }
 
 /**
- * `emit` as common table expressions, for a statement that records the events of its own write
- * (named recorded_events and recorded_deliveries). `events` is SQL yielding a jsonb array of
- * {event, data}, or NULL for none. A delivery NOTIFYs the workers, which PostgreSQL does at commit,
- * once per transaction.
+ * `emit` as an SQL expression, for a statement that records the events of its own write. `events`
+ * is SQL yielding a jsonb array of {event, data}, or NULL for none: the database function
+ * (migration 026) is STRICT, so a write without events inserts nothing and fires no trigger. A
+ * delivery NOTIFYs the workers, which PostgreSQL does at commit, once per transaction.
  */
-export function recordEvents(tenantId: string, events: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`recorded_events AS (
-      INSERT INTO events (tenant_id, event, data)
-      SELECT ${tenantId}, e.item->>'event', e.item->'data'
-      FROM jsonb_array_elements(${events}) WITH ORDINALITY AS e(item, ord)
-      ORDER BY e.ord
-      RETURNING id, event
-    ), recorded_deliveries AS (
-      INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, next_attempt_at)
-      SELECT w.tenant_id, w.id, ne.id, ne.event, now()
-      FROM recorded_events ne
-      JOIN webhooks w ON w.tenant_id = ${tenantId} AND w.is_active AND ne.event = ANY (w.events)
-      RETURNING pg_notify(${DELIVERIES_CHANNEL}, '')
-    )`;
+export function recordEvents(tenantId: Bindable<string>, events: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`record_events(${tenantId}::uuid, ${events}, ${sql.lit(DELIVERIES_CHANNEL)})`;
 }

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db';
 import { productKeySql } from '../db/locks';
+import type { Bindable } from '../db/prepared';
 import { noteProductKeys, productKeysSql } from './store';
 
 /*
@@ -14,7 +15,7 @@ import { noteProductKeys, productKeysSql } from './store';
  */
 
 /** SQL yielding whether orders wait for any of the products; call it only once their keys are held. */
-function ordersWaitingForSql(tenantId: string, externalIds: RawBuilder<string[]>): RawBuilder<boolean> {
+function ordersWaitingForSql(tenantId: Bindable<string>, externalIds: RawBuilder<string[]>): RawBuilder<boolean> {
   // orders_waiting_for (migration 008) reads with a fresh snapshot: it sees orders committed while
   // the calling statement waited for the keys, which the statement's own snapshot would not.
   return sql<boolean>`EXISTS (SELECT 1 FROM orders_waiting_for(${tenantId}::uuid, ${externalIds}))`;
@@ -27,7 +28,7 @@ function ordersWaitingForSql(tenantId: string, externalIds: RawBuilder<string[]>
  * was taken. Evaluate it after the statement locked or wrote the product row; when it is not
  * NULL, tell `productKeysTaken`.
  */
-export function productKeyAndWaitingOrdersWhen(tenantId: string, externalId: string, condition: RawBuilder<boolean>): RawBuilder<boolean | null> {
+export function productKeyAndWaitingOrdersWhen(tenantId: Bindable<string>, externalId: Bindable<string>, condition: RawBuilder<boolean>): RawBuilder<boolean | null> {
   // CASE evaluates its branches in order: the key is held before the orders are looked for.
   return sql<boolean | null>`CASE WHEN ${condition} THEN
       CASE WHEN ${productKeySql(tenantId, sql<string>`${externalId}::text`)} THEN ${ordersWaitingForSql(tenantId, sql<string[]>`ARRAY[${externalId}::text]`)} END

@@ -99,20 +99,20 @@
     RETURNING p.id, p.external_id, p.sku, p.stock;
 
 -- product_upsert_5m9r_location_key
--- built by upsertStatement (src/catalog/upsert.ts)
+-- built by upsertQuery (src/catalog/upsert.ts)
 -- run by POST /products in a transaction (upsertProduct), every field
 -- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
 /* prepared product_upsert_5m9r_location_key */
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1 AND external_id BETWEEN $2 AND $3 ORDER BY external_id LIMIT 1
+      WHERE tenant_id = $1::uuid AND external_id BETWEEN $2::text AND $2::text ORDER BY external_id LIMIT 1
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = $4 AND external_id <> $5 AND sku BETWEEN $6 AND $7 ORDER BY sku LIMIT 1
+      WHERE tenant_id = $1::uuid AND external_id <> $2::text AND sku BETWEEN $3::text AND $3::text ORDER BY sku LIMIT 1
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-      SELECT $8::uuid, $9::text, $10::text, $11::text, $12::numeric, $13::text, $14::numeric, $15::numeric, $16::numeric, $17::numeric, $18::numeric, $19::text, $20::text, $21::text, $22::text, $23::boolean, $24::boolean, $25::text, $26::jsonb
+      SELECT $1::uuid, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::numeric, $10::numeric, $11::numeric, $12::numeric, $13::numeric, $14::text, $15::text, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $21::jsonb
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", "stock" = excluded."stock", "location_code" = excluded."location_code", "price" = excluded."price", "weight" = excluded."weight", "length" = excluded."length", "width" = excluded."width", "height" = excluded."height", "barcode" = excluded."barcode", "category" = excluded."category", "supplier" = excluded."supplier", "brand" = excluded."brand", "is_active" = excluded."is_active", "is_combo" = excluded."is_combo", "image_url" = excluded."image_url", "metadata" = excluded."metadata", updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name", p."stock", p."location_code", p."price", p."weight", p."length", p."width", p."height", p."barcode", p."category", p."supplier", p."brand", p."is_active", p."is_combo", p."image_url", p."metadata") IS DISTINCT FROM (excluded."sku", excluded."name", excluded."stock", excluded."location_code", excluded."price", excluded."weight", excluded."length", excluded."width", excluded."height", excluded."barcode", excluded."category", excluded."supplier", excluded."brand", excluded."is_active", excluded."is_combo", excluded."image_url", excluded."metadata")
@@ -121,9 +121,9 @@
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
-      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $27 AND code = $28) AS location_known,
+      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $1::uuid AND code = $22::text) AS location_known,
       CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($29::text || ':' || $30::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($31::uuid, ARRAY[$32::text])) END
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
     END AS orders_waiting,
       false AS needs_transaction
     FROM (SELECT 1) AS one
@@ -131,68 +131,57 @@
     LEFT JOIN old ON true;
 
 -- product_upsert_5m9r_location_key_alone
--- built by upsertStatement (src/catalog/upsert.ts)
+-- built by upsertQuery (src/catalog/upsert.ts)
 -- run by POST /products alone (upsertProductAlone), every field
 -- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
 /* prepared product_upsert_5m9r_location_key_alone */
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1 AND external_id BETWEEN $2 AND $3 ORDER BY external_id LIMIT 1
+      WHERE tenant_id = $1::uuid AND external_id BETWEEN $2::text AND $2::text ORDER BY external_id LIMIT 1
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = $4 AND external_id <> $5 AND sku BETWEEN $6 AND $7 ORDER BY sku LIMIT 1
+      WHERE tenant_id = $1::uuid AND external_id <> $2::text AND sku BETWEEN $3::text AND $3::text ORDER BY sku LIMIT 1
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-      SELECT $8::uuid, $9::text, $10::text, $11::text, $12::numeric, $13::text, $14::numeric, $15::numeric, $16::numeric, $17::numeric, $18::numeric, $19::text, $20::text, $21::text, $22::text, $23::boolean, $24::boolean, $25::text, $26::jsonb
+      SELECT $1::uuid, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::numeric, $10::numeric, $11::numeric, $12::numeric, $13::numeric, $14::text, $15::text, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $21::jsonb
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", "stock" = excluded."stock", "location_code" = excluded."location_code", "price" = excluded."price", "weight" = excluded."weight", "length" = excluded."length", "width" = excluded."width", "height" = excluded."height", "barcode" = excluded."barcode", "category" = excluded."category", "supplier" = excluded."supplier", "brand" = excluded."brand", "is_active" = excluded."is_active", "is_combo" = excluded."is_combo", "image_url" = excluded."image_url", "metadata" = excluded."metadata", updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name", p."stock", p."location_code", p."price", p."weight", p."length", p."width", p."height", p."barcode", p."category", p."supplier", p."brand", p."is_active", p."is_combo", p."image_url", p."metadata") IS DISTINCT FROM (excluded."sku", excluded."name", excluded."stock", excluded."location_code", excluded."price", excluded."weight", excluded."length", excluded."width", excluded."height", excluded."barcode", excluded."category", excluded."supplier", excluded."brand", excluded."is_active", excluded."is_combo", excluded."image_url", excluded."metadata") AND p.sku = excluded.sku
       RETURNING p.id, p.sku, p.stock
-    ), recorded_events AS (
-      INSERT INTO events (tenant_id, event, data)
-      SELECT $27, e.item->>'event', e.item->'data'
-      FROM jsonb_array_elements((
-  SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
-    'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
-  FROM written JOIN old ON true
-  WHERE written.stock <> old.stock)) WITH ORDINALITY AS e(item, ord)
-      ORDER BY e.ord
-      RETURNING id, event
-    ), recorded_deliveries AS (
-      INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, next_attempt_at)
-      SELECT w.tenant_id, w.id, ne.id, ne.event, now()
-      FROM recorded_events ne
-      JOIN webhooks w ON w.tenant_id = $28 AND w.is_active AND ne.event = ANY (w.events)
-      RETURNING pg_notify($29, '')
     )
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
-      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $30 AND code = $31) AS location_known,
+      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $1::uuid AND code = $22::text) AS location_known,
       write_needs_transaction_when(CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($32::text || ':' || $33::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($34::uuid, ARRAY[$35::text])) END
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
     END) AS orders_waiting,
-      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $36 AS needs_transaction
+      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $3::text AS needs_transaction,
+      record_events($1::uuid::uuid, (
+  SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
+    'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
+  FROM written JOIN old ON true
+  WHERE written.stock <> old.stock), 'pickport_webhook_deliveries') AS deliveries
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true;
 
 -- product_upsert_7_key
--- built by upsertStatement (src/catalog/upsert.ts)
+-- built by upsertQuery (src/catalog/upsert.ts)
 -- run by POST /products in a transaction (upsertProduct), the fields a product requires
 -- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
 /* prepared product_upsert_7_key */
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1 AND external_id BETWEEN $2 AND $3 ORDER BY external_id LIMIT 1
+      WHERE tenant_id = $1::uuid AND external_id BETWEEN $2::text AND $2::text ORDER BY external_id LIMIT 1
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = $4 AND external_id <> $5 AND sku BETWEEN $6 AND $7 ORDER BY sku LIMIT 1
+      WHERE tenant_id = $1::uuid AND external_id <> $2::text AND sku BETWEEN $3::text AND $3::text ORDER BY sku LIMIT 1
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name")
-      SELECT $8::uuid, $9::text, $10::text, $11::text
+      SELECT $1::uuid, $4::text, $5::text, $6::text
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name") IS DISTINCT FROM (excluded."sku", excluded."name")
@@ -203,7 +192,7 @@
       (SELECT external_id FROM sku_owner) AS sku_owner,
       true AS location_known,
       CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($12::text || ':' || $13::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($14::uuid, ARRAY[$15::text])) END
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
     END AS orders_waiting,
       false AS needs_transaction
     FROM (SELECT 1) AS one
@@ -211,49 +200,38 @@
     LEFT JOIN old ON true;
 
 -- product_upsert_7_key_alone
--- built by upsertStatement (src/catalog/upsert.ts)
+-- built by upsertQuery (src/catalog/upsert.ts)
 -- run by POST /products alone (upsertProductAlone), the fields a product requires
 -- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
 /* prepared product_upsert_7_key_alone */
     WITH old AS (
       SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1 AND external_id BETWEEN $2 AND $3 ORDER BY external_id LIMIT 1
+      WHERE tenant_id = $1::uuid AND external_id BETWEEN $2::text AND $2::text ORDER BY external_id LIMIT 1
       FOR UPDATE
     ), sku_owner AS (
       SELECT external_id FROM products
-      WHERE tenant_id = $4 AND external_id <> $5 AND sku BETWEEN $6 AND $7 ORDER BY sku LIMIT 1
+      WHERE tenant_id = $1::uuid AND external_id <> $2::text AND sku BETWEEN $3::text AND $3::text ORDER BY sku LIMIT 1
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name")
-      SELECT $8::uuid, $9::text, $10::text, $11::text
+      SELECT $1::uuid, $4::text, $5::text, $6::text
       WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
       ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", updated_at = now()
       WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name") IS DISTINCT FROM (excluded."sku", excluded."name") AND p.sku = excluded.sku
       RETURNING p.id, p.sku, p.stock
-    ), recorded_events AS (
-      INSERT INTO events (tenant_id, event, data)
-      SELECT $12, e.item->>'event', e.item->'data'
-      FROM jsonb_array_elements((
-  SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
-    'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
-  FROM written JOIN old ON true
-  WHERE written.stock <> old.stock)) WITH ORDINALITY AS e(item, ord)
-      ORDER BY e.ord
-      RETURNING id, event
-    ), recorded_deliveries AS (
-      INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, next_attempt_at)
-      SELECT w.tenant_id, w.id, ne.id, ne.event, now()
-      FROM recorded_events ne
-      JOIN webhooks w ON w.tenant_id = $13 AND w.is_active AND ne.event = ANY (w.events)
-      RETURNING pg_notify($14, '')
     )
     SELECT written.id, written.sku, written.stock,
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       true AS location_known,
       write_needs_transaction_when(CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($15::text || ':' || $16::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($17::uuid, ARRAY[$18::text])) END
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
     END) AS orders_waiting,
-      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $19 AS needs_transaction
+      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $3::text AS needs_transaction,
+      record_events($1::uuid::uuid, (
+  SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
+    'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
+  FROM written JOIN old ON true
+  WHERE written.stock <> old.stock), 'pickport_webhook_deliveries') AS deliveries
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true;
