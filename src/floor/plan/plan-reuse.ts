@@ -6,7 +6,7 @@ import { shortestRouteLength } from './walks';
 /** An order as it was planned: what the plan depends on, besides its id. */
 export type OrderSignature = string;
 
-/** A plan with the pool it was made for: each order's signature, and the pool in its order. */
+/** A plan with what it was made for: the signature of each order of its pool. */
 export interface PlanMade {
   plan: CartPlan;
   signatures: ReadonlyMap<string, OrderSignature>;
@@ -49,8 +49,8 @@ export function planStillRight(layout: Layout, made: PlanMade, pool: readonly Si
     if (arrivedSinceKept || planned !== order.signature) return undefined;
     staying.add(order.id);
   }
-  // Half the plan handed out: planning what is left anew finds better carts, at a cost shared by many.
   if (staying.size === made.signatures.size) return made.plan;
+  // Half the plan handed out: planning what is left anew finds better carts, at a cost shared by many.
   if (staying.size === 0 || staying.size < made.signatures.size / 2) return undefined;
   const byId = new Map(pool.map((order) => [order.id, order]));
   const carts: PlannedCart[] = [];
