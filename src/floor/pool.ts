@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db';
 import type { WaveLimits } from './plan/batching';
-import { planCarts } from './plan/cart-plan';
+import { planCarts, urgencyCost } from './plan/cart-plan';
 import type { Layout } from './plan/layout';
 import { planStillRight, type CurrentPlan, type PlanMade, type SignedOrder } from './plan/plan-reuse';
 import { urgencyRanks } from './plan/urgency';
@@ -81,6 +81,12 @@ const plansMade = new Map<string, PlanMade>();
 const PLANS_KEPT = 256;
 
 /**
+ * What urgency costs each plan made, worked out at its first read (a second plan of the pool, so
+ * not while a wave is being made); the board reads the same plan every few seconds.
+ */
+const urgencyCosts = new WeakMap<CurrentPlan, number>();
+
+/**
  * The carts of the plan for the tenant's pool as it stands now (but the `excluded` orders): the
  * plan made for an earlier pool while it is still right for this one, else a new one.
  */
@@ -105,6 +111,11 @@ export async function loadCartPlan(db: Executor, tenantId: string, limits: WaveL
   const layout = await requireLayout(db, tenantId);
   const { pool, plan } = await planPool(db, tenantId, layout, limits);
   const byId = new Map(pool.map((order) => [order.id, order]));
+  let cost = plan.greedyDistance === null ? null : urgencyCosts.get(plan);
+  if (cost === undefined) {
+    cost = urgencyCost(layout, pool, limits, plan);
+    urgencyCosts.set(plan, cost);
+  }
   return {
     carts: plan.carts.map((cart) => ({
       orders: cart.orders.map((id) => {
@@ -116,6 +127,7 @@ export async function loadCartPlan(db: Executor, tenantId: string, limits: WaveL
     })),
     distance: plan.distance,
     greedyDistance: plan.greedyDistance,
+    urgencyCost: cost,
     poolSize: plan.carts.reduce((sum, cart) => sum + cart.orders.length, 0),
   };
 }

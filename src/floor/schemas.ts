@@ -248,6 +248,10 @@ export const CartPlanResponse = Success(
       description:
         'What the same pool walks as carts made one at a time, each from what the last left; null when the plan was kept from an earlier pool that orders have since left (no greedy plan is made for it)',
     }),
+    urgencyCost: Type.Union([Type.Number(), Type.Null()], {
+      description:
+        'What putting urgency first costs in walking: the walk of the plan less that of a plan of the same pool where only walking decides (0 when every order is equally urgent); null when greedyDistance is',
+    }),
     poolSize: Type.Integer({ description: 'Orders in the plan: the most urgent PENDING orders without issues, at most 500' }),
   }),
 );

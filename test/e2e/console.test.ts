@@ -247,7 +247,7 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     await cartOfO6.waitFor();
     expect(await cartOfO6.getByRole('cell').allInnerTexts()).toEqual([expect.stringContaining('N-O-6'), expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+(\.\d)?$/)]);
     // The greedy carts' walk only for a plan made for this very pool (not one kept as carts left it).
-    await page.getByText(/^Walk of the whole plan: [\d.]+( \(carts made one at a time: [\d.]+\))?\.$/).waitFor();
+    await page.getByText(/^Walk of the whole plan: [\d.]+( \(carts made one at a time: [\d.]+\))?\.( Urgent and sooner-due orders first cost [\d.]+ of it\.)?$/).waitFor();
     await checkScreen(page, 'supervisor');
 
     await page.getByLabel('Max orders').fill('1');

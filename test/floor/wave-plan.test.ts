@@ -79,7 +79,7 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
 
   it('uses the limits of POST /waves by default (8 orders, 40 units), and an empty pool plans no cart', async () => {
     await clearPool(setup);
-    expect(await planOf()).toEqual({ carts: [], distance: 0, greedyDistance: 0, poolSize: 0 });
+    expect(await planOf()).toEqual({ carts: [], distance: 0, greedyDistance: 0, urgencyCost: 0, poolSize: 0 });
     for (let i = 0; i < 9; i++) await placeOrder({ NEAR: 1 });
     await placeOrder({ MID: 35 });
     const plan = await planOf();
@@ -96,6 +96,26 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
     expect(externalIds(plan.carts[0]!)).toContain(urgent);
     const wave = await setup.floor.post('/waves', { maxOrders: 3 });
     expect(wave.body.data.orders.map((o: { externalId: string }) => o.externalId)).toContain(urgent);
+  });
+
+  it('says what putting urgency first costs in walking: here an urgent order across the floor rides with the other urgent one', async () => {
+    await clearPool(setup);
+    const first = await placeOrder({ SIDE: 1 }, { priority: 'urgent' });
+    await placeOrder({ SIDE: 1 }, { priority: 'low' });
+    const far = await placeOrder({ FAR: 1 }, { priority: 'urgent' });
+    const plan = await planOf('maxOrders=2');
+    expect(externalIds(plan.carts[0]!).sort()).toEqual([first, far].sort());
+    // Where only walking decided, the two orders at B-03 would share a cart and the far one go alone.
+    const walk = async (locations: string[]) => (await setup.floor.post('/routes', { locations })).body.data.distance as number;
+    const [both, side, alone] = [await walk(['B-03', 'D-10']), await walk(['B-03']), await walk(['D-10'])];
+    expect(plan.distance).toBeCloseTo(both + side, 9);
+    expect(both + side).toBeGreaterThan(side + alone);
+    expect(plan.urgencyCost).toBeCloseTo(both + side - (side + alone), 9);
+    // Equally urgent orders cost nothing.
+    await clearPool(setup);
+    await placeOrder({ SIDE: 1 });
+    await placeOrder({ FAR: 1 });
+    expect((await planOf('maxOrders=2')).urgencyCost).toBe(0);
   });
 
   it('refuses limits out of range with 400 naming the field, and answers 409 without a layout as POST /waves does', async () => {
@@ -125,7 +145,7 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
     expect((await setup.ctx.admin('GET', '/api/v1/warehouse/tenants/no-such-tenant/waves/plan')).status).toBe(404);
     const other = warehouse(setup.ctx, await setup.ctx.tenant(UNLIMITED));
     expect((await other.put('/layout', { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 2, depotAisle: 1 })).status).toBe(200);
-    expect((await other.get('/waves/plan')).body.data).toEqual({ carts: [], distance: 0, greedyDistance: 0, poolSize: 0 });
+    expect((await other.get('/waves/plan')).body.data).toEqual({ carts: [], distance: 0, greedyDistance: 0, urgencyCost: 0, poolSize: 0 });
     expect((await planOf()).carts.flatMap(externalIds)).toEqual([mine]);
   });
 

@@ -9943,6 +9943,8 @@ export interface operations {
                             distance: number;
                             /** @description What the same pool walks as carts made one at a time, each from what the last left; null when the plan was kept from an earlier pool that orders have since left (no greedy plan is made for it) */
                             greedyDistance: number | null;
+                            /** @description What putting urgency first costs in walking: the walk of the plan less that of a plan of the same pool where only walking decides (0 when every order is equally urgent); null when greedyDistance is */
+                            urgencyCost: number | null;
                             /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
                             poolSize: number;
                         };
@@ -14943,6 +14945,8 @@ export interface operations {
                             distance: number;
                             /** @description What the same pool walks as carts made one at a time, each from what the last left; null when the plan was kept from an earlier pool that orders have since left (no greedy plan is made for it) */
                             greedyDistance: number | null;
+                            /** @description What putting urgency first costs in walking: the walk of the plan less that of a plan of the same pool where only walking decides (0 when every order is equally urgent); null when greedyDistance is */
+                            urgencyCost: number | null;
                             /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
                             poolSize: number;
                         };

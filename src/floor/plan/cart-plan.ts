@@ -136,3 +136,14 @@ function unitsOf(orders: readonly PoolOrder[]): number {
 function totalDistance(carts: readonly PlannedCart[]): number {
   return carts.reduce((sum, cart) => sum + cart.distance, 0);
 }
+
+/**
+ * What putting urgency first costs a plan in walking: its walk less the walk of the plan for the
+ * same pool with every order equally urgent, where only walking decides. At least 0: the search
+ * can find a worse plan without the rule than with it, which says nothing about what urgency costs.
+ */
+export function urgencyCost(layout: Layout, pool: readonly PoolOrder[], limits: WaveLimits, plan: Pick<CartPlan, 'distance'>): number {
+  if (pool.every((order) => order.urgency === pool[0]!.urgency)) return 0;
+  const walkingOnly = planCarts(layout, pool.map((order) => ({ ...order, urgency: 0 })), limits);
+  return Math.max(0, plan.distance - walkingOnly.distance);
+}

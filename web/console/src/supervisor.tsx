@@ -159,6 +159,7 @@ function NextCarts({ plan }: { plan: CartPlan | null }) {
           <p>
             Walk of the whole plan: {round(plan.distance)}
             {plan.greedyDistance === null ? '.' : ` (carts made one at a time: ${round(plan.greedyDistance)}).`}
+            {plan.urgencyCost ? ` Urgent and sooner-due orders first cost ${round(plan.urgencyCost)} of it.` : ''}
           </p>
         </>
       )}
