@@ -226,6 +226,24 @@ const packOrder = (changes: Record<string, unknown>, label: string | null = 'T-0
 };
 const settings = { toteLabels: true, confirmLocation: true, packOnLastScan: false };
 
+const cartPlan = {
+  carts: [
+    {
+      orders: [
+        { externalId: 'ORD-1003', orderNumber: '1003', priority: 'urgent', dueDate: null, units: 2 },
+        { externalId: 'ORD-1001', orderNumber: '1001', priority: null, dueDate: '2026-11-25T00:00:00.000Z', units: 3 },
+      ],
+      units: 5,
+      distance: 31,
+    },
+    { orders: [{ externalId: 'ORD-1002', orderNumber: '1002', priority: 'low', dueDate: null, units: 1 }], units: 1, distance: 22 },
+  ],
+  distance: 53,
+  greedyDistance: 57,
+  urgencyCost: 0,
+  poolSize: 3,
+};
+
 export const EXAMPLES: Record<string, OperationExamples> = {
   getHealth: {
     responses: {
@@ -341,6 +359,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   createWave: { request: { maxOrders: 8, maxItems: 60, policy: 's-shape' }, responses: { 201: ok(picking) } },
   listWaves: { responses: { 200: page([picking]) } },
   getWave: { responses: { 200: ok(picking) } },
+  getCartPlan: { responses: { 200: ok(cartPlan) } },
+  getConsoleCartPlan: { responses: { 200: ok(cartPlan) } },
   putSlots: { request: { slots }, responses: { 200: ok({ slots: 3, products: 2 }) } },
   listSlots: { responses: { 200: page(slots) } },
   listSlotMismatches: { responses: { 200: page([{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }]) } },

@@ -9921,6 +9921,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "carts": [
+                     *           {
+                     *             "orders": [
+                     *               {
+                     *                 "externalId": "ORD-1003",
+                     *                 "orderNumber": "1003",
+                     *                 "priority": "urgent",
+                     *                 "dueDate": null,
+                     *                 "units": 2
+                     *               },
+                     *               {
+                     *                 "externalId": "ORD-1001",
+                     *                 "orderNumber": "1001",
+                     *                 "priority": null,
+                     *                 "dueDate": "2026-11-25T00:00:00.000Z",
+                     *                 "units": 3
+                     *               }
+                     *             ],
+                     *             "units": 5,
+                     *             "distance": 31
+                     *           },
+                     *           {
+                     *             "orders": [
+                     *               {
+                     *                 "externalId": "ORD-1002",
+                     *                 "orderNumber": "1002",
+                     *                 "priority": "low",
+                     *                 "dueDate": null,
+                     *                 "units": 1
+                     *               }
+                     *             ],
+                     *             "units": 1,
+                     *             "distance": 22
+                     *           }
+                     *         ],
+                     *         "distance": 53,
+                     *         "greedyDistance": 57,
+                     *         "urgencyCost": 0,
+                     *         "poolSize": 3
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -14923,6 +14970,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "carts": [
+                     *           {
+                     *             "orders": [
+                     *               {
+                     *                 "externalId": "ORD-1003",
+                     *                 "orderNumber": "1003",
+                     *                 "priority": "urgent",
+                     *                 "dueDate": null,
+                     *                 "units": 2
+                     *               },
+                     *               {
+                     *                 "externalId": "ORD-1001",
+                     *                 "orderNumber": "1001",
+                     *                 "priority": null,
+                     *                 "dueDate": "2026-11-25T00:00:00.000Z",
+                     *                 "units": 3
+                     *               }
+                     *             ],
+                     *             "units": 5,
+                     *             "distance": 31
+                     *           },
+                     *           {
+                     *             "orders": [
+                     *               {
+                     *                 "externalId": "ORD-1002",
+                     *                 "orderNumber": "1002",
+                     *                 "priority": "low",
+                     *                 "dueDate": null,
+                     *                 "units": 1
+                     *               }
+                     *             ],
+                     *             "units": 1,
+                     *             "distance": 22
+                     *           }
+                     *         ],
+                     *         "distance": 53,
+                     *         "greedyDistance": 57,
+                     *         "urgencyCost": 0,
+                     *         "poolSize": 3
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;

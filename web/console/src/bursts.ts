@@ -30,3 +30,6 @@ export function scanStart(times: number[], enter: number): number | null {
   const length = times.length - start;
   return length >= SCAN_MIN_LENGTH && (enter - times[start]!) / length <= SCAN_MAX_AVERAGE_GAP_MS ? start : null;
 }
+
+/** Whether a scanned code is this label's (a location, a barcode, an sku): case and surrounding spaces aside. */
+export const sameCode = (label: string | null | undefined, code: string) => label != null && label.trim().toLowerCase() === code.trim().toLowerCase();

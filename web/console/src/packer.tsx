@@ -3,7 +3,8 @@ import { focusSoon } from './focus';
 import { api, ApiError, describe, type PackOrder } from './api';
 import { accepted, rejected } from './feedback';
 import { PrintLink } from './print';
-import { sameCode, useScanner } from './scanner';
+import { sameCode } from './bursts';
+import { useScanner } from './scanner';
 import { useSettings } from './settings';
 
 type Item = PackOrder['items'][number];

@@ -1,5 +1,5 @@
 import type { PickBody, PickerWave, WaveLine } from './api';
-import { sameCode } from './scanner';
+import { sameCode } from './bursts';
 
 /** A place the picker goes to: a stop of the route, or the lines whose product has no location. */
 export interface Visit {

@@ -10,9 +10,6 @@ import { SCAN_MAX_GAP_MS, scanStart } from './bursts';
  * into every field.
  */
 
-/** Whether a scanned code is this label's (a location, a barcode, an sku): case and surrounding spaces aside. */
-export const sameCode = (label: string | null | undefined, code: string) => label != null && label.trim().toLowerCase() === code.trim().toLowerCase();
-
 type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
 
 interface Keystroke {
