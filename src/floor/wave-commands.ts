@@ -131,12 +131,11 @@ export async function assignWave(tx: Tx, tenantId: string, waveId: string, picke
 }
 
 /**
- * Chooses the orders of a wave: the first cart of the plan for the pool as it stands (planCarts),
- * and locks them. Planned at every request, never cached: an order arriving, cancelled or taken
- * by another cart changes the plan at once. The pool is read without locks; only the chosen orders
- * are locked, with SKIP LOCKED: an order another wave holds (or took meanwhile) is left out and the
- * plan made again without it. Two waves made at once thus get different orders, and neither waits
- * for the other.
+ * Chooses the orders of a wave: the first cart of the plan for the pool as it stands (planPool:
+ * the plan made earlier while it is still right for the pool read now, else a new one), and locks
+ * them. The pool is read without locks; only the chosen orders are locked, with SKIP LOCKED: an
+ * order another wave holds (or took meanwhile) is left out and the plan taken again without it.
+ * Two waves made at once thus get different orders, and neither waits for the other.
  */
 async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: WaveRequest): Promise<OrderRow[]> {
   const taken: string[] = [];
