@@ -3,19 +3,8 @@ import { POLICIES, type Layout, type Place, type Policy } from '../../src/floor/
 import { routePicks } from '../../src/floor/plan/walks';
 import { routeItems } from '../../src/floor/plan/items';
 import { sprpInstances, twoBlockInstances, type SprpInstance } from '../../test/helpers/sprp';
+import { mulberry32 } from '../../src/floor/plan/random';
 import type { Measurement } from '../harness';
-
-/** The same figures on every run: a small seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const between = (next: () => number, min: number, max: number) => min + Math.floor(next() * (max - min + 1));
 const placeOn = (layout: Layout, next: () => number): Place => ({
@@ -41,7 +30,7 @@ const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
 
 /** 1. Mean length of each heuristic above optimal on the classic layout, random depot aisle, 500 instances per pick count. */
 function routeQuality(): Measurement[] {
-  const next = random(1);
+  const next = mulberry32(1);
   const rows: string[] = [];
   const measurements: Measurement[] = [];
   for (const count of [3, 7, 15, 30]) {
@@ -65,7 +54,7 @@ function routeQuality(): Measurement[] {
 function routingTime(): Measurement[] {
   const timeOf = (aisles: number, policy: Policy) => {
     const layout: Layout = { ...CLASSIC, aisles, depotAisle: 1 };
-    const next = random(aisles);
+    const next = mulberry32(aisles);
     const instances = Array.from({ length: 50 }, () => Array.from({ length: 200 }, () => placeOn(layout, next)));
     return medianMs(200, (run) => routePicks(layout, instances[run % instances.length]!, policy));
   };
@@ -95,7 +84,7 @@ function routingTime(): Measurement[] {
 /** 3. Travel per order over a stream of 1,000 orders of 1 to 5 lines: single orders, first-come waves of 8, chosen waves of 8. */
 function travelPerOrder(): Measurement[] {
   const layout: Layout = { aisles: 10, positionsPerAisle: 45, aisleSpacing: 5, positionSpacing: 1, crossAisleOffset: 1.5, depotAisle: 1 };
-  const next = random(3);
+  const next = mulberry32(3);
   const orders: WaveCandidate[] = Array.from({ length: 1_000 }, (_, i) => {
     const places = Array.from({ length: between(next, 1, 5) }, () => placeOn(layout, next));
     return { id: `order-${i}`, units: places.length, places };

@@ -1,6 +1,7 @@
 import { CartBound, type AislePlaces, type WaveCandidate, type WaveLimits } from './batching';
 import type { Layout } from './layout';
 import { shortestRouteLength } from './walks';
+import { mulberry32 } from './random';
 
 /** What the search needs of an order: a wave candidate with its urgency (lower is more urgent). */
 export type RankedOrder = WaveCandidate & { urgency: number };
@@ -377,16 +378,4 @@ function without(members: readonly number[], order: number): number[] {
 
 function including(members: readonly number[], order: number): number[] {
   return [...members, order].sort((a, b) => a - b);
-}
-
-/** A small seeded generator of numbers in [0, 1): the same seed gives the same sequence. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
