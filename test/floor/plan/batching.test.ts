@@ -1,27 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chooseWave, type WaveCandidate, type WaveLimits } from '../../../src/floor/plan/batching';
-import type { Layout, Place } from '../../../src/floor/plan/layout';
+import type { Layout } from '../../../src/floor/plan/layout';
+import { layoutArbitrary, placeArbitrary } from './arbitraries';
 
 const classic: Layout = { aisles: 10, positionsPerAisle: 30, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 1 };
 
-const layoutArbitrary: fc.Arbitrary<Layout> = fc
-  .record({
-    aisles: fc.integer({ min: 1, max: 10 }),
-    positionsPerAisle: fc.integer({ min: 1, max: 20 }),
-    aisleSpacing: fc.constantFrom(1, 3, 5),
-    positionSpacing: fc.constantFrom(0.5, 1),
-    crossAisleOffset: fc.constantFrom(0, 1, 1.5),
-    depotAisle: fc.integer({ min: 1, max: 10 }),
-  })
-  .map((layout) => ({ ...layout, depotAisle: Math.min(layout.depotAisle, layout.aisles) }));
+const layouts = layoutArbitrary({ aisles: 10, positions: { min: 1, max: 20 } });
 
 /** A layout, candidates most urgent first (ids c0, c1, ...) with up to 5 places each, and limits. */
-const waveInput = layoutArbitrary.chain((layout) => {
-  const place: fc.Arbitrary<Place> = fc.record({
-    aisle: fc.integer({ min: 1, max: layout.aisles }),
-    position: fc.integer({ min: 1, max: layout.positionsPerAisle }),
-  });
+const waveInput = layouts.chain((layout) => {
+  const place = placeArbitrary(layout);
   const candidate = fc.record({ units: fc.integer({ min: 0, max: 15 }), places: fc.array(place, { maxLength: 5 }) });
   return fc.record({
     layout: fc.constant(layout),

@@ -3,31 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { chooseWave, type WaveLimits } from '../../../src/floor/plan/batching';
 import { greedyCarts, planCarts, urgencyRuleBreach, type CartPlan, type PoolOrder } from '../../../src/floor/plan/cart-plan';
 import type { Layout, Place } from '../../../src/floor/plan/layout';
+import { layoutArbitrary, placeArbitrary } from './arbitraries';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
 
 const classic: Layout = { aisles: 10, positionsPerAisle: 30, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 1 };
 
-const layoutArbitrary: fc.Arbitrary<Layout> = fc
-  .record({
-    aisles: fc.integer({ min: 1, max: 8 }),
-    positionsPerAisle: fc.integer({ min: 1, max: 20 }),
-    aisleSpacing: fc.constantFrom(1, 3, 5),
-    positionSpacing: fc.constantFrom(0.5, 1),
-    crossAisleOffset: fc.constantFrom(0, 1, 1.5),
-    depotAisle: fc.integer({ min: 1, max: 8 }),
-  })
-  .map((layout) => ({ ...layout, depotAisle: Math.min(layout.depotAisle, layout.aisles) }));
+const layouts = layoutArbitrary({ aisles: 8, positions: { min: 1, max: 20 } });
 
 /**
  * A layout, a pool most urgent first (ids o0, o1, ...; urgencies 0 to `levels` - 1, sorted), limits
  * and a route budget small enough that the search often runs out of it.
  */
 const poolInput = (options: { maxOrders: number; levels: number }) =>
-  layoutArbitrary.chain((layout) => {
-    const place: fc.Arbitrary<Place> = fc.record({
-      aisle: fc.integer({ min: 1, max: layout.aisles }),
-      position: fc.integer({ min: 1, max: layout.positionsPerAisle }),
-    });
+  layouts.chain((layout) => {
+    const place = placeArbitrary(layout);
     const order = fc.record({ units: fc.integer({ min: 0, max: 15 }), places: fc.array(place, { maxLength: 4 }), urgency: fc.integer({ min: 0, max: options.levels - 1 }) });
     return fc.record({
       layout: fc.constant(layout),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { routeItems, type ItemNeed, type Location } from '../../../src/floor/plan/items';
 import { POLICIES, type Layout } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
+import { layoutArbitrary, placeArbitrary } from './arbitraries';
 
 const close = (actual: number, expected: number) => Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
 
@@ -21,29 +22,12 @@ function bruteForce(layout: Layout, needs: readonly ItemNeed<Location>[]): numbe
   return best;
 }
 
-const layouts: fc.Arbitrary<Layout> = fc
-  .record({
-    aisles: fc.integer({ min: 1, max: 6 }),
-    positionsPerAisle: fc.integer({ min: 2, max: 10 }),
-    aisleSpacing: fc.constantFrom(1, 2.5, 3),
-    positionSpacing: fc.constantFrom(0.5, 1, 2),
-    crossAisleOffset: fc.constantFrom(0, 1, 1.5),
-    depotAisle: fc.integer({ min: 1, max: 6 }),
-    middle: fc.integer({ min: 0, max: 2 }),
-  })
-  .map(({ middle, ...layout }) => ({
-    ...layout,
-    depotAisle: Math.min(layout.depotAisle, layout.aisles),
-    // Up to two middle cross aisles, where the positions leave room for them.
-    crossAisles: [3, 6].slice(0, middle).filter((after) => after < layout.positionsPerAisle).map((afterPosition) => ({ afterPosition, width: 1 })),
-  }));
+const layouts = layoutArbitrary({ aisles: 6, positions: { min: 2, max: 10 }, middleCrossAisles: true });
 
 /** Up to four items, up to ten slots in all (some on the same location), quantities small enough to make choices matter. */
 function instances(): fc.Arbitrary<{ layout: Layout; needs: ItemNeed<Location>[] }> {
   return layouts.chain((layout) => {
-    const location = fc
-      .record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) })
-      .map((place) => ({ ...place, code: `${place.aisle}-${place.position}` }));
+    const location = placeArbitrary(layout).map((place) => ({ ...place, code: `${place.aisle}-${place.position}` }));
     const need = fc.record({
       quantity: fc.integer({ min: 1, max: 4 }),
       slots: fc.array(fc.record({ place: location, quantity: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 4 }),

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { aisleX, backY, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
 import { routePolyline, walkThrough, waveProgress } from '../../../src/floor/plan/progress';
 import { routeWalk } from '../../../src/floor/plan/walks';
+import { placeArbitrary } from './arbitraries';
 
 const layout: Layout = { aisles: 6, positionsPerAisle: 20, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 2, depotAisle: 2 };
 
-const place = fc.record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) });
-const places = fc.array(place, { minLength: 1, maxLength: 12 });
+const places = fc.array(placeArbitrary(layout), { minLength: 1, maxLength: 12 });
 
 /** Shortest walk between two places of the aisle graph, written out independently. */
 function between(a: Place | 'depot', b: Place | 'depot'): number {

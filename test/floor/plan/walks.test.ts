@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aisleX, backY, layoutProblem, middleCrossAisleYs, POLICIES, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
 import { routePicks, routeWalk, shortestRouteLength, type RouteWalk } from '../../../src/floor/plan/walks';
+import { layoutArbitrary, placeArbitrary } from './arbitraries';
 
 const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
 
@@ -127,24 +128,13 @@ function onLeg(layout: Layout, from: { aisle: number; y: number }, to: { aisle: 
   return y === from.y && within(x, x0, x1) ? fraction(x, x0, x1) : undefined;
 }
 
-const smallLayout: fc.Arbitrary<Layout> = fc
-  .record({
-    aisles: fc.integer({ min: 1, max: 7 }),
-    positionsPerAisle: fc.integer({ min: 1, max: 8 }),
-    aisleSpacing: fc.constantFrom(1, 2.5, 3, 5),
-    positionSpacing: fc.constantFrom(0.5, 1, 2),
-    crossAisleOffset: fc.constantFrom(0, 0.75, 1, 1.5),
-    depotAisle: fc.integer({ min: 1, max: 7 }),
-  })
-  .map((layout) => ({ ...layout, depotAisle: Math.min(layout.depotAisle, layout.aisles) }));
+const smallLayout = layoutArbitrary({ aisles: 7, positions: { min: 1, max: 8 } });
 
 /** A layout and up to `max` picks on it (places may repeat), each pick with its own id. */
 function instance(max: number): fc.Arbitrary<{ layout: Layout; picks: Pick[] }> {
   return smallLayout.chain((layout) =>
     fc
-      .array(fc.record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) }), {
-        maxLength: max,
-      })
+      .array(placeArbitrary(layout), { maxLength: max })
       .map((places) => ({ layout, picks: places.map((place, id) => ({ ...place, id })) })),
   );
 }
@@ -208,10 +198,7 @@ function blockInstance(maxPicks: number, { min, max } = { min: 1, max: 4 }, minP
     );
   return layouts.chain((layout) =>
     fc
-      .array(fc.record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) }), {
-        minLength: minPicks,
-        maxLength: maxPicks,
-      })
+      .array(placeArbitrary(layout), { minLength: minPicks, maxLength: maxPicks })
       .map((places) => ({ layout, picks: places.map((place, id) => ({ ...place, id })) })),
   );
 }
