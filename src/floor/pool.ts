@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../db';
 import type { WaveLimits } from './plan/batching';
 import { planCarts, urgencyCost } from './plan/cart-plan';
-import type { Layout } from './plan/layout';
+import { nearestSlots, type ItemSlot, type Location } from './plan/items';
+import type { Layout, Place } from './plan/layout';
 import { planStillRight, type CurrentPlan, type PlanMade, type SignedOrder } from './plan/plan-reuse';
 import { urgencyRanks } from './plan/urgency';
 import { requireLayout } from './layout-store';
@@ -18,7 +19,10 @@ interface PooledOrder extends SignedOrder {
   dueDate: Date | null;
 }
 
-/** An item of an order in the pool, where its product's own location stands (null when unplaced). */
+/**
+ * A line of an order in the pool with one of its product's slots (null when the product has none:
+ * then its own location stands for them, null when unplaced).
+ */
 interface PoolRow {
   id: string;
   external_id: string;
@@ -26,19 +30,27 @@ interface PoolRow {
   priority: string | null;
   priority_level: number;
   due_date: Date | null;
+  line: number;
   quantity: number;
-  aisle: number | null;
-  position: number | null;
+  own_aisle: number | null;
+  own_position: number | null;
+  slot_code: string | null;
+  slot_quantity: string | null;
+  slot_aisle: number | null;
+  slot_position: number | null;
 }
 
 /**
  * The pool: the most urgent PENDING orders without issues but those `excluded`, most urgent first
- * (priority, then due date, then age), each with its units and the places of its placed lines. One
- * statement, without locks: what it reads is one moment's pool.
+ * (priority, then due date, then age), each with its units and the places its placed lines are
+ * taken from: a slotted product's slots nearest the depot that hold the line (and its own location
+ * for what they cannot), else the product's own location. One statement, without locks: what it reads is
+ * one moment's pool.
  */
-async function readPool(db: Executor, tenantId: string, excluded: readonly string[] = []): Promise<PooledOrder[]> {
+async function readPool(db: Executor, tenantId: string, layout: Layout, excluded: readonly string[] = []): Promise<PooledOrder[]> {
   const { rows } = await sql<PoolRow>`
-    SELECT pool.id, pool.external_id, pool.order_number, pool.priority, pool.priority_level, pool.due_date, i.quantity, l.aisle, l.position
+    SELECT pool.id, pool.external_id, pool.order_number, pool.priority, pool.priority_level, pool.due_date, i.position AS line, i.quantity,
+      own.aisle AS own_aisle, own.position AS own_position, s.location_code AS slot_code, s.quantity AS slot_quantity, sl.aisle AS slot_aisle, sl.position AS slot_position
     FROM (
       SELECT id, external_id, order_number, priority, order_urgency(priority) AS priority_level, due_date, created_at FROM orders
       WHERE tenant_id = ${tenantId} AND status = 'PENDING' AND NOT has_issues ${excluded.length > 0 ? sql`AND id <> ALL (${excluded}::uuid[])` : sql``}
@@ -47,10 +59,14 @@ async function readPool(db: Executor, tenantId: string, excluded: readonly strin
     ) AS pool
     JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = pool.id
     LEFT JOIN products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id
-    LEFT JOIN warehouse_locations l ON l.tenant_id = i.tenant_id AND l.code = p.location_code AND l.aisle IS NOT NULL
-    ORDER BY pool.priority_level, pool.due_date, pool.created_at, pool.id, i.position`.execute(db);
+    LEFT JOIN warehouse_locations own ON own.tenant_id = i.tenant_id AND own.code = p.location_code AND own.aisle IS NOT NULL
+    LEFT JOIN product_slots s ON s.tenant_id = p.tenant_id AND s.product_id = p.id
+    LEFT JOIN warehouse_locations sl ON sl.tenant_id = s.tenant_id AND sl.code = s.location_code
+    ORDER BY pool.priority_level, pool.due_date, pool.created_at, pool.id, i.position, s.location_code`.execute(db);
   const byId = new Map<string, PooledOrder>();
   const levels: number[] = [];
+  // By order and line: the product's slots, or its own place (null when unplaced) where it has none.
+  const lines = new Map<string, { order: PooledOrder; quantity: number; slots: ItemSlot<Location>[]; own: Place | null }>();
   for (const row of rows) {
     let order = byId.get(row.id);
     if (!order) {
@@ -59,8 +75,26 @@ async function readPool(db: Executor, tenantId: string, excluded: readonly strin
       byId.set(row.id, order);
       levels.push(row.priority_level);
     }
-    order.units += row.quantity;
-    if (row.aisle !== null && row.position !== null) order.places.push({ aisle: row.aisle, position: row.position });
+    const key = `${row.id}:${row.line}`;
+    let line = lines.get(key);
+    if (!line) {
+      const own = row.own_aisle !== null && row.own_position !== null ? { aisle: row.own_aisle, position: row.own_position } : null;
+      line = { order, quantity: row.quantity, slots: [], own };
+      lines.set(key, line);
+      order.units += row.quantity;
+    }
+    // A slot stands at a placed location (PUT /locations keeps it so).
+    if (row.slot_code !== null) line.slots.push({ place: { code: row.slot_code, aisle: row.slot_aisle!, position: row.slot_position! }, quantity: Number(row.slot_quantity) });
+  }
+  for (const [item, { order, quantity, slots, own }] of lines) {
+    if (slots.length === 0) {
+      if (own) order.places.push(own);
+      continue;
+    }
+    const { chosen, short } = nearestSlots(layout, [{ item, quantity, slots }]);
+    for (const { aisle, position } of chosen) order.places.push({ aisle, position });
+    // What the slots cannot cover is looked for at the product's own location.
+    if (short.length > 0 && own) order.places.push(own);
   }
   const pool = [...byId.values()];
   const ranks = urgencyRanks(pool.map((order, index) => ({ priorityLevel: levels[index]!, dueDate: order.dueDate })));
@@ -91,7 +125,7 @@ const urgencyCosts = new WeakMap<CurrentPlan, number>();
  * plan made for an earlier pool while it is still right for this one, else a new one.
  */
 export async function planPool(db: Executor, tenantId: string, layout: Layout, limits: WaveLimits, excluded: readonly string[] = []): Promise<{ pool: PooledOrder[]; plan: CurrentPlan }> {
-  const pool = await readPool(db, tenantId, excluded);
+  const pool = await readPool(db, tenantId, layout, excluded);
   const key = JSON.stringify([tenantId, layout, limits.maxOrders, limits.maxItems]);
   const made = plansMade.get(key);
   const kept = made && planStillRight(layout, made, pool, limits);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Wave } from '../../src/floor/schemas';
 import { eventsOf, item, order, stockOf } from '../orders/helpers';
-import { useFloor } from './helpers';
+import { clearPool, useFloor } from './helpers';
 
 /*
  * BOOT stands at two slots: 2 at A-01 (nearest the depot) and 5 at C-09. BELT has no slots and
@@ -72,6 +72,21 @@ describe('floor: waves over slots', () => {
       ['B-03', [[ids[0], 'GLOVE', 2, null]]],
     ]);
     await setup.floor.post(`/waves/${wave.id}/release`);
+  });
+
+  it('plans the carts of the pool over the places a wave takes from: the nearest slots that hold a line, and the own location for the rest', async () => {
+    await clearPool(setup);
+    const routeLength = async (locations: string[]) => (await setup.floor.post('/routes', { locations })).body.data.distance;
+    // GLOVE 1: its slot at A-01 holds it (its own location B-03 is not walked to).
+    await waveOf([['GLOVE', 1]]).then(({ wave }) => setup.floor.post(`/waves/${wave.id}/release`));
+    let plan = (await setup.floor.get('/waves/plan')).body.data;
+    expect(plan.carts.map((cart: { distance: number }) => cart.distance)).toEqual([await routeLength(['A-01'])]);
+    await clearPool(setup);
+    // BOOT 4: 2 at A-01, 2 at C-09; GLOVE 3: 1 at A-01, the rest at its own B-03.
+    await waveOf([['BOOT', 4], ['GLOVE', 3]]).then(({ wave }) => setup.floor.post(`/waves/${wave.id}/release`));
+    plan = (await setup.floor.get('/waves/plan')).body.data;
+    expect(plan.carts.map((cart: { distance: number }) => cart.distance)).toEqual([await routeLength(['A-01', 'B-03', 'C-09'])]);
+    await clearPool(setup);
   });
 
   it('records each part by its locationCode, and completing lowers the slots picked from and the stock, with the events as ever', async () => {

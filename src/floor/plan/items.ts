@@ -118,7 +118,7 @@ interface ChosenSlot<L extends Location> extends Place {
 }
 
 /** Each need covered from its slots nearest the depot; what they cannot cover is short. */
-function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[]) {
+export function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[]) {
   // From the depot along the front cross aisle, then up the aisle: the shortest walk there.
   const away = (place: Place) => Math.abs(aisleX(layout, place.aisle) - aisleX(layout, layout.depotAisle)) + positionY(layout, place.position);
   const chosen: ChosenSlot<L>[] = [];
