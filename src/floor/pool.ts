@@ -45,7 +45,9 @@ interface PoolRow {
  * (priority, then due date, then age), each with its units and the places its placed lines are
  * taken from: a slotted product's slots nearest the depot that hold the line (and its own location
  * for what they cannot), else the product's own location. One statement, without locks: what it reads is
- * one moment's pool.
+ * one moment's pool. Each join names the tenant as the value it is, so that every table is read
+ * by its key even before the tables have statistics (joined to another table's tenant_id, a
+ * location was looked for among all of the tenant's, once per line).
  */
 async function readPool(db: Executor, tenantId: string, layout: Layout, excluded: readonly string[] = []): Promise<PooledOrder[]> {
   const { rows } = await sql<PoolRow>`
@@ -58,10 +60,10 @@ async function readPool(db: Executor, tenantId: string, layout: Layout, excluded
       LIMIT ${CANDIDATE_POOL}
     ) AS pool
     JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = pool.id
-    LEFT JOIN products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id
-    LEFT JOIN warehouse_locations own ON own.tenant_id = i.tenant_id AND own.code = p.location_code AND own.aisle IS NOT NULL
-    LEFT JOIN product_slots s ON s.tenant_id = p.tenant_id AND s.product_id = p.id
-    LEFT JOIN warehouse_locations sl ON sl.tenant_id = s.tenant_id AND sl.code = s.location_code
+    LEFT JOIN products p ON p.tenant_id = ${tenantId} AND p.id = i.product_id
+    LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
+    LEFT JOIN product_slots s ON s.tenant_id = ${tenantId} AND s.product_id = p.id
+    LEFT JOIN warehouse_locations sl ON sl.tenant_id = ${tenantId} AND sl.code = s.location_code
     ORDER BY pool.priority_level, pool.due_date, pool.created_at, pool.id, i.position, s.location_code`.execute(db);
   const byId = new Map<string, PooledOrder>();
   const levels: number[] = [];
