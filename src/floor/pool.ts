@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db';
 import type { WaveLimits } from './plan/batching';
 import { planCarts, urgencyCost } from './plan/cart-plan';
-import { nearestSlots, type ItemSlot, type Location } from './plan/items';
+import { placesOfLine, type ItemSlot, type Location } from './plan/items';
 import type { Layout, Place } from './plan/layout';
 import { planStillRight, type CurrentPlan, type PlanMade, type SignedOrder } from './plan/plan-reuse';
 import { urgencyRanks } from './plan/urgency';
@@ -88,16 +88,7 @@ async function readPool(db: Executor, tenantId: string, layout: Layout, excluded
     // A slot stands at a placed location (PUT /locations keeps it so).
     if (row.slot_code !== null) line.slots.push({ place: { code: row.slot_code, aisle: row.slot_aisle!, position: row.slot_position! }, quantity: Number(row.slot_quantity) });
   }
-  for (const [item, { order, quantity, slots, own }] of lines) {
-    if (slots.length === 0) {
-      if (own) order.places.push(own);
-      continue;
-    }
-    const { chosen, short } = nearestSlots(layout, [{ item, quantity, slots }]);
-    for (const { aisle, position } of chosen) order.places.push({ aisle, position });
-    // What the slots cannot cover is looked for at the product's own location.
-    if (short.length > 0 && own) order.places.push(own);
-  }
+  for (const { order, quantity, slots, own } of lines.values()) order.places.push(...placesOfLine(layout, quantity, slots, own));
   const pool = [...byId.values()];
   const ranks = urgencyRanks(pool.map((order, index) => ({ priorityLevel: levels[index]!, dueDate: order.dueDate })));
   pool.forEach((order, index) => {

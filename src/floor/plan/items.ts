@@ -118,7 +118,7 @@ interface ChosenSlot<L extends Location> extends Place {
 }
 
 /** Each need covered from its slots nearest the depot; what they cannot cover is short. */
-export function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[]) {
+function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[]) {
   // From the depot along the front cross aisle, then up the aisle: the shortest walk there.
   const away = (place: Place) => Math.abs(aisleX(layout, place.aisle) - aisleX(layout, layout.depotAisle)) + positionY(layout, place.position);
   const chosen: ChosenSlot<L>[] = [];
@@ -134,6 +134,18 @@ export function nearestSlots<L extends Location>(layout: Layout, needs: readonly
     if (left > 0) short.push({ item: need.item, quantity: left });
   }
   return { chosen, short };
+}
+
+/**
+ * Where a line is taken from before its wave's route chooses: its slots nearest the depot that
+ * hold it, and the product's own place for what they cannot; without slots, its own place.
+ */
+export function placesOfLine(layout: Layout, quantity: number, slots: readonly ItemSlot<Location>[], own: Place | null): Place[] {
+  if (slots.length === 0) return own ? [own] : [];
+  const { chosen, short } = nearestSlots(layout, [{ item: '', quantity, slots }]);
+  const places: Place[] = chosen.map(({ aisle, position }) => ({ aisle, position }));
+  if (short.length > 0 && own) places.push(own);
+  return places;
 }
 
 /** Consecutive picks at one location become one stop. */
