@@ -89,6 +89,7 @@ export const ConsoleDispatchBody = Type.Object(
 );
 
 export const WaveIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const SlottingProposalIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const WaveStatusQuery = Type.Object({ status: Type.Optional(Type.Union(WAVE_STATUSES.map((status) => Type.Literal(status)))) });
 
 export const ProductParams = Type.Object({ externalId: ExternalId });

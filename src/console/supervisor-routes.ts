@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { loadCartPlan } from '../floor/pool';
 import { assignWave, cartLimits, createWave, releaseWave, waveRequest } from '../floor/wave-commands';
 import { recentWaves } from '../floor/wave-reads';
-import { CartPlanQuery, CartPlanResponse, CreateWaveBody } from '../floor/schemas';
+import { CartPlanQuery, CartPlanResponse, CreateWaveBody, SlottingProposalBody, SlottingProposalResponse } from '../floor/schemas';
+import { respondWithAppliedProposal, respondWithNewProposal } from '../floor/slotting-routes';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { StockBody } from '../warehouse/schemas';
 import { adjustStock, stockChange } from '../warehouse/stock';
@@ -20,6 +21,7 @@ import {
   PickerWaveList,
   PickerWaveResponse,
   ProductParams,
+  SlottingProposalIdParams,
   WaveIdParams,
   WaveStatusQuery,
 } from './schemas';
@@ -177,5 +179,34 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { ...consoleRoute, operationId: 'getFloorPlan', summary: 'The layout, the placed locations and each PICKING wave drawn as a route over them', response: responses({ 200: FloorResponse }) },
     },
     async (request) => ({ success: true as const, data: await loadFloor(db, request.staff.tenantId), requestId: request.id }),
+  );
+  app.post(
+    '/slotting/proposals',
+    {
+      config,
+      preValidation: bodyIsOptional,
+      schema: {
+        ...consoleRoute,
+        operationId: 'createConsoleSlottingProposal', summary: 'Propose moves of products, as POST /slotting/proposals of the warehouse API does',
+        body: SlottingProposalBody,
+        response: responses({ 201: SlottingProposalResponse }, 409),
+      },
+    },
+    async (request, reply) => respondWithNewProposal(request, reply, request.staff.tenantId, request.body),
+  );
+
+  app.post(
+    '/slotting/proposals/:id/apply',
+    {
+      config,
+      preValidation: bodyIsOptional,
+      schema: {
+        ...consoleRoute,
+        operationId: 'applyConsoleSlottingProposal', summary: "Move a proposal's products, as POST /slotting/proposals/{id}/apply of the warehouse API does",
+        params: SlottingProposalIdParams,
+        response: responses({ 200: SlottingProposalResponse }, 404),
+      },
+    },
+    async (request, reply) => respondWithAppliedProposal(request, reply, request.staff.tenantId, request.params.id),
   );
 };

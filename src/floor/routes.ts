@@ -26,6 +26,7 @@ import {
   WaveResponse,
 } from './schemas';
 import { slotRoutes } from './slot-routes';
+import { slottingRoutes } from './slotting-routes';
 import { loadCartPlan } from './pool';
 import { cartLimits, completeWave, createWave, recordPick, releaseWave, waveRequest } from './wave-commands';
 import { listWaves, loadWave } from './wave-reads';
@@ -39,6 +40,7 @@ const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
   await app.register(slotRoutes);
+  await app.register(slottingRoutes);
 
   /** Runs one wave write of the tenant named in the path, and answers the wave as it then stands (201 when it made it). */
   async function waveWrite(

@@ -255,3 +255,47 @@ export const CartPlanResponse = Success(
     poolSize: Type.Integer({ description: 'Orders in the plan: the most urgent PENDING orders without issues, at most 500' }),
   }),
 );
+
+export const SlottingProposalBody = Type.Object(
+  {
+    period: Type.Optional(
+      Type.Object(
+        { from: IsoDateTime, to: IsoDateTime },
+        { description: 'The waves completed (made) from `from` up to `to` are replayed; at most 366 days. Default: the last 30 days' },
+      ),
+    ),
+    maxMoves: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000, description: 'Products moved at most; the busiest first' })),
+  },
+  { examples: [{}, { period: { from: '2026-10-01T00:00:00Z', to: '2026-11-01T00:00:00Z' }, maxMoves: 200 }] },
+);
+export const SlottingProposalParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
+export const SlottingProposal = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  createdAt: IsoDateTime,
+  period: Type.Object({ from: IsoDateTime, to: IsoDateTime }),
+  waves: Type.Integer({ description: "The period's completed waves replayed: the same orders on the same carts" }),
+  moves: Type.Array(
+    Type.Object({
+      productExternalId: Type.String(),
+      sku: Type.String(),
+      name: Type.String(),
+      from: Type.String({ description: 'Location code it stands at' }),
+      to: Type.String({ description: 'Location code it moves to' }),
+      picks: Type.Integer({ description: "Waves of the period that picked it" }),
+    }),
+    { description: 'Products to move, by how much nearer the depot they come times their picks, most first; the moves only exchange products between the locations they hold' },
+  ),
+  walkingBefore: Type.Number({ description: "The period's waves walked by exact routes with the products where they stand" }),
+  walkingAfter: Type.Number({ description: 'The same waves walked with every move made; never more than walkingBefore' }),
+  saving: Type.Number({ description: 'walkingBefore - walkingAfter' }),
+  savingPercent: Type.Number({ description: 'The saving as a share of walkingBefore, in percent (two decimals)' }),
+  appliedAt: Type.Union([IsoDateTime, Type.Null()]),
+  applied: Type.Union([
+    Type.Object({
+      moved: Type.Integer(),
+      skipped: Type.Array(Type.Object({ productExternalId: Type.String(), reason: Type.String() }), { description: 'Moves left out: the product changed since the proposal, or its new location has no place now' }),
+    }),
+    Type.Null(),
+  ]),
+});
+export const SlottingProposalResponse = Success(SlottingProposal);

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { CrossAisle } from './plan/layout';
+import type { AppliedMoves, StoredMove } from './slotting';
 
 type Numeric = ColumnType<number, number | string, number | string>;
 
@@ -51,6 +52,21 @@ export interface FloorTables {
     product_id: string;
     location_code: string;
     quantity: Numeric;
+  };
+  /** A slotting proposal (slotting.ts): its moves, as proposed, and what applying it did. */
+  slotting_proposals: {
+    tenant_id: string;
+    id: Generated<string>;
+    period_from: Date;
+    period_to: Date;
+    waves: number;
+    /** jsonb: written as JSON text, read back parsed. */
+    moves: ColumnType<StoredMove[], string, string>;
+    walking_before: Numeric;
+    walking_after: Numeric;
+    created_at: Generated<Date>;
+    applied_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+    applied: ColumnType<AppliedMoves | null, string | null | undefined, string | null>;
   };
   /** One part of an order line: what to take at one stop (or the whole line, unplaced). */
   wave_lines: {

@@ -226,6 +226,24 @@ const packOrder = (changes: Record<string, unknown>, label: string | null = 'T-0
 };
 const settings = { toteLabels: true, confirmLocation: true, packOnLastScan: false };
 
+const slottingRequest = { period: { from: '2026-10-01T00:00:00Z', to: '2026-11-01T00:00:00Z' }, maxMoves: 200 };
+const slottingProposal = {
+  id: '0193a2c4-7f10-7c3e-9a41-5b2d8e6f1a20',
+  createdAt: '2026-11-01T06:00:00.000Z',
+  period: { from: '2026-10-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z' },
+  waves: 412,
+  moves: [
+    { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red ceramic mug, 12 oz', from: 'D-14-2', to: 'A-02-1', picks: 96 },
+    { productExternalId: 'P-2210', sku: 'CANDLE-XL', name: 'Pillar candle, XL', from: 'A-02-1', to: 'D-14-2', picks: 1 },
+  ],
+  walkingBefore: 48210,
+  walkingAfter: 44962,
+  saving: 3248,
+  savingPercent: 6.74,
+  appliedAt: null,
+  applied: null,
+};
+const appliedProposal = { ...slottingProposal, appliedAt: '2026-11-01T06:05:00.000Z', applied: { moved: 2, skipped: [] } };
 const cartPlan = {
   carts: [
     {
@@ -361,6 +379,11 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   getWave: { responses: { 200: ok(picking) } },
   getCartPlan: { responses: { 200: ok(cartPlan) } },
   getConsoleCartPlan: { responses: { 200: ok(cartPlan) } },
+  createSlottingProposal: { request: slottingRequest, responses: { 201: ok(slottingProposal) } },
+  getSlottingProposal: { responses: { 200: ok(slottingProposal) } },
+  applySlottingProposal: { responses: { 200: ok(appliedProposal) } },
+  createConsoleSlottingProposal: { request: slottingRequest, responses: { 201: ok(slottingProposal) } },
+  applyConsoleSlottingProposal: { responses: { 200: ok(appliedProposal) } },
   putSlots: { request: { slots }, responses: { 200: ok({ slots: 3, products: 2 }) } },
   listSlots: { responses: { 200: page(slots) } },
   listSlotMismatches: { responses: { 200: page([{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }]) } },

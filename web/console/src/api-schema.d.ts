@@ -320,6 +320,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/slotting/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Propose moves of products, as POST /slotting/proposals of the warehouse API does */
+        post: operations["createConsoleSlottingProposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slotting/proposals/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a proposal's products, as POST /slotting/proposals/{id}/apply of the warehouse API does */
+        post: operations["applyConsoleSlottingProposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5340,6 +5374,401 @@ export interface operations {
             };
             /** @description The envelope of every error answer */
             403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createConsoleSlottingProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "period": {
+                 *         "from": "2026-10-01T00:00:00Z",
+                 *         "to": "2026-11-01T00:00:00Z"
+                 *       },
+                 *       "maxMoves": 200
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The waves completed (made) from `from` up to `to` are replayed; at most 366 days. Default: the last 30 days */
+                    period?: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date and time
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date and time
+                         */
+                        to: string;
+                    };
+                    /**
+                     * @description Products moved at most; the busiest first
+                     * @default 1000
+                     */
+                    maxMoves?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "0193a2c4-7f10-7c3e-9a41-5b2d8e6f1a20",
+                     *         "createdAt": "2026-11-01T06:00:00.000Z",
+                     *         "period": {
+                     *           "from": "2026-10-01T00:00:00.000Z",
+                     *           "to": "2026-11-01T00:00:00.000Z"
+                     *         },
+                     *         "waves": 412,
+                     *         "moves": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "sku": "MUG-RED-12",
+                     *             "name": "Red ceramic mug, 12 oz",
+                     *             "from": "D-14-2",
+                     *             "to": "A-02-1",
+                     *             "picks": 96
+                     *           },
+                     *           {
+                     *             "productExternalId": "P-2210",
+                     *             "sku": "CANDLE-XL",
+                     *             "name": "Pillar candle, XL",
+                     *             "from": "A-02-1",
+                     *             "to": "D-14-2",
+                     *             "picks": 1
+                     *           }
+                     *         ],
+                     *         "walkingBefore": 48210,
+                     *         "walkingAfter": 44962,
+                     *         "saving": 3248,
+                     *         "savingPercent": 6.74,
+                     *         "appliedAt": null,
+                     *         "applied": null
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            period: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date and time
+                                 */
+                                from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date and time
+                                 */
+                                to: string;
+                            };
+                            /** @description The period's completed waves replayed: the same orders on the same carts */
+                            waves: number;
+                            /** @description Products to move, by how much nearer the depot they come times their picks, most first; the moves only exchange products between the locations they hold */
+                            moves: {
+                                productExternalId: string;
+                                sku: string;
+                                name: string;
+                                /** @description Location code it stands at */
+                                from: string;
+                                /** @description Location code it moves to */
+                                to: string;
+                                /** @description Waves of the period that picked it */
+                                picks: number;
+                            }[];
+                            /** @description The period's waves walked by exact routes with the products where they stand */
+                            walkingBefore: number;
+                            /** @description The same waves walked with every move made; never more than walkingBefore */
+                            walkingAfter: number;
+                            /** @description walkingBefore - walkingAfter */
+                            saving: number;
+                            /** @description The saving as a share of walkingBefore, in percent (two decimals) */
+                            savingPercent: number;
+                            appliedAt: string | null;
+                            applied: {
+                                moved: number;
+                                /** @description Moves left out: the product changed since the proposal, or its new location has no place now */
+                                skipped: {
+                                    productExternalId: string;
+                                    reason: string;
+                                }[];
+                            } | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    applyConsoleSlottingProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "0193a2c4-7f10-7c3e-9a41-5b2d8e6f1a20",
+                     *         "createdAt": "2026-11-01T06:00:00.000Z",
+                     *         "period": {
+                     *           "from": "2026-10-01T00:00:00.000Z",
+                     *           "to": "2026-11-01T00:00:00.000Z"
+                     *         },
+                     *         "waves": 412,
+                     *         "moves": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "sku": "MUG-RED-12",
+                     *             "name": "Red ceramic mug, 12 oz",
+                     *             "from": "D-14-2",
+                     *             "to": "A-02-1",
+                     *             "picks": 96
+                     *           },
+                     *           {
+                     *             "productExternalId": "P-2210",
+                     *             "sku": "CANDLE-XL",
+                     *             "name": "Pillar candle, XL",
+                     *             "from": "A-02-1",
+                     *             "to": "D-14-2",
+                     *             "picks": 1
+                     *           }
+                     *         ],
+                     *         "walkingBefore": 48210,
+                     *         "walkingAfter": 44962,
+                     *         "saving": 3248,
+                     *         "savingPercent": 6.74,
+                     *         "appliedAt": "2026-11-01T06:05:00.000Z",
+                     *         "applied": {
+                     *           "moved": 2,
+                     *           "skipped": []
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            period: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date and time
+                                 */
+                                from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date and time
+                                 */
+                                to: string;
+                            };
+                            /** @description The period's completed waves replayed: the same orders on the same carts */
+                            waves: number;
+                            /** @description Products to move, by how much nearer the depot they come times their picks, most first; the moves only exchange products between the locations they hold */
+                            moves: {
+                                productExternalId: string;
+                                sku: string;
+                                name: string;
+                                /** @description Location code it stands at */
+                                from: string;
+                                /** @description Location code it moves to */
+                                to: string;
+                                /** @description Waves of the period that picked it */
+                                picks: number;
+                            }[];
+                            /** @description The period's waves walked by exact routes with the products where they stand */
+                            walkingBefore: number;
+                            /** @description The same waves walked with every move made; never more than walkingBefore */
+                            walkingAfter: number;
+                            /** @description walkingBefore - walkingAfter */
+                            saving: number;
+                            /** @description The saving as a share of walkingBefore, in percent (two decimals) */
+                            savingPercent: number;
+                            appliedAt: string | null;
+                            applied: {
+                                moved: number;
+                                /** @description Moves left out: the product changed since the proposal, or its new location has no place now */
+                                skipped: {
+                                    productExternalId: string;
+                                    reason: string;
+                                }[];
+                            } | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
                     "X-Request-Id"?: string;

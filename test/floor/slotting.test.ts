@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { UNLIMITED } from '../helpers/context';
+import { item, order, warehouse } from '../orders/helpers';
+import { useFloor } from './helpers';
+
+/*
+ * BUSY is what every wave picks, and stands at D-10, the far corner from the depot (aisle 1);
+ * QUIET stands at A-01 by the depot and no wave picks it. SLOTTED is kept at a slot (B-05) and
+ * never moves. The proposal exchanges BUSY and QUIET.
+ */
+const LOCATIONS = [
+  { code: 'A-01', aisle: 1, position: 1 },
+  { code: 'B-05', aisle: 2, position: 5 },
+  { code: 'C-02', aisle: 3, position: 2 },
+  { code: 'D-10', aisle: 4, position: 10 },
+];
+const PRODUCTS = [
+  { externalId: 'BUSY', locationCode: 'D-10' },
+  { externalId: 'QUIET', locationCode: 'A-01' },
+  { externalId: 'MIDDLE', locationCode: 'C-02' },
+  { externalId: 'SLOTTED', locationCode: 'C-02' },
+];
+
+describe('floor: slotting proposals', () => {
+  const setup = useFloor({ locations: LOCATIONS, products: PRODUCTS });
+
+  let orders = 0;
+  /** A wave of one order per list of lines, every line picked in full, completed. */
+  async function completedWave(...lines: [string, number][][]) {
+    const ids: string[] = [];
+    for (const items of lines) {
+      const id = `SL-${++orders}`;
+      expect((await setup.tenant.api.post('/orders', order(id, items.map(([product, quantity]) => item(product, quantity))))).status).toBe(201);
+      ids.push(id);
+    }
+    const made = await setup.floor.post('/waves', { orders: ids });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    for (const stop of made.body.data.stops) {
+      for (const line of stop.lines) {
+        const picked = await setup.floor.post(`/waves/${made.body.data.id}/picks`, { orderExternalId: line.orderExternalId, productExternalId: line.productExternalId, quantity: line.quantity, locationCode: stop.locationCode });
+        expect(picked.status, JSON.stringify(picked.body)).toBe(200);
+      }
+    }
+    expect((await setup.floor.post(`/waves/${made.body.data.id}/complete`)).status).toBe(200);
+  }
+  const locationOf = async (externalId: string) => (await setup.tenant.api.get(`/products/${externalId}`)).body.data.locationCode;
+  const routeLength = async (locations: string[]) => (await setup.floor.post('/routes', { locations })).body.data.distance;
+
+  it('replays the waves with the same orders on the same carts, proposes the exchange that shortens them, and applies it once', async () => {
+    expect((await setup.floor.put('/slots', { slots: [{ productExternalId: 'SLOTTED', locationCode: 'B-05', quantity: 50 }] })).status).toBe(200);
+    await completedWave([['BUSY', 1]], [['BUSY', 2], ['SLOTTED', 1]]);
+    await completedWave([['BUSY', 1], ['MIDDLE', 1]]);
+    await completedWave([['SLOTTED', 2]]);
+
+    const made = await setup.floor.post('/slotting/proposals', {});
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const proposal = made.body.data;
+    expect(proposal.waves).toBe(3);
+    expect(proposal.moves).toEqual([
+      { productExternalId: 'BUSY', sku: 'SKU-BUSY', name: 'Product BUSY', from: 'D-10', to: 'A-01', picks: 2 },
+      { productExternalId: 'QUIET', sku: 'SKU-QUIET', name: 'Product QUIET', from: 'A-01', to: 'D-10', picks: 0 },
+    ]);
+    // The waves walked as they were, and with BUSY at A-01: exact routes, as POST /routes walks them.
+    const before = (await routeLength(['D-10', 'B-05'])) + (await routeLength(['D-10', 'C-02'])) + (await routeLength(['B-05']));
+    const after = (await routeLength(['A-01', 'B-05'])) + (await routeLength(['A-01', 'C-02'])) + (await routeLength(['B-05']));
+    expect(proposal.walkingBefore).toBeCloseTo(before, 9);
+    expect(proposal.walkingAfter).toBeCloseTo(after, 9);
+    expect(proposal.saving).toBeCloseTo(before - after, 9);
+    expect(proposal.savingPercent).toBeCloseTo(Math.round((10_000 * (before - after)) / before) / 100, 9);
+    expect(proposal.applied).toBeNull();
+    // Nothing moves until it is applied.
+    expect(await locationOf('BUSY')).toBe('D-10');
+    expect((await setup.floor.get(`/slotting/proposals/${proposal.id}`)).body.data).toEqual(proposal);
+
+    const events = async () => (await setup.ctx.database.db.selectFrom('events').select('id').where('tenant_id', '=', setup.tenant.id).execute()).length;
+    const eventsBefore = await events();
+    const applied = await setup.floor.post(`/slotting/proposals/${proposal.id}/apply`);
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect(applied.body.data.applied).toEqual({ moved: 2, skipped: [] });
+    expect(applied.body.data.appliedAt).not.toBeNull();
+    expect([await locationOf('BUSY'), await locationOf('QUIET'), await locationOf('MIDDLE')]).toEqual(['A-01', 'D-10', 'C-02']);
+    expect((await setup.floor.get('/slots?productExternalId=SLOTTED')).body.data.map((slot: { locationCode: string }) => slot.locationCode)).toEqual(['B-05']);
+    expect(await events()).toBe(eventsBefore);
+
+    // Applying again changes nothing and answers the same.
+    const updatedAt = (await setup.tenant.api.get('/products/BUSY')).body.data.updatedAt;
+    const again = await setup.floor.post(`/slotting/proposals/${proposal.id}/apply`);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toEqual(applied.body.data);
+    expect((await setup.tenant.api.get('/products/BUSY')).body.data.updatedAt).toBe(updatedAt);
+
+    // Where the products stand now, the same waves walk what the proposal said: nothing more to propose.
+    const next = (await setup.floor.post('/slotting/proposals', {})).body.data;
+    expect(next.walkingBefore).toBeCloseTo(after, 9);
+    expect(next.moves).toEqual([]);
+    expect(next.walkingAfter).toBe(next.walkingBefore);
+  });
+
+  it('skips and reports a move whose product changed since the proposal, and moves the rest', async () => {
+    // QUIET, now at D-10, becomes the busiest.
+    for (let wave = 0; wave < 3; wave++) await completedWave([['QUIET', 1]]);
+    const proposal = (await setup.floor.post('/slotting/proposals', {})).body.data;
+    expect(proposal.moves.find((move) => move.productExternalId === 'QUIET')).toMatchObject({ from: 'D-10', to: 'A-01', picks: 3 });
+    const other = proposal.moves.find((move) => move.productExternalId !== 'QUIET')!;
+    expect(other).toBeDefined();
+    // Meanwhile the integrator moves another product of the proposal.
+    const id = other.productExternalId;
+    expect((await setup.tenant.api.post('/products', { externalId: id, sku: `SKU-${id}`, name: `Product ${id}`, stock: 100, locationCode: 'B-05' })).status).toBe(200);
+    const applied = (await setup.floor.post(`/slotting/proposals/${proposal.id}/apply`)).body.data.applied!;
+    expect(applied.skipped).toEqual([{ productExternalId: other.productExternalId, reason: 'the product changed since the proposal' }]);
+    expect(applied.moved).toBe(proposal.moves.length - 1);
+    expect(await locationOf(other.productExternalId)).toBe('B-05');
+    expect(await locationOf('QUIET')).toBe('A-01');
+  });
+});
+
+describe('floor: slotting proposals, errors', () => {
+  const setup = useFloor({ locations: LOCATIONS, products: PRODUCTS });
+
+  it('refuses a period that runs backwards or spans more than a year, and maxMoves out of range, with 400 naming the field; nothing is kept', async () => {
+    const count = async () => (await setup.ctx.database.db.selectFrom('slotting_proposals').select('id').where('tenant_id', '=', setup.tenant.id).execute()).length;
+    for (const [body, field] of [
+      [{ period: { from: '2026-11-02T00:00:00Z', to: '2026-11-01T00:00:00Z' } }, 'period.to'],
+      [{ period: { from: '2024-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' } }, 'period.to'],
+      [{ period: { from: 'yesterday', to: '2026-01-01T00:00:00Z' } }, 'period.from'],
+      [{ maxMoves: 0 }, 'maxMoves'],
+      [{ maxMoves: 1.5 }, 'maxMoves'],
+    ] as const) {
+      const response = await setup.floor.post('/slotting/proposals', body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error.details.map((detail: { field: string }) => detail.field)).toContain(field);
+    }
+    expect(await count()).toBe(0);
+  });
+
+  it('answers 404 for a proposal it does not know, and 409 without a layout', async () => {
+    const unknown = '0193a2c4-7f10-7c3e-9a41-5b2d8e6f1a20';
+    expect((await setup.floor.get(`/slotting/proposals/${unknown}`)).status).toBe(404);
+    expect((await setup.floor.post(`/slotting/proposals/${unknown}/apply`)).status).toBe(404);
+    const bare = await setup.ctx.tenant(UNLIMITED);
+    expect((await warehouse(setup.ctx, bare).post('/slotting/proposals', {})).status).toBe(409);
+  });
+});
+
+describe('floor: slotting proposals, security', () => {
+  const setup = useFloor({ locations: LOCATIONS, products: PRODUCTS });
+
+  it('needs the admin token', async () => {
+    const base = `/api/v1/warehouse/tenants/${setup.tenant.slug}/slotting/proposals`;
+    const id = '0193a2c4-7f10-7c3e-9a41-5b2d8e6f1a20';
+    for (const [method, url] of [
+      ['POST', base],
+      ['GET', `${base}/${id}`],
+      ['POST', `${base}/${id}/apply`],
+    ] as const) {
+      expect((await setup.ctx.app.inject({ method, url, payload: method === 'POST' ? {} : undefined })).statusCode, `${method} ${url}`).toBe(401);
+    }
+  });
+
+  it("keeps each tenant's proposals its own: another tenant can neither read nor apply one", async () => {
+    const proposal = (await setup.floor.post('/slotting/proposals', {})).body.data;
+    const other = await setup.ctx.tenant(UNLIMITED);
+    const otherFloor = warehouse(setup.ctx, other);
+    expect((await otherFloor.get(`/slotting/proposals/${proposal.id}`)).status).toBe(404);
+    expect((await otherFloor.post(`/slotting/proposals/${proposal.id}/apply`)).status).toBe(404);
+    expect((await setup.floor.get(`/slotting/proposals/${proposal.id}`)).body.data.appliedAt).toBeNull();
+  });
+});
