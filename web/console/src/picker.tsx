@@ -6,6 +6,7 @@ import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, 
 import { PickQueue } from './queue';
 import { useScanner } from './scanner';
 import { useSettings } from './settings';
+import { plural } from './text';
 
 type Message = { kind: 'error' | 'info'; text: string } | null;
 
@@ -30,7 +31,6 @@ const confirmedKey = (waveId: string) => `pickport.confirmed-location.${waveId}`
 const countKey = (waveId: string) => `pickport.counted.${waveId}`;
 /** A line's part at one stop: a line split over slots has a part at each of its stops. */
 const lineKeyOf = (line: WaveLine, locationCode: string | null) => `${line.orderExternalId}:${line.productExternalId}@${locationCode ?? ''}`;
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /**
  * The handheld screen: the totes' labels first (when the warehouse uses them), then one stop at a
