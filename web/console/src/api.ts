@@ -44,6 +44,7 @@ export type Board = Data<'/board', 'GET'>;
 export type Floor = Data<'/floor', 'GET'>;
 export type CartPlan = Data<'/waves/plan', 'GET'>;
 export type Settings = Data<'/settings', 'GET'>;
+export type SlottingProposal = Data<'/slotting/proposals', 'POST'>;
 
 /** An answer of the API that was not a success: its envelope's code and message. */
 export class ApiError extends Error {

@@ -5,6 +5,8 @@ import { FloorPlan, waveLabel } from './floor-plan';
 import { rejected } from './feedback';
 import { PrintLink } from './print';
 import { useScanner } from './scanner';
+import { SlottingAdvice } from './slotting';
+import { plural } from './text';
 
 const STATUSES = ['PENDING_VALIDATION', 'PENDING', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'];
 /** The board follows the floor without a reload. */
@@ -13,7 +15,6 @@ const REFRESH_MS = 10_000;
 const NEXT_CARTS = 5;
 
 const round = (value: number) => Math.round(value * 10) / 10;
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The supervisor's desk: what is happening on the floor, and the few levers to act on it. */
 export default function Supervisor() {
@@ -108,6 +109,7 @@ export default function Supervisor() {
           <FloorPlan floor={floor} />
         </section>
       )}
+      <SlottingAdvice />
     </div>
   );
 }

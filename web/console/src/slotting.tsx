@@ -1,0 +1,123 @@
+import { useState } from 'preact/hooks';
+import { api, describe, type SlottingProposal } from './api';
+import { plural } from './text';
+
+/** Walking distances in the layout's unit: whole thousands grouped, one decimal at most (a small floor walks tens). */
+const distance = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+
+/**
+ * Which products to move nearer the depot, judged by walking the period's completed waves again
+ * with the moves made. Nothing moves until the supervisor applies the proposal.
+ */
+export function SlottingAdvice() {
+  const [proposal, setProposal] = useState<SlottingProposal | null>(null);
+  const [working, setWorking] = useState<'proposing' | 'applying' | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  /** Runs one request of the section; its answer replaces the proposal shown. */
+  const run = async (kind: 'proposing' | 'applying', request: () => Promise<SlottingProposal>) => {
+    setWorking(kind);
+    setError(null);
+    try {
+      setProposal(await request());
+    } catch (failure) {
+      setError(describe(failure));
+    } finally {
+      setWorking(null);
+    }
+  };
+
+  const propose = (event: Event) => {
+    event.preventDefault();
+    const maxMoves = String(new FormData(event.target as HTMLFormElement).get('maxMoves') ?? '').trim();
+    setProposal(null);
+    void run('proposing', () => api('POST', '/slotting/proposals', { body: maxMoves ? { maxMoves: Number(maxMoves) } : {} }));
+  };
+  const apply = (id: string) => void run('applying', () => api('POST', '/slotting/proposals/{id}/apply', { params: { id } }));
+
+  return (
+    <section class="panel wide slotting" aria-labelledby="slotting-heading">
+      <h3 id="slotting-heading">Slotting advice</h3>
+      <p>Moves the busiest products nearer the depot, judged by walking the last 30 days' completed waves again. Nothing moves until you apply them.</p>
+      <form class="row slotting-form" onSubmit={propose}>
+        <div class="stack">
+          <label for="slotting-max-moves">Most moves</label>
+          <input id="slotting-max-moves" name="maxMoves" type="number" min={1} max={100_000} step={1} placeholder="1000" />
+        </div>
+        <button type="submit" class="primary" disabled={working !== null}>
+          Propose moves
+        </button>
+      </form>
+      <div role="alert" class="message error">
+        {error}
+      </div>
+      <div role="status" class="message info">
+        {working === 'proposing' && <p>Replaying the period's waves…</p>}
+        {working === 'applying' && <p>Moving the products…</p>}
+        {!working && proposal?.applied && <AppliedSummary applied={proposal.applied} />}
+      </div>
+      {proposal && <Proposal proposal={proposal} working={working !== null} onApply={() => apply(proposal.id)} />}
+    </section>
+  );
+}
+
+function Proposal({ proposal, working, onApply }: { proposal: SlottingProposal; working: boolean; onApply(): void }) {
+  if (proposal.moves.length === 0) return <p>No move would shorten the walking of the period's {plural(proposal.waves, 'wave')}.</p>;
+  return (
+    <>
+      <p class="saving">
+        Walking {distance.format(proposal.walkingBefore)} → {distance.format(proposal.walkingAfter)} (−{proposal.savingPercent.toFixed(1)}%) over{' '}
+        {plural(proposal.waves, 'wave')}
+      </p>
+      <h4 id="slotting-moves-heading">Proposed moves</h4>
+      <table aria-labelledby="slotting-moves-heading">
+        <thead>
+          <tr>
+            <th scope="col">Product</th>
+            <th scope="col">From</th>
+            <th scope="col">To</th>
+            <th scope="col">Picks</th>
+          </tr>
+        </thead>
+        <tbody>
+          {proposal.moves.map((move) => (
+            <tr key={move.productExternalId}>
+              <th scope="row">
+                {move.name} ({move.sku})
+              </th>
+              <td>{move.from}</td>
+              <td>{move.to}</td>
+              <td>{move.picks}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {!proposal.appliedAt && (
+        <button type="button" class="primary" disabled={working} onClick={onApply}>
+          Apply moves
+        </button>
+      )}
+    </>
+  );
+}
+
+/** What applying did: the products moved, and each move left out with its reason. */
+function AppliedSummary({ applied }: { applied: NonNullable<SlottingProposal['applied']> }) {
+  return (
+    <>
+      <p>
+        Moved {plural(applied.moved, 'product')}
+        {applied.skipped.length === 0 ? '.' : `; skipped ${applied.skipped.length}:`}
+      </p>
+      {applied.skipped.length > 0 && (
+        <ul>
+          {applied.skipped.map((skip) => (
+            <li key={skip.productExternalId}>
+              {skip.productExternalId}: {skip.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
