@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAYOUT } from '../floor/helpers';
+import { completeWaveOf, LAYOUT } from '../floor/helpers';
 import type { TestContext, TestTenant } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
 import { accessibilityProblems, ConsoleFloor, DESKTOP, haveChromium, PHONE, SCREENSHOTS, signIn, SKIP_LINE } from './browser';
@@ -41,19 +41,10 @@ describe.skipIf(!haveChromium)('console in a real browser: slotting advice', { t
     await floor?.close();
   });
 
-  /** One order of one unit of each product, made a wave, picked in full and completed through the warehouse API. */
+  /** One order of one unit of each product, picked in a wave of its own, completed through the warehouse API. */
   async function completedWave(externalId: string, products: string[]) {
     expect((await tenant.api.post('/orders', order(externalId, products.map((product) => item(product))))).status).toBe(201);
-    const api = warehouse(ctx, tenant);
-    const made = await api.post('/waves', { orders: [externalId] });
-    expect(made.status, JSON.stringify(made.body)).toBe(201);
-    for (const stop of made.body.data.stops) {
-      for (const line of stop.lines) {
-        const picked = await api.post(`/waves/${made.body.data.id}/picks`, { orderExternalId: line.orderExternalId, productExternalId: line.productExternalId, quantity: line.quantity, locationCode: stop.locationCode });
-        expect(picked.status, JSON.stringify(picked.body)).toBe(200);
-      }
-    }
-    expect((await api.post(`/waves/${made.body.data.id}/complete`)).status).toBe(200);
+    await completeWaveOf(warehouse(ctx, tenant), [externalId]);
   }
   const locationOf = async (externalId: string) => (await tenant.api.get(`/products/${externalId}`)).body.data.locationCode;
 

@@ -54,6 +54,19 @@ export function useFloor(floor: { locations?: Located[]; codes?: string[]; produ
   };
 }
 
+/** Makes a wave of the given PENDING orders, records every line picked in full at its stop, and completes it. */
+export async function completeWaveOf(api: ReturnType<typeof warehouse>, orders: string[]) {
+  const made = await api.post('/waves', { orders });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  for (const stop of made.body.data.stops) {
+    for (const line of stop.lines) {
+      const picked = await api.post(`/waves/${made.body.data.id}/picks`, { orderExternalId: line.orderExternalId, productExternalId: line.productExternalId, quantity: line.quantity, locationCode: stop.locationCode });
+      expect(picked.status, JSON.stringify(picked.body)).toBe(200);
+    }
+  }
+  expect((await api.post(`/waves/${made.body.data.id}/complete`)).status).toBe(200);
+}
+
 /** Releases every PICKING wave of the tenant and cancels its PENDING orders: what a test plans or chooses next is its own orders. */
 export async function clearPool({ tenant, floor }: { tenant: TestTenant; floor: ReturnType<typeof warehouse> }) {
   for (const wave of (await floor.get('/waves?status=PICKING&limit=100')).body.data) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UNLIMITED } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
-import { useFloor } from './helpers';
+import { completeWaveOf, useFloor } from './helpers';
 
 /*
  * BUSY is what every wave picks, and stands at D-10, the far corner from the depot (aisle 1);
@@ -33,15 +33,7 @@ describe('floor: slotting proposals', () => {
       expect((await setup.tenant.api.post('/orders', order(id, items.map(([product, quantity]) => item(product, quantity))))).status).toBe(201);
       ids.push(id);
     }
-    const made = await setup.floor.post('/waves', { orders: ids });
-    expect(made.status, JSON.stringify(made.body)).toBe(201);
-    for (const stop of made.body.data.stops) {
-      for (const line of stop.lines) {
-        const picked = await setup.floor.post(`/waves/${made.body.data.id}/picks`, { orderExternalId: line.orderExternalId, productExternalId: line.productExternalId, quantity: line.quantity, locationCode: stop.locationCode });
-        expect(picked.status, JSON.stringify(picked.body)).toBe(200);
-      }
-    }
-    expect((await setup.floor.post(`/waves/${made.body.data.id}/complete`)).status).toBe(200);
+    await completeWaveOf(setup.floor, ids);
   }
   const locationOf = async (externalId: string) => (await setup.tenant.api.get(`/products/${externalId}`)).body.data.locationCode;
   const routeLength = async (locations: string[]) => (await setup.floor.post('/routes', { locations })).body.data.distance;
