@@ -1,6 +1,7 @@
 import type { PoolOrder } from '../src/floor/plan/cart-plan';
 import type { Layout, Place } from '../src/floor/plan/layout';
 import { shortestRouteLength } from '../src/floor/plan/walks';
+import { mulberry32 } from '../src/floor/plan/random';
 
 /**
  * Order-batching instances in the shape of Henn & Wäscher's (EJOR 222, 2012): one block of 10
@@ -27,18 +28,9 @@ const CLASSES = [
   { share: 0.12, firstAisle: 5, lastAisle: 10 },
 ];
 
-/** Park–Miller's minimal standard generator: numbers in [0, 1), the same for the same seed. */
-export function seededRandom(seed: number): () => number {
-  let state = (seed % 2_147_483_646) + 1;
-  return () => {
-    state = (state * 48_271) % 2_147_483_647;
-    return (state - 1) / 2_147_483_646;
-  };
-}
-
 /** `orders` orders, all equally urgent (the instances know no due dates), ids o0, o1, ... */
 export function batchingInstance(orders: number, demand: Demand, seed: number): PoolOrder[] {
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
   const place = (): Place => {
     if (demand === 'uniform') return { aisle: between(1, HW_LAYOUT.aisles), position: between(1, HW_LAYOUT.positionsPerAisle) };

@@ -100,7 +100,7 @@ export default async function slotting(): Promise<Measurement[]> {
   const replaySeconds = (performance.now() - replayStarted) / 1000;
   const walkingAbc = replay(built.problem, abcStorage(built));
   const started = performance.now();
-  const proposal = proposeSlotting(built.problem, (done, of, walking) => console.log(`  slotting: zoning ${done} of ${of} replayed, walk ${walking.toFixed(0)} (${((performance.now() - started) / 1000).toFixed(1)} s)`));
+  const proposal = proposeSlotting(built.problem, ({ zoningsReplayed, zonings, walking }) => console.log(`  slotting: zoning ${zoningsReplayed} of ${zonings} replayed, walk ${walking.toFixed(0)} (${((performance.now() - started) / 1000).toFixed(1)} s)`));
   const seconds = (performance.now() - started) / 1000;
   console.log(`  ${built.problem.waves.length} carts; random storage ${walkingRandom.toFixed(0)}, ABC ${walkingAbc.toFixed(0)}, proposal ${proposal.walkingAfter.toFixed(0)} (${proposal.moves.length} moves), ${seconds.toFixed(1)} s on ${availableParallelism()} cores`);
   return [

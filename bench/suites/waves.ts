@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../src/db';
 import { greedyCarts, planCarts, type PoolOrder } from '../../src/floor/plan/cart-plan';
 import { ADMIN_TOKEN } from '../../test/helpers/context';
-import { batchingInstance, batchingLowerBound, CAPACITIES, DEMANDS, HW_LAYOUT, optimalBatchingDistance, seededRandom } from '../batching-instances';
+import { batchingInstance, batchingLowerBound, CAPACITIES, DEMANDS, HW_LAYOUT, optimalBatchingDistance } from '../batching-instances';
+import { mulberry32 } from '../../src/floor/plan/random';
 import { startBenchService, type Measurement } from '../harness';
 
 /** PENDING orders to choose from; the 240 waves measured take 1,920 of them, so the pool of 500 stays full. */
@@ -171,7 +172,7 @@ const SERVICE_LIMITS = { maxOrders: 8, maxItems: 40 };
  * random places, urgency from four priorities and 97 due hours. Carts of 8 orders and 40 units.
  */
 function servicePool(seed: number): PoolOrder[] {
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
   const orders = Array.from({ length: TIMED_ORDERS }, (_, i) => {
     const lines = between(1, 4);

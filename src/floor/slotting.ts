@@ -1,10 +1,11 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { notFound, validationError } from '../http/errors';
 import { requireLayout } from './layout-store';
 import { placesOfLine } from './plan/items';
 import type { Place } from './plan/layout';
-import { proposeSlotting, type SlottingProblem } from './plan/slotting';
+import { slottingSteps, type SlottingProblem, type SlottingProposal } from './plan/slotting';
 import { productPlaces } from './slots';
 
 /*
@@ -107,7 +108,7 @@ export async function workOutProposal(db: Executor, tenantId: string, request: P
     waves: [...byWave.values()],
     maxMoves: request.maxMoves ?? DEFAULT_MAX_MOVES,
   };
-  const proposal = proposeSlotting(problem);
+  const proposal = await inTurns(slottingSteps(problem));
   const moves: StoredMove[] = proposal.moves.map(({ product, from, to, picks }) => {
     const row = catalog.rows[product]!;
     return { productId: row.id, productExternalId: row.external_id, sku: row.sku, name: row.name, from: codes[from]!, to: codes[to]!, picks, productUpdatedAt: new Date(row.updated_at).toISOString() };
@@ -197,4 +198,13 @@ export async function applyProposal(tx: Tx, tenantId: string, id: string): Promi
   const applied: AppliedMoves = { moved: moving.length, skipped };
   await tx.updateTable('slotting_proposals').set({ applied_at: new Date(), applied: JSON.stringify(applied) }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
   return { id, events: [] };
+}
+
+/** Runs the steps one event-loop turn each, so that requests keep being answered while a proposal is worked out. */
+async function inTurns(steps: Generator<unknown, SlottingProposal>): Promise<SlottingProposal> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    await nextTurn();
+  }
 }

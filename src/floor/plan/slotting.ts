@@ -59,24 +59,49 @@ export interface SlottingProposal {
  */
 const AISLE_WEIGHTS = [0.5, 1, 2, 4, 16, 1_000];
 
-/** `progress` hears of each zoning replayed, with its walk. */
-export function proposeSlotting(problem: SlottingProblem, progress?: (done: number, of: number, walking: number) => void): SlottingProposal {
+/** Waves replayed between two pauses of a proposal worked out in steps. */
+const WAVES_PER_STEP = 50;
+
+/** A pause of a proposal worked out in steps: after each zoning replayed, its walk. */
+export interface SlottingStep {
+  zoningsReplayed: number;
+  zonings: number;
+  /** The walk of the zoning just replayed; undefined at a pause within a replay. */
+  walking?: number;
+}
+
+/** The proposal, worked out at once; `progress` hears of each zoning replayed. */
+export function proposeSlotting(problem: SlottingProblem, progress?: (step: Required<SlottingStep>) => void): SlottingProposal {
+  const steps = slottingSteps(problem);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    if (next.value.walking !== undefined) progress?.(next.value as Required<SlottingStep>);
+  }
+}
+
+/**
+ * The proposal, worked out in steps of a few waves replayed each: a service runs one step at a
+ * time and lets other work run in between, so that a month of waves does not hold it up.
+ */
+export function* slottingSteps(problem: SlottingProblem): Generator<SlottingStep, SlottingProposal> {
   const { layout, places, products, waves } = problem;
   const picks = new Array<number>(products.length).fill(0);
   for (const wave of waves) for (const product of new Set(wave.products)) picks[product]! += 1;
   const current = products.map((product) => product.at);
-  const walkingBefore = replay(problem, current);
+  const zonings = AISLE_WEIGHTS.length;
+  const walkingBefore = yield* replaySteps(problem, current, { zoningsReplayed: 0, zonings });
   // The busiest products first; a product no wave picked keeps its place unless one must be freed.
   const busiest = products.map((_, index) => index).sort((a, b) => picks[b]! - picks[a]! || a - b);
   const depotX = aisleX(layout, layout.depotAisle);
   let best: { at: number[]; walking: number } = { at: current, walking: walkingBefore };
-  AISLE_WEIGHTS.forEach((weight, tried) => {
+  for (const [tried, weight] of AISLE_WEIGHTS.entries()) {
     const rank = (place: number) => weight * Math.abs(aisleX(layout, places[place]!.aisle) - depotX) + positionY(layout, places[place]!.position);
     const at = towards(current, busiest, picks, rank, problem.maxMoves);
-    const walking = replay(problem, at);
+    const walking = yield* replaySteps(problem, at, { zoningsReplayed: tried, zonings });
     if (walking < best.walking - 1e-9) best = { at, walking };
-    progress?.(tried + 1, AISLE_WEIGHTS.length, walking);
-  });
+    yield { zoningsReplayed: tried + 1, zonings, walking };
+  }
   const nearness = (place: number) => Math.abs(aisleX(layout, places[place]!.aisle) - depotX) + positionY(layout, places[place]!.position);
   const nearer = (move: SlottingMove) => move.picks * (nearness(move.from) - nearness(move.to));
   const moves = products
@@ -122,10 +147,20 @@ function towards(current: readonly number[], busiest: readonly number[], picks: 
 
 /** The walk of every wave, exact, with the movable products at `at`. */
 export function replay(problem: SlottingProblem, at: readonly number[]): number {
+  const steps = replaySteps(problem, at, { zoningsReplayed: 0, zonings: 0 });
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** `replay`, pausing every few waves with `pause`. */
+function* replaySteps(problem: SlottingProblem, at: readonly number[], pause: SlottingStep): Generator<SlottingStep, number> {
   let walking = 0;
-  for (const wave of problem.waves) {
+  for (const [index, wave] of problem.waves.entries()) {
     const stops = [...wave.fixed, ...wave.products.map((product) => problem.places[at[product]!]!)];
     if (stops.length > 0) walking += shortestRouteLength(problem.layout, stops);
+    if ((index + 1) % WAVES_PER_STEP === 0) yield pause;
   }
   return walking;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { proposeSlotting, replay, type SlottingProblem } from '../../../src/floor/plan/slotting';
+import { proposeSlotting, replay, slottingSteps, type SlottingProblem } from '../../../src/floor/plan/slotting';
 import { layoutArbitrary, placeArbitrary } from './arbitraries';
 
 /** A floor, up to 12 places holding up to 20 products, and up to 10 waves picking some of them (and some fixed places). */
@@ -75,5 +75,26 @@ describe('proposeSlotting (property)', () => {
       maxMoves: 1,
     };
     expect(proposeSlotting(problem).moves).toEqual([]);
+  });
+
+  it('works out in steps of at most 50 waves replayed, so that a service can answer requests in between, to the same proposal', () => {
+    const layout = { aisles: 5, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 1 };
+    const problem: SlottingProblem = {
+      layout,
+      places: [{ aisle: 1, position: 1 }, { aisle: 3, position: 4 }, { aisle: 5, position: 10 }],
+      products: [{ id: 'A', at: 0 }, { id: 'B', at: 1 }, { id: 'C', at: 2 }],
+      waves: Array.from({ length: 420 }, (_, i) => ({ fixed: [], products: [2, i % 3 === 0 ? 1 : 0] })),
+      maxMoves: 3,
+    };
+    const steps = slottingSteps(problem);
+    let pauses = 0;
+    let next = steps.next();
+    while (!next.done) {
+      pauses++;
+      next = steps.next();
+    }
+    // Seven replays (today's places and six zonings) of 420 waves: 8 pauses within each, one after each zoning.
+    expect(pauses).toBe(7 * 8 + 6);
+    expect(next.value).toEqual(proposeSlotting(problem));
   });
 });
