@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   webhooks: () => import('./suites/webhooks'),
   floor: () => import('./suites/floor'),
   waves: () => import('./suites/waves'),
+  insight: () => import('./suites/insight'),
   retention: () => import('./suites/retention'),
   sequential: () => import('./suites/sequential'),
   'fresh-import': () => import('./suites/fresh-import'),

@@ -37,9 +37,9 @@ describe('the console', () => {
     const heatMap = await supervisor.get(paths[0]!);
     expect(heatMap.status).toBe(200);
     expect(heatMap.body.data).toMatchObject({ locations: [], unplaced: { picks: 0, units: 0 } });
-    const charts = await supervisor.get(paths[1]!);
-    expect(charts.body.data.pickers).toEqual([]);
-    expect(charts.body.data.points.every((point: { received: number; linesPicked: number }) => point.received === 0 && point.linesPicked === 0)).toBe(true);
+    const charts = (await supervisor.get(paths[1]!)).body.data as { pickers: unknown[]; points: { received: number; linesPicked: number }[] };
+    expect(charts.pickers).toEqual([]);
+    expect(charts.points.every((point) => point.received === 0 && point.linesPicked === 0)).toBe(true);
   });
 });
 
