@@ -99,18 +99,20 @@ export async function loadCharts(db: Executor, tenantId: string, period: Period,
       GROUP BY 1
     `.execute(db),
     // Per bucket and picker: picks, units, and the clock hours in which the picker recorded any.
+    // The picks are summed per wave and hour before they meet their wave: a few rows per wave
+    // instead of one per pick.
     sql<{ start: Date; picker_id: string; name: string; lines: number; units: string; hours: number }>`
-      SELECT p.start, p.picker_id, u.name, sum(p.lines)::int AS lines, sum(p.units) AS units, count(*)::int AS hours
+      SELECT date_trunc(${bucket}, p.hour, 'UTC') AS start, w.picker_id, u.name, sum(p.lines)::int AS lines, sum(p.units) AS units,
+        count(DISTINCT p.hour)::int AS hours
       FROM (
-        SELECT date_trunc(${bucket}, l.picked_at, 'UTC') AS start, w.picker_id, date_trunc('hour', l.picked_at, 'UTC') AS hour,
-          count(*) AS lines, sum(l.picked_quantity) AS units
-        FROM wave_lines l
-        JOIN waves w ON w.tenant_id = l.tenant_id AND w.id = l.wave_id
-        WHERE l.tenant_id = ${tenantId} AND l.picked_at >= ${from} AND l.picked_at < ${to} AND w.picker_id IS NOT NULL
-        GROUP BY 1, 2, 3
+        SELECT wave_id, date_trunc('hour', picked_at, 'UTC') AS hour, count(*) AS lines, sum(picked_quantity) AS units
+        FROM wave_lines
+        WHERE tenant_id = ${tenantId} AND picked_at >= ${from} AND picked_at < ${to}
+        GROUP BY 1, 2
       ) AS p
-      JOIN staff_users u ON u.tenant_id = ${tenantId} AND u.id = p.picker_id
-      GROUP BY p.start, p.picker_id, u.name
+      JOIN waves w ON w.tenant_id = ${tenantId} AND w.id = p.wave_id
+      JOIN staff_users u ON u.tenant_id = w.tenant_id AND u.id = w.picker_id
+      GROUP BY 1, 2, 3
     `.execute(db),
     sql<{ start: Date; waves: number; orders: number; distance: string; s_shape: string }>`
       SELECT date_trunc(${bucket}, w.created_at, 'UTC') AS start, count(*)::int AS waves, sum(o.n)::int AS orders,
