@@ -70,9 +70,10 @@ describe.skipIf(!haveChromium)('console in a real browser: the Insight screen', 
       await page.getByRole('figure', { name: 'Walking per order: the planned route against S-shape' }).waitFor();
       await page.getByRole('figure', { name: 'Picking rate per picker-hour' }).waitFor();
 
-      // The chart fits the screen: no wider than the page.
+      // The chart, and the page with it, fit the screen: nothing to scroll sideways.
       const chartWidth = await orders.locator('canvas').evaluate((canvas) => canvas.getBoundingClientRect().width);
       expect(chartWidth).toBeLessThanOrEqual(viewport.width);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       expect(errors).toEqual([]);
       if (viewport === DESKTOP) await checkScreen(page, 'insight');
     });
