@@ -115,6 +115,9 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
+/** The value below which a share `p` (0..1) of the ascending `sorted` values fall. */
+export const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
 /** Milliseconds of `fn`, best of `runs` (the least disturbed by the rest of the machine). */
 export async function bestTimeMs(runs: number, fn: () => Promise<unknown>): Promise<number> {
   let best = Infinity;

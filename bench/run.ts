@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   floor: () => import('./suites/floor'),
   waves: () => import('./suites/waves'),
   slotting: () => import('./suites/slotting'),
+  insight: () => import('./suites/insight'),
   retention: () => import('./suites/retention'),
   sequential: () => import('./suites/sequential'),
   'fresh-import': () => import('./suites/fresh-import'),

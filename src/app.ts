@@ -13,6 +13,7 @@ import { CONSOLE_API_PREFIX, consoleRoutes } from './console/routes';
 import { consoleStatic } from './console/static';
 import { floorMetrics } from './floor/metrics';
 import { floorRoutes } from './floor/routes';
+import { insightRoutes } from './insight/routes';
 import { settingsRoutes } from './settings/routes';
 import { installAdminAuth } from './http/admin-auth';
 import { installApiKeyAuth } from './http/auth';
@@ -164,6 +165,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
       installAdminAuth(scope);
       await scope.register(warehouseRoutes);
       await scope.register(floorRoutes);
+      await scope.register(insightRoutes);
       await scope.register(settingsRoutes);
     },
     { prefix: WAREHOUSE_PREFIX },

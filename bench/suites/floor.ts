@@ -4,7 +4,7 @@ import { routePicks } from '../../src/floor/plan/walks';
 import { routeItems } from '../../src/floor/plan/items';
 import { sprpInstances, twoBlockInstances, type SprpInstance } from '../../test/helpers/sprp';
 import { mulberry32 } from '../../src/floor/plan/random';
-import type { Measurement } from '../harness';
+import { percentile, type Measurement } from '../harness';
 
 const between = (next: () => number, min: number, max: number) => min + Math.floor(next() * (max - min + 1));
 const placeOn = (layout: Layout, next: () => number): Place => ({
@@ -166,7 +166,6 @@ function twoBlockRoutes(): Measurement[] {
     }
     return result.sort((a, b) => a - b);
   };
-  const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
   const [optimal, sShape] = [times('optimal'), times('s-shape')];
   const reproduced = instances.filter(({ layout, picks, optimum }) => {
     const route = routePicks(layout, picks, 'optimal');

@@ -6,6 +6,7 @@ import { SettingsResponse } from '../settings/schemas';
 import { readSettings } from '../settings/store';
 import { endSession, startSession, verifySignIn } from '../staff/sessions';
 import { clearSessionCookie, consoleRoute, installConsoleAuth, setSessionCookie } from './auth';
+import { insightRoutes } from './insight-routes';
 import { packingRoutes } from './packer-routes';
 import { pickingRoutes } from './picker-routes';
 import { MeResponse, SignedOutResponse, SignInBody } from './schemas';
@@ -79,4 +80,5 @@ export const consoleRoutes =
     await app.register(pickingRoutes);
     await app.register(packingRoutes);
     await app.register(supervisorRoutes);
+    await app.register(insightRoutes);
   };

@@ -152,6 +152,36 @@ const issuedKey = { ...apiKey, key: 'pk_live_8Hq2vN3xR7tL0aZ5cE9wY1uJ4kM6bD2fG8s
 const listedKey = (status: 'active' | 'revoked', revokedAt: string | null = null) => ({ ...apiKey, revokedAt, status });
 
 const layout = { aisles: 12, positionsPerAisle: 40, aisleSpacing: 3, positionSpacing: 1.2, crossAisleOffset: 2, depotAisle: 1, crossAisles: [{ afterPosition: 20, width: 3 }] };
+const heatMap = {
+  from: '2026-11-23T00:00:00.000Z',
+  to: '2026-11-24T00:00:00.000Z',
+  layout,
+  locations: [
+    { code: 'A-03-2', aisle: 1, position: 3, picks: 42, units: 57 },
+    { code: 'B-11-1', aisle: 2, position: 11, picks: 9, units: 9 },
+  ],
+  unplaced: { picks: 2, units: 3 },
+};
+const insightCharts = {
+  from: '2026-11-23T08:00:00.000Z',
+  to: '2026-11-23T10:00:00.000Z',
+  bucket: 'hour',
+  points: [
+    {
+      start: '2026-11-23T08:00:00.000Z', received: 31, picked: 24, packed: 20, dispatched: 18, linesPicked: 96, unitsPicked: 131, pickerHours: 2,
+      linesPerPickerHour: 48, unitsPerPickerHour: 65.5, wavesCompleted: 4, walkPerOrder: 21.4, sShapeWalkPerOrder: 29.9, shortPicks: { DAMAGED: 1 },
+    },
+    {
+      start: '2026-11-23T09:00:00.000Z', received: 28, picked: 30, packed: 27, dispatched: 22, linesPicked: 118, unitsPicked: 160, pickerHours: 3,
+      linesPerPickerHour: 39.33, unitsPerPickerHour: 53.33, wavesCompleted: 5, walkPerOrder: 19.8, sShapeWalkPerOrder: 27.1, shortPicks: { NOT_FOUND: 2, DAMAGED: 1 },
+    },
+  ],
+  shortReasons: ['DAMAGED', 'NOT_FOUND'],
+  pickers: [
+    { id: '019a5b6c-0000-7000-8000-00000000a001', name: 'Ana Costa', linesPicked: 130, unitsPicked: 176, pickerHours: 3, linesPerPickerHour: 43.33 },
+    { id: '019a5b6c-0000-7000-8000-00000000a002', name: 'Ben Okafor', linesPicked: 84, unitsPicked: 115, pickerHours: 2, linesPerPickerHour: 42 },
+  ],
+};
 const locations = {
   codes: ['A-03-2', 'B-11-1', 'C-27-3'],
   locations: [
@@ -490,4 +520,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       }),
     },
   },
+  getPickHeatMap: { responses: { 200: ok(heatMap) } },
+  getConsolePickHeatMap: { responses: { 200: ok(heatMap) } },
+  getInsightCharts: { responses: { 200: ok(insightCharts) } },
+  getConsoleInsightCharts: { responses: { 200: ok(insightCharts) } },
 };

@@ -789,6 +789,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/warehouse/tenants/{slug}/insight/heat-map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Picks and units per placed location over a period (at most 92 days) */
+        get: operations["getPickHeatMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/insight/charts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Orders received, picked, packed and dispatched, picking rates, walking and short picks per hour or day
+         * @description Hour buckets cover at most 7 days, day buckets at most 92.
+         */
+        get: operations["getInsightCharts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/warehouse/tenants/{slug}/settings": {
         parameters: {
             query?: never;
@@ -1150,6 +1187,40 @@ export interface paths {
         put?: never;
         /** Move a proposal's products, as POST /slotting/proposals/{id}/apply of the warehouse API does */
         post: operations["applyConsoleSlottingProposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/insight/heat-map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Picks per placed location over a period, as GET /insight/heat-map of the warehouse API answers it */
+        get: operations["getConsolePickHeatMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/insight/charts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The charts of a period, as GET /insight/charts of the warehouse API answers them */
+        get: operations["getConsoleInsightCharts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -11788,6 +11859,453 @@ export interface operations {
             };
         };
     };
+    getPickHeatMap: {
+        parameters: {
+            query: {
+                /**
+                 * @description Start of the period (included), ISO 8601
+                 * @example 2026-11-23T00:00:00Z
+                 */
+                from: string;
+                /**
+                 * @description End of the period (excluded), ISO 8601; after `from`
+                 * @example 2026-11-24T00:00:00Z
+                 */
+                to: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "from": "2026-11-23T00:00:00.000Z",
+                     *         "to": "2026-11-24T00:00:00.000Z",
+                     *         "layout": {
+                     *           "aisles": 12,
+                     *           "positionsPerAisle": 40,
+                     *           "aisleSpacing": 3,
+                     *           "positionSpacing": 1.2,
+                     *           "crossAisleOffset": 2,
+                     *           "depotAisle": 1,
+                     *           "crossAisles": [
+                     *             {
+                     *               "afterPosition": 20,
+                     *               "width": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         "locations": [
+                     *           {
+                     *             "code": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "picks": 42,
+                     *             "units": 57
+                     *           },
+                     *           {
+                     *             "code": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "picks": 9,
+                     *             "units": 9
+                     *           }
+                     *         ],
+                     *         "unplaced": {
+                     *           "picks": 2,
+                     *           "units": 3
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            to: string;
+                            /** @description null until the warehouse has a layout */
+                            layout: {
+                                /**
+                                 * @description Parallel aisles, numbered 1.. from the left
+                                 * @example 10
+                                 */
+                                aisles: number;
+                                /**
+                                 * @description Pick positions along each aisle, numbered 1.. from the front
+                                 * @example 20
+                                 */
+                                positionsPerAisle: number;
+                                /**
+                                 * @description Between the centre lines of neighbouring aisles
+                                 * @example 3
+                                 */
+                                aisleSpacing: number;
+                                /**
+                                 * @description Between neighbouring positions of an aisle
+                                 * @example 1.5
+                                 */
+                                positionSpacing: number;
+                                /**
+                                 * @description From the front (or back) cross aisle to the first (or last) position of an aisle
+                                 * @example 2
+                                 */
+                                crossAisleOffset: number;
+                                /**
+                                 * @description The depot stands on the front cross aisle, in line with this aisle
+                                 * @example 1
+                                 */
+                                depotAisle: number;
+                                /** @description Middle cross aisles, each across every aisle: k of them make k+1 blocks */
+                                crossAisles: {
+                                    /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
+                                    afterPosition: number;
+                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    width: number;
+                                }[];
+                            } | null;
+                            /** @description Every placed location, busiest first; a location not picked from has 0 picks */
+                            locations: {
+                                code: string;
+                                aisle: number;
+                                position: number;
+                                /** @description Picks recorded at the location in the period (a line planned at two stops is two picks) */
+                                picks: number;
+                                /** @description Units those picks took */
+                                units: number;
+                            }[];
+                            /** @description Picks of lines without a placed location (picked after the route) */
+                            unplaced: {
+                                picks: number;
+                                units: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getInsightCharts: {
+        parameters: {
+            query: {
+                /**
+                 * @description Start of the period (included), ISO 8601
+                 * @example 2026-11-23T00:00:00Z
+                 */
+                from: string;
+                /**
+                 * @description End of the period (excluded), ISO 8601; after `from`
+                 * @example 2026-11-24T00:00:00Z
+                 */
+                to: string;
+                /** @description Width of each point of the charts, cut at whole UTC hours or days */
+                bucket: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "from": "2026-11-23T08:00:00.000Z",
+                     *         "to": "2026-11-23T10:00:00.000Z",
+                     *         "bucket": "hour",
+                     *         "points": [
+                     *           {
+                     *             "start": "2026-11-23T08:00:00.000Z",
+                     *             "received": 31,
+                     *             "picked": 24,
+                     *             "packed": 20,
+                     *             "dispatched": 18,
+                     *             "linesPicked": 96,
+                     *             "unitsPicked": 131,
+                     *             "pickerHours": 2,
+                     *             "linesPerPickerHour": 48,
+                     *             "unitsPerPickerHour": 65.5,
+                     *             "wavesCompleted": 4,
+                     *             "walkPerOrder": 21.4,
+                     *             "sShapeWalkPerOrder": 29.9,
+                     *             "shortPicks": {
+                     *               "DAMAGED": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "start": "2026-11-23T09:00:00.000Z",
+                     *             "received": 28,
+                     *             "picked": 30,
+                     *             "packed": 27,
+                     *             "dispatched": 22,
+                     *             "linesPicked": 118,
+                     *             "unitsPicked": 160,
+                     *             "pickerHours": 3,
+                     *             "linesPerPickerHour": 39.33,
+                     *             "unitsPerPickerHour": 53.33,
+                     *             "wavesCompleted": 5,
+                     *             "walkPerOrder": 19.8,
+                     *             "sShapeWalkPerOrder": 27.1,
+                     *             "shortPicks": {
+                     *               "NOT_FOUND": 2,
+                     *               "DAMAGED": 1
+                     *             }
+                     *           }
+                     *         ],
+                     *         "shortReasons": [
+                     *           "DAMAGED",
+                     *           "NOT_FOUND"
+                     *         ],
+                     *         "pickers": [
+                     *           {
+                     *             "id": "019a5b6c-0000-7000-8000-00000000a001",
+                     *             "name": "Ana Costa",
+                     *             "linesPicked": 130,
+                     *             "unitsPicked": 176,
+                     *             "pickerHours": 3,
+                     *             "linesPerPickerHour": 43.33
+                     *           },
+                     *           {
+                     *             "id": "019a5b6c-0000-7000-8000-00000000a002",
+                     *             "name": "Ben Okafor",
+                     *             "linesPicked": 84,
+                     *             "unitsPicked": 115,
+                     *             "pickerHours": 2,
+                     *             "linesPerPickerHour": 42
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            to: string;
+                            bucket: "hour" | "day";
+                            /** @description One per bucket from the one holding `from` to the one holding the end, oldest first */
+                            points: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date and time
+                                 */
+                                start: string;
+                                /** @description Orders created */
+                                received: number;
+                                /** @description Orders whose picking was completed */
+                                picked: number;
+                                /** @description Orders moved to PACKED (from their status events, kept as long as events are) */
+                                packed: number;
+                                /** @description Orders dispatched */
+                                dispatched: number;
+                                /** @description Picks recorded in waves assigned to a picker */
+                                linesPicked: number;
+                                /** @description Units of those picks */
+                                unitsPicked: number;
+                                /** @description Clock hours in which a picker recorded at least one pick, summed over pickers */
+                                pickerHours: number;
+                                /** @description null when there is nothing to divide by */
+                                linesPerPickerHour: number | null;
+                                /** @description null when there is nothing to divide by */
+                                unitsPerPickerHour: number | null;
+                                /** @description COMPLETED waves made in the bucket */
+                                wavesCompleted: number;
+                                /** @description Their planned routes' length per order */
+                                walkPerOrder: number | null;
+                                /** @description The S-shape route of the same picks, per order */
+                                sShapeWalkPerOrder: number | null;
+                                /** @description Picks recorded below the planned quantity, by reason (NO_REASON when none was given) */
+                                shortPicks: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                            /** @description Every reason of a short pick in the period, most frequent first */
+                            shortReasons: string[];
+                            /** @description Who picked in the period, fastest first */
+                            pickers: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                linesPicked: number;
+                                unitsPicked: number;
+                                pickerHours: number;
+                                /** @description null when there is nothing to divide by */
+                                linesPerPickerHour: number | null;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getSettings: {
         parameters: {
             query?: never;
@@ -17398,6 +17916,427 @@ export interface operations {
             };
             /** @description The envelope of every error answer */
             404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConsolePickHeatMap: {
+        parameters: {
+            query: {
+                /**
+                 * @description Start of the period (included), ISO 8601
+                 * @example 2026-11-23T00:00:00Z
+                 */
+                from: string;
+                /**
+                 * @description End of the period (excluded), ISO 8601; after `from`
+                 * @example 2026-11-24T00:00:00Z
+                 */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "from": "2026-11-23T00:00:00.000Z",
+                     *         "to": "2026-11-24T00:00:00.000Z",
+                     *         "layout": {
+                     *           "aisles": 12,
+                     *           "positionsPerAisle": 40,
+                     *           "aisleSpacing": 3,
+                     *           "positionSpacing": 1.2,
+                     *           "crossAisleOffset": 2,
+                     *           "depotAisle": 1,
+                     *           "crossAisles": [
+                     *             {
+                     *               "afterPosition": 20,
+                     *               "width": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         "locations": [
+                     *           {
+                     *             "code": "A-03-2",
+                     *             "aisle": 1,
+                     *             "position": 3,
+                     *             "picks": 42,
+                     *             "units": 57
+                     *           },
+                     *           {
+                     *             "code": "B-11-1",
+                     *             "aisle": 2,
+                     *             "position": 11,
+                     *             "picks": 9,
+                     *             "units": 9
+                     *           }
+                     *         ],
+                     *         "unplaced": {
+                     *           "picks": 2,
+                     *           "units": 3
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            to: string;
+                            /** @description null until the warehouse has a layout */
+                            layout: {
+                                /**
+                                 * @description Parallel aisles, numbered 1.. from the left
+                                 * @example 10
+                                 */
+                                aisles: number;
+                                /**
+                                 * @description Pick positions along each aisle, numbered 1.. from the front
+                                 * @example 20
+                                 */
+                                positionsPerAisle: number;
+                                /**
+                                 * @description Between the centre lines of neighbouring aisles
+                                 * @example 3
+                                 */
+                                aisleSpacing: number;
+                                /**
+                                 * @description Between neighbouring positions of an aisle
+                                 * @example 1.5
+                                 */
+                                positionSpacing: number;
+                                /**
+                                 * @description From the front (or back) cross aisle to the first (or last) position of an aisle
+                                 * @example 2
+                                 */
+                                crossAisleOffset: number;
+                                /**
+                                 * @description The depot stands on the front cross aisle, in line with this aisle
+                                 * @example 1
+                                 */
+                                depotAisle: number;
+                                /** @description Middle cross aisles, each across every aisle: k of them make k+1 blocks */
+                                crossAisles: {
+                                    /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
+                                    afterPosition: number;
+                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    width: number;
+                                }[];
+                            } | null;
+                            /** @description Every placed location, busiest first; a location not picked from has 0 picks */
+                            locations: {
+                                code: string;
+                                aisle: number;
+                                position: number;
+                                /** @description Picks recorded at the location in the period (a line planned at two stops is two picks) */
+                                picks: number;
+                                /** @description Units those picks took */
+                                units: number;
+                            }[];
+                            /** @description Picks of lines without a placed location (picked after the route) */
+                            unplaced: {
+                                picks: number;
+                                units: number;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConsoleInsightCharts: {
+        parameters: {
+            query: {
+                /**
+                 * @description Start of the period (included), ISO 8601
+                 * @example 2026-11-23T00:00:00Z
+                 */
+                from: string;
+                /**
+                 * @description End of the period (excluded), ISO 8601; after `from`
+                 * @example 2026-11-24T00:00:00Z
+                 */
+                to: string;
+                /** @description Width of each point of the charts, cut at whole UTC hours or days */
+                bucket: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "from": "2026-11-23T08:00:00.000Z",
+                     *         "to": "2026-11-23T10:00:00.000Z",
+                     *         "bucket": "hour",
+                     *         "points": [
+                     *           {
+                     *             "start": "2026-11-23T08:00:00.000Z",
+                     *             "received": 31,
+                     *             "picked": 24,
+                     *             "packed": 20,
+                     *             "dispatched": 18,
+                     *             "linesPicked": 96,
+                     *             "unitsPicked": 131,
+                     *             "pickerHours": 2,
+                     *             "linesPerPickerHour": 48,
+                     *             "unitsPerPickerHour": 65.5,
+                     *             "wavesCompleted": 4,
+                     *             "walkPerOrder": 21.4,
+                     *             "sShapeWalkPerOrder": 29.9,
+                     *             "shortPicks": {
+                     *               "DAMAGED": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "start": "2026-11-23T09:00:00.000Z",
+                     *             "received": 28,
+                     *             "picked": 30,
+                     *             "packed": 27,
+                     *             "dispatched": 22,
+                     *             "linesPicked": 118,
+                     *             "unitsPicked": 160,
+                     *             "pickerHours": 3,
+                     *             "linesPerPickerHour": 39.33,
+                     *             "unitsPerPickerHour": 53.33,
+                     *             "wavesCompleted": 5,
+                     *             "walkPerOrder": 19.8,
+                     *             "sShapeWalkPerOrder": 27.1,
+                     *             "shortPicks": {
+                     *               "NOT_FOUND": 2,
+                     *               "DAMAGED": 1
+                     *             }
+                     *           }
+                     *         ],
+                     *         "shortReasons": [
+                     *           "DAMAGED",
+                     *           "NOT_FOUND"
+                     *         ],
+                     *         "pickers": [
+                     *           {
+                     *             "id": "019a5b6c-0000-7000-8000-00000000a001",
+                     *             "name": "Ana Costa",
+                     *             "linesPicked": 130,
+                     *             "unitsPicked": 176,
+                     *             "pickerHours": 3,
+                     *             "linesPerPickerHour": 43.33
+                     *           },
+                     *           {
+                     *             "id": "019a5b6c-0000-7000-8000-00000000a002",
+                     *             "name": "Ben Okafor",
+                     *             "linesPicked": 84,
+                     *             "unitsPicked": 115,
+                     *             "pickerHours": 2,
+                     *             "linesPerPickerHour": 42
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            to: string;
+                            bucket: "hour" | "day";
+                            /** @description One per bucket from the one holding `from` to the one holding the end, oldest first */
+                            points: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date and time
+                                 */
+                                start: string;
+                                /** @description Orders created */
+                                received: number;
+                                /** @description Orders whose picking was completed */
+                                picked: number;
+                                /** @description Orders moved to PACKED (from their status events, kept as long as events are) */
+                                packed: number;
+                                /** @description Orders dispatched */
+                                dispatched: number;
+                                /** @description Picks recorded in waves assigned to a picker */
+                                linesPicked: number;
+                                /** @description Units of those picks */
+                                unitsPicked: number;
+                                /** @description Clock hours in which a picker recorded at least one pick, summed over pickers */
+                                pickerHours: number;
+                                /** @description null when there is nothing to divide by */
+                                linesPerPickerHour: number | null;
+                                /** @description null when there is nothing to divide by */
+                                unitsPerPickerHour: number | null;
+                                /** @description COMPLETED waves made in the bucket */
+                                wavesCompleted: number;
+                                /** @description Their planned routes' length per order */
+                                walkPerOrder: number | null;
+                                /** @description The S-shape route of the same picks, per order */
+                                sShapeWalkPerOrder: number | null;
+                                /** @description Picks recorded below the planned quantity, by reason (NO_REASON when none was given) */
+                                shortPicks: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                            /** @description Every reason of a short pick in the period, most frequent first */
+                            shortReasons: string[];
+                            /** @description Who picked in the period, fastest first */
+                            pickers: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                linesPicked: number;
+                                unitsPicked: number;
+                                pickerHours: number;
+                                /** @description null when there is nothing to divide by */
+                                linesPerPickerHour: number | null;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
                     "X-Request-Id"?: string;

@@ -21,11 +21,13 @@ type RequestBody<O> = O extends { requestBody: { content: { 'application/json': 
 /** What the operation takes as its JSON body. */
 export type BodyOf<P extends Path, M extends MethodOf<P>> = RequestBody<OperationOf<P, M>>;
 type PathParams<O> = O extends { parameters: { path: infer Params extends Record<string, unknown> } } ? Params : never;
+type QueryParams<O> = O extends { parameters: { query: infer Params extends Record<string, unknown> } } ? Params : never;
 
 /** A body whose every field is optional (an empty object included) may be left out. */
 type BodyOptional<O> = [RequestBody<O>] extends [never] ? true : Record<string, never> extends RequestBody<O> ? true : false;
-/** What a request sends besides its method and path: its path parameters and its body. */
+/** What a request sends besides its method and path: its path parameters, its query and its body. */
 type Request<O> = ([PathParams<O>] extends [never] ? { params?: never } : { params: PathParams<O> }) &
+  ([QueryParams<O>] extends [never] ? { query?: never } : { query?: QueryParams<O> }) &
   ([RequestBody<O>] extends [never] ? { body?: never } : BodyOptional<O> extends true ? { body?: RequestBody<O> } : { body: RequestBody<O> });
 /** The request argument, optional when the operation needs no path parameter and no body. */
 type RequestArgs<O> = [[PathParams<O>] extends [never] ? true : false, BodyOptional<O>] extends [true, true] ? [request?: Request<O>] : [request: Request<O>];
@@ -45,6 +47,8 @@ export type Floor = Data<'/floor', 'GET'>;
 export type CartPlan = Data<'/waves/plan', 'GET'>;
 export type Settings = Data<'/settings', 'GET'>;
 export type SlottingProposal = Data<'/slotting/proposals', 'POST'>;
+export type HeatMap = Data<'/insight/heat-map', 'GET'>;
+export type InsightCharts = Data<'/insight/charts', 'GET'>;
 
 /** An answer of the API that was not a success: its envelope's code and message. */
 export class ApiError extends Error {
@@ -65,7 +69,7 @@ export const whenUnauthorized = (listener: () => void) => {
 
 /**
  * One request to the console API, typed by its operation: `api('GET', '/packing/orders/{ref}',
- * { params: { ref } })`. Path parameters are encoded into the path. A network failure rejects with
+ * { params: { ref } })`. Path parameters are encoded into the path, `query` into the query string. A network failure rejects with
  * the fetch's TypeError (the picker queues picks on it); an answer in the error envelope rejects
  * with ApiError. Same-origin fetches send the cookie, and browsers add the `Origin` header the API
  * checks on every write.
@@ -73,7 +77,8 @@ export const whenUnauthorized = (listener: () => void) => {
 export async function api<P extends Path, M extends MethodOf<P>>(method: M, path: P, ...[request]: RequestArgs<OperationOf<P, M>>): Promise<Data<P, M>> {
   const params: Record<string, unknown> = request?.params ?? {};
   const body: unknown = request?.body;
-  const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  const query = new URLSearchParams(Object.entries(request?.query ?? {}).map(([name, value]) => [name, String(value)])).toString();
+  const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name]))) + (query ? `?${query}` : '');
   const response = await fetch(`/console/api${url}`, {
     method,
     credentials: 'same-origin',

@@ -12,6 +12,7 @@ const SCREENS = {
   pick: { title: 'Picking', roles: ['picker', 'supervisor'], inNav: true },
   pack: { title: 'Packing', roles: ['packer', 'supervisor'], inNav: true },
   supervisor: { title: 'Supervisor', roles: ['supervisor'], inNav: true },
+  insight: { title: 'Insight', roles: ['supervisor'], inNav: true },
   /** A page to print (/console/print/wave/{id}, /console/print/slip/{ref}), opened from the others. */
   print: { title: 'Print', roles: ['packer', 'supervisor'], inNav: false },
 } as const satisfies Record<string, { title: string; roles: Role[]; inNav: boolean }>;
@@ -57,6 +58,8 @@ function useSoleTab(): boolean | undefined {
 
 /** The supervisor's screen (the plan, the tables) is loaded only when opened: the handheld never fetches it. */
 const loadSupervisor = () => import('./supervisor').then((module) => module.default);
+/** Insight (the heat map, the charts and their charting library) likewise. */
+const loadInsight = () => import('./insight').then((module) => module.default);
 
 function App() {
   const sole = useSoleTab();
@@ -77,6 +80,7 @@ function Console() {
   const [ended, setEnded] = useState<string | null>(null);
   const [path, setPath] = useState(location.pathname);
   const [SupervisorScreen, setSupervisorScreen] = useState<ComponentType | null>(null);
+  const [InsightScreen, setInsightScreen] = useState<ComponentType | null>(null);
 
   useEffect(() => {
     const moved = () => setPath(location.pathname);
@@ -96,6 +100,7 @@ function Console() {
     if (screen) document.title = `${SCREENS[screen].title} · Pickport console`;
     else document.title = 'Sign in · Pickport console';
     if (screen === 'supervisor' && !SupervisorScreen) void loadSupervisor().then((component) => setSupervisorScreen(() => component));
+    if (screen === 'insight' && !InsightScreen) void loadInsight().then((component) => setInsightScreen(() => component));
   }, [screen]);
 
   if (me === undefined) return <p role="status">Loading…</p>;
@@ -154,6 +159,7 @@ function Console() {
         {screen === 'pick' && <Picker />}
         {screen === 'pack' && <Packer />}
         {screen === 'supervisor' && (SupervisorScreen ? <SupervisorScreen /> : <p role="status">Loading…</p>)}
+        {screen === 'insight' && (InsightScreen ? <InsightScreen /> : <p role="status">Loading…</p>)}
         {screen === 'print' && <Print pathname={path} />}
       </main>
     </div>

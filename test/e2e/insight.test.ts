@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAYOUT } from '../floor/helpers';
+import type { TestTenant } from '../helpers/context';
+import { item, order, warehouse } from '../orders/helpers';
+import { checkScreen, ConsoleFloor, DESKTOP, haveChromium, PHONE, signIn, SKIP_LINE } from './browser';
+
+const PIN = '246813';
+
+if (!haveChromium) console.warn(SKIP_LINE);
+
+/*
+ * A supervisor opens Insight after a wave of three orders was picked through the warehouse API
+ * (one of MUG short, "damaged"): the heat map and the charts read the same numbers as text.
+ */
+describe.skipIf(!haveChromium)('console in a real browser: the Insight screen', { timeout: 90_000 }, () => {
+  let floor: ConsoleFloor;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    floor = await ConsoleFloor.start({
+      layout: LAYOUT,
+      locations: [
+        { code: 'A-01', aisle: 1, position: 1 },
+        { code: 'B-04', aisle: 2, position: 4 },
+        { code: 'D-09', aisle: 4, position: 9 },
+      ],
+      products: [
+        { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 50, locationCode: 'A-01' },
+        { externalId: 'TEA', sku: 'SKU-TEA', name: 'Green tea', stock: 50, locationCode: 'D-09' },
+      ],
+      staff: [{ username: 'sue', role: 'supervisor', name: 'Sue Park' }],
+      pin: PIN,
+    });
+    tenant = floor.tenant;
+    const api = warehouse(floor.ctx, tenant);
+    for (const id of ['I-1', 'I-2', 'I-3']) expect((await tenant.api.post('/orders', order(id, [item('MUG', 2), item('TEA', 1)]))).status).toBe(201);
+    const wave = (await api.post('/waves', {})).body.data;
+    for (const id of ['I-1', 'I-2', 'I-3']) {
+      const short = id === 'I-2';
+      expect((await api.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'MUG', quantity: short ? 1 : 2, ...(short ? { reason: 'damaged' } : {}) })).status).toBe(200);
+      expect((await api.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'TEA', quantity: 1 })).status).toBe(200);
+    }
+    expect((await api.post(`/waves/${wave.id}/complete`)).status).toBe(200);
+    await api.advance('I-1', 'pack', 'dispatch');
+  });
+  afterAll(async () => {
+    await floor?.close();
+  });
+
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`shows the heat map and the charts with their numbers as text at ${viewport.width} px`, async () => {
+      const { page, errors } = await floor.open(viewport);
+      await signIn(page, tenant.slug, 'sue', PIN);
+      await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Insight' }).click();
+      await page.getByRole('heading', { name: 'Insight', level: 2 }).waitFor();
+
+      await page.getByRole('img', { name: 'Heat map of picks per location' }).waitFor();
+      const locations = page.getByRole('table', { name: /Locations picked from/ });
+      await expect.poll(() => locations.getByRole('row', { name: /^A-01/ }).innerText()).toMatch(/A-01\s+1\s+1\s+3\s+5/);
+      expect(await locations.getByRole('row', { name: /^D-09/ }).innerText()).toMatch(/D-09\s+4\s+9\s+3\s+3/);
+      expect(await page.getByRole('list', { name: 'Legend' }).innerText()).toContain('no picks');
+
+      const today = new Date().toISOString().slice(0, 10);
+      const orders = page.getByRole('figure', { name: 'Orders per day' });
+      expect(await orders.getByRole('row', { name: new RegExp(`^${today}`) }).innerText()).toMatch(new RegExp(`${today}\\s+3\\s+3\\s+1\\s+1`));
+      await expect.poll(() => orders.locator('canvas').count()).toBe(1);
+      const shorts = page.getByRole('figure', { name: 'Short picks by reason per day' });
+      expect(await shorts.getByRole('columnheader', { name: 'damaged' }).count()).toBe(1);
+      expect(await shorts.getByRole('row', { name: new RegExp(`^${today}`) }).innerText()).toMatch(new RegExp(`${today}\\s+1`));
+      await page.getByRole('figure', { name: 'Walking per order: the planned route against S-shape' }).waitFor();
+      await page.getByRole('figure', { name: 'Picking rate per picker-hour' }).waitFor();
+
+      // The chart, and the page with it, fit the screen: nothing to scroll sideways.
+      const chartWidth = await orders.locator('canvas').evaluate((canvas) => canvas.getBoundingClientRect().width);
+      expect(chartWidth).toBeLessThanOrEqual(viewport.width);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      expect(errors).toEqual([]);
+      if (viewport === DESKTOP) await checkScreen(page, 'insight');
+    });
+  }
+
+  it('shows a period by the hour when asked', async () => {
+    const { page } = await floor.open(DESKTOP);
+    await signIn(page, tenant.slug, 'sue', PIN);
+    await page.goto('/console/insight');
+    await page.getByRole('img', { name: 'Heat map of picks per location' }).waitFor();
+    await page.getByLabel('One point per').selectOption('hour');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const orders = page.getByRole('figure', { name: 'Orders per hour' });
+    await orders.waitFor();
+    const hour = `${new Date().toISOString().slice(0, 13).replace('T', ' ')}:00 UTC`;
+    // A row per hour of the last 7 days under the header, this hour among them.
+    const rows = await orders.getByRole('row').evaluateAll((all) => all.map((row) => row.textContent ?? ''));
+    expect(rows.length).toBe(7 * 24 + 1);
+    expect(rows.some((row) => row.startsWith(hour))).toBe(true);
+  });
+});
