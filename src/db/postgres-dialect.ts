@@ -7,6 +7,8 @@ import { ridersForBegin, ridersForCommit } from './riders';
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 const COMMIT = CompiledQuery.raw('COMMIT');
 const ROLLBACK = CompiledQuery.raw('ROLLBACK');
+/** BEGIN for a transaction whose riders ask for generic plans (riders.ts); one simple query, one message. */
+const BEGIN_WITH_GENERIC_PLANS = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan';
 
 /**
  * The text each name given with `prepared` stands for, the first time it was sent. node-postgres
@@ -36,6 +38,8 @@ function pgQuery(query: CompiledQuery): pg.QueryConfig {
 class PostgresConnection implements DatabaseConnection {
   /** BEGIN was asked for and not sent yet. */
   pendingBegin = false;
+  /** The text of that BEGIN. */
+  begin = 'BEGIN';
 
   constructor(readonly client: pg.PoolClient) {}
 
@@ -52,7 +56,7 @@ class PostgresConnection implements DatabaseConnection {
   async send(queries: readonly CompiledQuery[]): Promise<pg.QueryResult[]> {
     const configs = queries.map(pgQuery);
     if (this.pendingBegin) {
-      configs.unshift({ text: 'BEGIN' });
+      configs.unshift({ text: this.begin });
       this.pendingBegin = false;
     }
     const { stream } = (this.client as unknown as pg.Client).connection;
@@ -100,8 +104,9 @@ class PostgresDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    ridersForBegin(connection);
-    (connection as PostgresConnection).pendingBegin = true;
+    const postgres = connection as PostgresConnection;
+    postgres.begin = ridersForBegin(connection)?.genericPlans ? BEGIN_WITH_GENERIC_PLANS : 'BEGIN';
+    postgres.pendingBegin = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

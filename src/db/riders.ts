@@ -13,6 +13,15 @@ export interface TransactionRiders {
    * fails, the transaction rolls back. It may be named with `prepared` (prepared.ts).
    */
   beforeCommit?: CompiledQuery;
+  /**
+   * Every statement of the transaction runs on its generic plan, set with BEGIN in the same write
+   * (PostgreSQL; the embedded database plans each statement anyway). For a transaction whose named
+   * statements take arrays of keys: PostgreSQL's cost model, guessing an array's length, rates
+   * their generic plan above a plan for the given keys and plans them again at every run, which
+   * costs more than running them. Only for statements written so that their generic plan reads by
+   * the keys they name (test/db/plans.test.ts checks the named ones).
+   */
+  genericPlans?: boolean;
   /** The connection whose transaction took the riders: any other transaction started meanwhile leaves them alone. */
   connection?: DatabaseConnection;
 }

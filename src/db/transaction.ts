@@ -10,11 +10,11 @@ const ATTEMPTS = 3;
  * one from reaching the client as a 500. `work` must do nothing outside the transaction.
  *
  * `work` may set `riders.beforeCommit`, which rides with COMMIT (riders.ts). Each attempt has
- * riders of its own.
+ * riders of its own; `genericPlans` is given to each.
  */
-export async function inTransaction<T>(db: Db, work: (tx: Tx, riders: TransactionRiders) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: Db, work: (tx: Tx, riders: TransactionRiders) => Promise<T>, genericPlans = false): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const riders: TransactionRiders = {};
+    const riders: TransactionRiders = genericPlans ? { genericPlans } : {};
     try {
       return await withRiders(riders, () => db.transaction().execute((tx) => work(tx, riders)));
     } catch (error) {

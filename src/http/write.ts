@@ -21,13 +21,14 @@ const RUNS_WHEN_RACED = 3;
  * one, so they commit or vanish with the write; `finish` (the HTTP answer of a route) runs last,
  * inside the transaction. A deadlock victim runs again (inTransaction), and so does work that
  * threw WriteRaced, up to three runs; then 409 CONCURRENT_UPDATE with Retry-After, which tells a
- * client that sending the request again is safe.
+ * client that sending the request again is safe. `genericPlans`: see TransactionRiders.
  */
 export async function runWrite<T extends WorkDone, R = T>(
   db: Db,
   tenantId: string | undefined,
   work: (tx: Tx) => Promise<T>,
   finish: (done: T, tx: Tx, riders: TransactionRiders) => Promise<R> = async (done) => done as unknown as R,
+  genericPlans = false,
 ): Promise<R> {
   for (let run = 1; ; run++) {
     try {
@@ -38,7 +39,7 @@ export async function runWrite<T extends WorkDone, R = T>(
           await emit(tx, tenantId, done.events);
         }
         return finish(done, tx, riders);
-      });
+      }, genericPlans);
     } catch (error) {
       if (!(error instanceof WriteRaced)) throw error;
       if (run >= RUNS_WHEN_RACED) {
@@ -74,6 +75,8 @@ export interface RouteWrite<T extends WorkDone, B = unknown> {
    * before anyone hears of the write (a revoked key forgotten), and only if it did commit.
    */
   committed?: (done: T) => void;
+  /** Its transaction runs every statement on its generic plan (TransactionRiders.genericPlans). */
+  genericPlans?: boolean;
 }
 
 /**
@@ -111,7 +114,7 @@ export async function respondWithWrite<T extends WorkDone, B>(request: FastifyRe
           riders.beforeCommit = answerInsert(db, idempotent, reply, payload, config.secretKey);
         }
         return { done, payload };
-      });
+      }, write.genericPlans);
       if (idempotent) idempotent.settled = true;
       write.committed?.(done);
       return reply.send(payload);

@@ -47,6 +47,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return respondWithWrite(request, reply, {
         tenantId,
         work: (tx) => upsertOrder(tx, tenantId, request.body),
+        // Intake's statements take arrays of keys, which PostgreSQL would otherwise plan at every run.
+        genericPlans: true,
         answer: (outcome) => ({
           statusCode: outcome.action === 'created' ? 201 : 200,
           body: {
@@ -94,6 +96,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
           return { results, events: results.flatMap((result) => (result instanceof ApiError ? [] : result.events)) };
         },
         answer: ({ results }) => ({ body: { success: true as const, ...batchAnswer(orders, results), requestId: request.id } }),
+        genericPlans: true,
       });
     },
   );

@@ -186,6 +186,39 @@ describe('transaction riders', () => {
     }
   });
 
+  it.skipIf(!usingPostgres)('runs every statement of a transaction asking for generic plans on its generic plan, and only that transaction', async () => {
+    const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(database.db);
+    // One connection: its named statements and its settings are the ones read below.
+    const single = await openDatabase({ url: process.env.DATABASE_URL!, schema: rows[0]!.schema, poolSize: 1 });
+    const db = single.db;
+    const planCacheMode = async (executor: typeof db) => (await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(executor)).rows[0]!.plan_cache_mode;
+    const countNamed = (names: string[]) => prepared('rider_generic_plans_count', sql<{ count: string }>`SELECT count(*) FROM unnest(${names}::text[]) AS n WHERE n <> ''`);
+    try {
+      const during: string[] = [];
+      for (let run = 0; run < 3; run++) {
+        const counted = await inTransaction(
+          db,
+          async (tx) => {
+            const { rows: counts } = await countNamed(['a', 'b', `${run}`]).execute(tx);
+            during.push(await planCacheMode(tx));
+            return counts[0]!.count;
+          },
+          true,
+        );
+        expect(Number(counted)).toBe(3);
+      }
+      expect(during).toEqual(['force_generic_plan', 'force_generic_plan', 'force_generic_plan']);
+      // Other transactions and statements of the connection plan as PostgreSQL chooses.
+      expect(await inTransaction(db, (tx) => planCacheMode(tx))).toBe('auto');
+      expect(await planCacheMode(db)).toBe('auto');
+      const { rows: plans } = await sql<{ generic_plans: string; custom_plans: string }>`
+        SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'rider_generic_plans_count'`.execute(db);
+      expect(plans.map((plan) => ({ generic: Number(plan.generic_plans), custom: Number(plan.custom_plans) }))).toEqual([{ generic: 3, custom: 0 }]);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('commits or rolls back a transaction that ran no statement, and one whose first statement failed', async () => {
     const db = database.db;
     expect(await inTransaction(db, async () => 'nothing ran')).toBe('nothing ran');
