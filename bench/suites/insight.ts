@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { checkedPeriod, loadCharts, loadHeatMap } from '../../src/insight/insight';
+import { checkedPeriod } from '../../src/http/period';
+import { loadCharts, loadHeatMap } from '../../src/insight/insight';
 import type { Bucket } from '../../src/insight/schemas';
 import { percentile, startBenchService, type Measurement } from '../harness';
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { responses } from '../http/schemas';
-import { checkedPeriod, loadCharts, loadHeatMap, MAX_PERIOD_DAYS } from '../insight/insight';
+import { checkedPeriod } from '../http/period';
+import { loadCharts, loadHeatMap, MAX_PERIOD_DAYS } from '../insight/insight';
 import { ChartsQuery, ChartsResponse, HeatMapQuery, HeatMapResponse } from '../insight/schemas';
 import { consoleRoute, SUPERVISING } from './auth';
 

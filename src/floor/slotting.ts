@@ -1,7 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
-import { notFound, validationError } from '../http/errors';
+import { notFound } from '../http/errors';
+import { checkedPeriod, lastDays } from '../http/period';
 import { requireLayout } from './layout-store';
 import { placesOfLine } from './plan/items';
 import type { Place } from './plan/layout';
@@ -21,7 +22,6 @@ import { productPlaces } from './slots';
 const DEFAULT_PERIOD_DAYS = 30;
 /** The longest period a proposal replays. */
 const MAX_PERIOD_DAYS = 366;
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** Moves proposed at most when `maxMoves` is left out. */
 export const DEFAULT_MAX_MOVES = 1_000;
 
@@ -47,22 +47,12 @@ export interface ProposalRequest {
   maxMoves?: number | undefined;
 }
 
-/** The period asked for (400 naming the field when it runs backwards or spans more than a year), else the last 30 days. */
-export function proposalPeriod(sent: ProposalRequest['period'], now = new Date()): { from: Date; to: Date } {
-  if (!sent) return { from: new Date(now.getTime() - DEFAULT_PERIOD_DAYS * DAY_MS), to: now };
-  const from = new Date(sent.from);
-  const to = new Date(sent.to);
-  if (from >= to) throw validationError([{ field: 'period.to', message: 'must be after period.from' }]);
-  if (to.getTime() - from.getTime() > MAX_PERIOD_DAYS * DAY_MS) throw validationError([{ field: 'period.to', message: `must be at most ${MAX_PERIOD_DAYS} days after period.from` }]);
-  return { from, to };
-}
-
 /**
  * Works out a proposal for the tenant's floor from the waves completed in the period: reads only,
  * so that the replay (seconds for a busy month) holds no lock. `store` then keeps it.
  */
 export async function workOutProposal(db: Executor, tenantId: string, request: ProposalRequest) {
-  const period = proposalPeriod(request.period);
+  const period = request.period ? checkedPeriod(request.period, MAX_PERIOD_DAYS, 'period.') : lastDays(DEFAULT_PERIOD_DAYS);
   const layout = await requireLayout(db, tenantId);
   const lines = await sql<{ wave_id: string; product_external_id: string; quantity: string }>`
     SELECT l.wave_id, l.product_external_id, sum(l.quantity) AS quantity

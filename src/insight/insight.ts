@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db';
 import { findLayout } from '../floor/layout-store';
 import { listLocations } from '../floor/locations';
-import { validationError } from '../http/errors';
+import type { Period } from '../http/period';
 import type { Bucket, Charts, HeatMap } from './schemas';
 
 /*
@@ -17,20 +17,6 @@ const DAY_MS = 24 * HOUR_MS;
 export const MAX_PERIOD_DAYS = { hour: 7, day: 92, heatMap: 92 } as const;
 /** Short picks recorded without a reason (the warehouse API does not ask for one). */
 export const NO_REASON = 'NO_REASON';
-
-export interface Period {
-  from: Date;
-  to: Date;
-}
-
-/** The period asked for: `to` after `from` and at most `maxDays` later (400 naming `to` otherwise). */
-export function checkedPeriod(query: { from: string; to: string }, maxDays: number): Period {
-  const from = new Date(query.from);
-  const to = new Date(query.to);
-  if (to <= from) throw validationError([{ field: 'to', message: 'must be after from' }]);
-  if (to.getTime() - from.getTime() > maxDays * DAY_MS) throw validationError([{ field: 'to', message: `must be at most ${maxDays} days after from` }]);
-  return { from, to };
-}
 
 /** The start of every bucket the period touches, in UTC, oldest first. */
 export function bucketStarts({ from, to }: Period, bucket: Bucket): Date[] {

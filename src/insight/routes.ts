@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SlugParams } from '../floor/schemas';
 import { responses } from '../http/schemas';
 import { tenantIdOf } from '../tenancy/tenants';
-import { checkedPeriod, loadCharts, loadHeatMap, MAX_PERIOD_DAYS } from './insight';
+import { checkedPeriod } from '../http/period';
+import { loadCharts, loadHeatMap, MAX_PERIOD_DAYS } from './insight';
 import { ChartsQuery, ChartsResponse, HeatMapQuery, HeatMapResponse } from './schemas';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UNLIMITED } from '../helpers/context';
+import { ConsoleClient, signedIn } from '../console/helpers';
 import { item, order, warehouse } from '../orders/helpers';
 import { completeWaveOf, useFloor } from './helpers';
 
@@ -157,4 +158,24 @@ describe('floor: slotting proposals, security', () => {
     expect((await otherFloor.post(`/slotting/proposals/${proposal.id}/apply`)).status).toBe(404);
     expect((await setup.floor.get(`/slotting/proposals/${proposal.id}`)).body.data.appliedAt).toBeNull();
   });
+
+  it('in the console, refuses pickers and packers with 403 and answers 401 without a session; a supervisor proposes for their own warehouse', async () => {
+    const proposal = (await setup.floor.post('/slotting/proposals', {})).body.data;
+    const paths = ['/slotting/proposals', `/slotting/proposals/${proposal.id}/apply`];
+    for (const role of ['picker', 'packer'] as const) {
+      const client = await signedIn(setup.ctx, setup.tenant, role);
+      for (const path of paths) {
+        const answer = await client.post(path, {});
+        expect(answer.status, `${role} ${path}`).toBe(403);
+        expect(answer.body.error.code).toBe('FORBIDDEN');
+      }
+    }
+    const anonymous = new ConsoleClient(setup.ctx, setup.tenant, { id: '', username: '', role: 'supervisor' });
+    for (const path of paths) expect((await anonymous.post(path, {})).status, path).toBe(401);
+    // Another warehouse's supervisor cannot apply this warehouse's proposal.
+    const other = await setup.ctx.tenant(UNLIMITED);
+    expect((await (await signedIn(setup.ctx, other, 'supervisor')).post(paths[1]!, {})).status).toBe(404);
+    expect((await setup.floor.get(`/slotting/proposals/${proposal.id}`)).body.data.appliedAt).toBeNull();
+  });
 });
+
