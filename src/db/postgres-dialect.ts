@@ -3,6 +3,7 @@ import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult }
 import { postgresDialect } from './dialect';
 import { preparedName } from './prepared';
 import { ridersForBegin, ridersForCommit } from './riders';
+import type { PipelinedConnection } from './together';
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 const COMMIT = CompiledQuery.raw('COMMIT');
@@ -35,7 +36,7 @@ function pgQuery(query: CompiledQuery): pg.QueryConfig {
  * transaction a round trip. A statement named with `prepared` is a named prepared statement of the
  * protocol, which node-postgres prepares once per connection.
  */
-class PostgresConnection implements DatabaseConnection {
+class PostgresConnection implements PipelinedConnection {
   /** BEGIN was asked for and not sent yet. */
   pendingBegin = false;
   /** The text of that BEGIN. */
@@ -45,6 +46,12 @@ class PostgresConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     return this.#result((await this.send([query])).at(-1)!);
+  }
+
+  /** The queries in one write (together.ts), one result each. */
+  async executeQueries(queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+    // A pending BEGIN answers first.
+    return (await this.send(queries)).slice(-queries.length).map((result) => this.#result(result));
   }
 
   /**

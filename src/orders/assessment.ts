@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { Executor } from '../db';
 import { prepared } from '../db/prepared';
 import { keyProbe } from '../db/key-probe';
@@ -38,7 +38,15 @@ export interface CatalogProduct {
  * one statement whatever their number (a named prepared statement: its text never changes).
  */
 export async function catalogFor(db: Executor, tenantId: string, externalIds: string[], exceptOrderId?: string): Promise<Map<string, CatalogProduct>> {
-  const { rows } = await prepared(
+  return catalogOf((await db.executeQuery(catalogQuery(db, tenantId, externalIds, exceptOrderId))).rows);
+}
+
+/** The products `catalogQuery` read, by externalId. */
+export const catalogOf = (rows: readonly CatalogProduct[]) => new Map(rows.map((row) => [row.external_id, row]));
+
+/** The statement of `catalogFor`, for a caller that sends it along with another one (db/together.ts). */
+export function catalogQuery(db: Executor, tenantId: string, externalIds: string[], exceptOrderId?: string): CompiledQuery<CatalogProduct> {
+  return prepared(
     'orders_catalog_and_holds',
     sql<CatalogProduct>`
       SELECT p.id, p.external_id, p.sku, p.stock, h.held
@@ -58,8 +66,7 @@ export async function catalogFor(db: Executor, tenantId: string, externalIds: st
         WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id AND i.order_id IS DISTINCT FROM ${exceptOrderId ?? null}::uuid
           AND (SELECT o.status FROM orders o WHERE o.tenant_id = i.tenant_id AND ${keyProbe(sql`o.id`, sql`i.order_id`)}) = ANY (${HOLDING_STATUSES}::text[])
       ) AS h ON true`,
-  ).execute(db);
-  return new Map(rows.map((row) => [row.external_id, row]));
+  ).compile(db);
 }
 
 /**

@@ -3,9 +3,10 @@ import type { Tx } from '../db';
 import { isUniqueViolation, WriteRaced } from '../db/errors';
 import { prepared } from '../db/prepared';
 import { keyProbe } from '../db/key-probe';
+import { executeTogether } from '../db/together';
 import type { DomainEvent } from '../events/types';
 import { ApiError, concurrentUpdate, conflict, validationError } from '../http/errors';
-import { assessItems, assessLines, catalogFor, issueEvents, type Assessment } from './assessment';
+import { assessItems, assessLines, catalogFor, catalogOf, catalogQuery, issueEvents, type Assessment, type CatalogProduct } from './assessment';
 import { canMove, statusChanged } from './lifecycle';
 import { prepareRecheck, runRecheck } from './revalidation';
 import type { OrderInput } from './schemas';
@@ -67,12 +68,13 @@ interface Creation {
  * Orders are decided in index order, exactly as if they came one after another, but by statements
  * for the whole batch: one looks up every order named by externalId or orderNumber and takes the
  * product keys of all of them (store.ts), one reads the catalog and the holds of all the products
- * of a run of new orders, one inserts those orders with their items; then the caller emits the
+ * of a run of new orders (for the first run, sent with the lookup: one round trip for both), one
+ * inserts those orders with their items; then the caller emits the
  * events in one more. Within a run, each order's stock check counts what the orders before it in
  * the run hold. An update of an existing order (or of one the batch created: the same externalId
  * twice is a create then an update) runs on its own (`updateOrder`), after the new orders before
  * it are written, since it may free stock and serve waiting orders. A batch of new orders is
- * therefore three statements, whatever its size; a single create is the same three.
+ * therefore three statements in two round trips, whatever its size; a single create is the same.
  */
 export async function upsertOrders(
   tx: Tx,
@@ -84,15 +86,19 @@ export async function upsertOrders(
   const valid = orders.flatMap((order, index) => (invalid.has(index) ? [] : [order as OrderInput]));
   const known = new Map<string, Match>();
   const numberHolders = new Map<string, string>();
-  for (const match of await lookup(tx, tenantId, valid)) {
+  const found = await lookup(tx, tenantId, valid);
+  for (const match of found.matches) {
     known.set(match.externalId, match);
     numberHolders.set(match.orderNumber, match.externalId);
   }
+  // What the catalog holds as read with the lookup; true until the batch writes something.
+  let catalogRead: Map<string, CatalogProduct> | undefined = found.catalog;
 
   let run: Creation[] = [];
   const writeRun = async () => {
     if (run.length === 0) return;
-    const created = await createOrders(tx, tenantId, run);
+    const created = await createOrders(tx, tenantId, run, catalogRead);
+    catalogRead = undefined;
     created.forEach((outcome, i) => (results[run[i]!.index] = outcome));
     run = [];
   };
@@ -107,6 +113,8 @@ export async function upsertOrders(
     const existing = known.get(input.externalId);
     if (existing) {
       await writeRun();
+      // An update changes what its order holds, and may move waiting orders to PENDING.
+      catalogRead = undefined;
       try {
         const outcome = await updateOrder(tx, tenantId, input, existing);
         results[index] = outcome;
@@ -146,9 +154,14 @@ export async function upsertOrder(tx: Tx, tenantId: string, input: OrderInput): 
  * take a second batch). The lookup reads the snapshot from before the keys were granted; what it
  * misses is caught later: a concurrent create by the insert's unique indexes (`createOrders`),
  * concurrently changed items by `updateOrder`.
+ *
+ * The catalog and the holds of the inputs' products (`catalogFor`) are read by the next statement,
+ * sent in the same write (db/together.ts): it starts once the lookup has finished, so its snapshot
+ * has what the holders of those keys committed. A first run of new orders is checked against it,
+ * which saves every new order a round trip; an update ignores it.
  */
-async function lookup(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<Match[]> {
-  if (inputs.length === 0) return [];
+async function lookup(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<{ matches: Match[]; catalog: Map<string, CatalogProduct> }> {
+  if (inputs.length === 0) return { matches: [], catalog: new Map() };
   const externalIds = inputs.map((input) => input.externalId);
   const orderNumbers = inputs.map((input) => input.orderNumber);
   const wanted = [...new Set(inputs.flatMap((input) => input.items.map((item) => item.productExternalId)))];
@@ -157,7 +170,7 @@ async function lookup(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<M
     tenantId,
     sql<string[]>`ARRAY(SELECT unnest(${wanted}::text[]) UNION SELECT unnest(m.products) FROM matches m WHERE m.external_id = ANY (${externalIds}::text[]))`,
   );
-  const { rows } = await prepared(
+  const lookupQuery = prepared(
     takeKeys ? 'orders_lookup_taking_keys' : 'orders_lookup',
     sql<{ matches: Match[] }>`
       WITH found AS (
@@ -177,23 +190,25 @@ async function lookup(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<M
       )
       SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'orderNumber', m.order_number, 'products', m.products)), '[]') FROM matches m) AS matches
         ${takeKeys ? sql`, ${keys} AS keys` : sql``}`,
-  ).execute(tx);
+  ).compile(tx);
+  const [{ rows }, catalog] = await executeTogether(tx, lookupQuery, catalogQuery(tx, tenantId, wanted));
   const matches = rows[0]?.matches ?? [];
   if (takeKeys) {
     const named = new Set(externalIds);
     noteProductKeys(tx, tenantId, [...wanted, ...matches.flatMap((match) => (named.has(match.externalId) ? match.products : []))]);
   }
-  return matches;
+  return { matches, catalog: catalogOf(catalog.rows) };
 }
 
 /**
- * Writes a run of new orders: one statement reads the catalog and the holds of all their products,
+ * Writes a run of new orders: one statement reads the catalog and the holds of all their products
+ * (unless `catalogRead` has them as they stand: read with the lookup, nothing written since),
  * each order is checked in index order counting what the PENDING orders before it in the run hold
  * (as if they had been written one after another), and one statement inserts the orders and their
  * items. Records each order's id in its match, for an update of it later in the batch.
  */
-async function createOrders(tx: Tx, tenantId: string, run: Creation[]): Promise<UpsertOutcome[]> {
-  const catalog = await catalogFor(tx, tenantId, run.flatMap(({ input }) => input.items.map((item) => item.productExternalId)));
+async function createOrders(tx: Tx, tenantId: string, run: Creation[], catalogRead?: Map<string, CatalogProduct>): Promise<UpsertOutcome[]> {
+  const catalog = catalogRead ?? (await catalogFor(tx, tenantId, run.flatMap(({ input }) => input.items.map((item) => item.productExternalId))));
   const heldBefore = new Map<string, number>();
   const assessed = run.map(({ input }) => {
     const assessment = assessLines(input.items, catalog, heldBefore);

@@ -1,4 +1,10 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db';
+import { runWrite } from '../../src/http/write';
+import { upsertOrder } from '../../src/orders/intake';
+import { usingPostgres } from '../helpers/context';
+import { roundTripCounter } from '../helpers/round-trips';
 import { useTenant } from '../helpers/setup';
 import { eventsOf, item, order, seedProducts, warehouse } from './helpers';
 
@@ -136,6 +142,34 @@ describe('POST /orders', () => {
     expect(second.body.warnings).toEqual([expect.stringContaining('available stock (1)')]);
     await expectIssueDetected('S-2', 'PENDING', [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'LOW', productSku: 'SKU-LOW' }]);
     expect((await setup.tenant.api.get('/orders', { has_issues: 'true', status: 'PENDING' })).body.data.map((o: { externalId: string }) => o.externalId)).toContain('S-2');
+  });
+
+  it.skipIf(!usingPostgres)('creates an order in three round trips (BEGIN with the lookup and the catalog read, the insert, COMMIT; one more for its events), its stock checked against the orders before it', async () => {
+    const counter = await roundTripCounter(process.env.DATABASE_URL!);
+    const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(setup.ctx.database.db);
+    // One connection, so that every statement below goes through it.
+    const counted = await openDatabase({ url: counter.url, schema: rows[0]!.schema, poolSize: 1 });
+    const create = (externalId: string, quantity: number) =>
+      runWrite(counted.db, setup.tenant.id, (tx) => upsertOrder(tx, setup.tenant.id, order(externalId, [item('TRIP-A'), item('TRIP-B', quantity)])), undefined, true);
+    try {
+      await seedProducts(setup.tenant, [{ externalId: 'TRIP-A', sku: 'SKU-TRIP-A', stock: 10 }, { externalId: 'TRIP-B', sku: 'SKU-TRIP-B', stock: 5 }]);
+      await sql`SELECT 1`.execute(counted.db);
+      const tripsOf = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+        const before = counter.trips();
+        const done = await work();
+        return [done, counter.trips() - before];
+      };
+      const [first, firstTrips] = await tripsOf(() => create('TRIPS-1', 3));
+      // 5 in stock, 3 held by TRIPS-1: the catalog read sent with the lookup sees that hold. Its
+      // order.issue_detected is one statement more.
+      const [second, secondTrips] = await tripsOf(() => create('TRIPS-2', 3));
+      expect([firstTrips, secondTrips]).toEqual([3, 4]);
+      expect([first.order.issues, second.order.issues]).toEqual([[], [{ type: 'INSUFFICIENT_STOCK', productExternalId: 'TRIP-B', productSku: 'SKU-TRIP-B' }]]);
+      expect(second.warnings).toEqual(['items[1]: quantity 3 of TRIP-B exceeds the available stock (2)']);
+    } finally {
+      await counted.close();
+      await counter.close();
+    }
   });
 
   it('refuses an orderNumber another order holds (409 CONFLICT)', async () => {

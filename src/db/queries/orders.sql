@@ -2,7 +2,7 @@
 -- as PostgreSQL receives it, parameters as $1, $2, ... Do not edit.
 
 -- orders_catalog_and_holds
--- built by catalogFor (src/orders/assessment.ts)
+-- built by catalogQuery (src/orders/assessment.ts)
 -- run by order intake of new orders (upsertOrders: POST /orders, POST /orders/batch), then again in a transaction holding their product keys
 /* prepared orders_catalog_and_holds */
       SELECT p.id, p.external_id, p.sku, p.stock, h.held
