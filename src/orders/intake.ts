@@ -74,7 +74,8 @@ interface Creation {
  * the run hold. An update of an existing order (or of one the batch created: the same externalId
  * twice is a create then an update) runs on its own (`updateOrder`), after the new orders before
  * it are written, since it may free stock and serve waiting orders. A batch of new orders is
- * therefore three statements in two round trips, whatever its size; a single create is the same.
+ * therefore three statements in two round trips before COMMIT, whatever its size; a single create
+ * is the same.
  */
 export async function upsertOrders(
   tx: Tx,
@@ -91,7 +92,7 @@ export async function upsertOrders(
     known.set(match.externalId, match);
     numberHolders.set(match.orderNumber, match.externalId);
   }
-  // What the catalog holds as read with the lookup; true until the batch writes something.
+  // The catalog as read with the lookup: what a run decides by, until the batch first writes.
   let catalogRead: Map<string, CatalogProduct> | undefined = found.catalog;
 
   let run: Creation[] = [];
