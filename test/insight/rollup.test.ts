@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rollUpInsight } from '../../src/insight/rollup';
 import type { Charts, HeatMap } from '../../src/insight/schemas';
+import { startDeliveryWorker } from '../../src/webhooks/worker';
 import { createTestContext, usingPostgres } from '../helpers/context';
 import { signedIn } from '../console/helpers';
 import { item, order, warehouse } from '../orders/helpers';
+import { waitFor } from '../helpers/wait';
 import { pickedDay } from './helpers';
 
 /*
@@ -141,6 +144,22 @@ describe('the rollup', () => {
     expect(total(charts.points, 'received')).toBe(3);
     expect(total(charts.points, 'linesPicked')).toBe(0);
     expect(charts.pickers).toEqual([]);
+  });
+});
+
+describe('the housekeeping loop', () => {
+  it('rolls up closed hours shortly after the delivery worker starts, wherever it runs', async () => {
+    const fresh = await ctx.tenant();
+    expect((await fresh.api.post('/orders', order('F1', [item('P1', 1)]))).status).toBe(201);
+    await movedBack(fresh.id, 3);
+    const worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), retentionFirstPassDelayMs: 50 });
+    try {
+      await waitFor('the first rollup pass', async () => Number((await rolledThrough(fresh.id))?.getTime()) > Date.now() - 2 * HOUR_MS);
+      const counted = await sql<{ n: string }>`SELECT sum(received) AS n FROM insight_hours WHERE tenant_id = ${fresh.id}`.execute(db);
+      expect(Number(counted.rows[0]!.n)).toBe(1);
+    } finally {
+      await worker.stop();
+    }
   });
 });
 
