@@ -59,6 +59,15 @@ async function addPicks(tx: Executor, tenantId: string, picks: RawBuilder<unknow
     GROUP BY 2, 3
     ON CONFLICT (tenant_id, hour, picker_id) DO UPDATE SET lines = r.lines + excluded.lines, units = r.units + excluded.units
   `.execute(tx);
+  // The days those picks fall in, counted again from their hours: a day's picker-hours are its rows above.
+  await sql`
+    INSERT INTO insight_picker_days AS r (tenant_id, day, picker_id, lines, units, hours)
+    SELECT ${tenantId}, d.day, h.picker_id, sum(h.lines), sum(h.units), count(*)
+    FROM (SELECT DISTINCT date_trunc('day', picked_at, 'UTC') AS day FROM (${picks}) AS p) AS d
+    JOIN insight_picker_hours h ON h.tenant_id = ${tenantId} AND h.hour >= d.day AND h.hour < d.day + interval '24 hours'
+    GROUP BY 2, 3
+    ON CONFLICT (tenant_id, day, picker_id) DO UPDATE SET lines = excluded.lines, units = excluded.units, hours = excluded.hours
+  `.execute(tx);
   await sql`
     INSERT INTO insight_short_picks AS r (tenant_id, hour, reason, picks)
     SELECT ${tenantId}, date_trunc('hour', picked_at, 'UTC'), reason, count(*)

@@ -77,7 +77,7 @@ async function reads() {
 
 /** What the rollup holds, table by table, in a fixed order. */
 async function rollupRows() {
-  const tables = ['insight_rollups', 'insight_hours', 'insight_picker_hours', 'insight_short_picks', 'insight_location_days', 'insight_open_waves'];
+  const tables = ['insight_rollups', 'insight_hours', 'insight_picker_hours', 'insight_picker_days', 'insight_short_picks', 'insight_location_days', 'insight_open_waves'];
   return Promise.all(tables.map(async (table) => (await sql`SELECT * FROM ${sql.table(table)} AS r ORDER BY r::text`.execute(db)).rows));
 }
 

@@ -34,6 +34,18 @@ CREATE TABLE insight_picker_hours (
   PRIMARY KEY (tenant_id, hour, picker_id)
 );
 
+-- The same per UTC day, with the hours of the day that have a row above: a 92-day chart by the day
+-- sums 20 pickers' 92 rows each instead of 2,208.
+CREATE TABLE insight_picker_days (
+  tenant_id uuid NOT NULL REFERENCES tenants (id),
+  day timestamptz NOT NULL,
+  picker_id uuid NOT NULL,
+  lines integer NOT NULL,
+  units numeric NOT NULL,
+  hours integer NOT NULL,
+  PRIMARY KEY (tenant_id, day, picker_id)
+);
+
 -- Short picks per UTC hour and reason (NULL: none given).
 CREATE TABLE insight_short_picks (
   tenant_id uuid NOT NULL REFERENCES tenants (id),
