@@ -30,15 +30,17 @@ const perHour = (count: number, hours: number) => (hours > 0 ? Math.round((count
 const perOrder = (distance: number, orders: number) => (orders > 0 ? Math.round((distance / orders) * 100) / 100 : null);
 
 /**
- * The part of a period the rollup (rollup.ts) answers: the whole hours (or days) inside it, as far as
- * the tenant's hours are rolled up (`through`); the rest, at both ends, is counted from the rows.
- * Empty when nothing inside is rolled.
+ * The part of a period the rollup (rollup.ts) answers: from its first whole hour (or day) to where
+ * the tenant's hours are rolled up (`through`), or to its last whole hour (day) when the rollup
+ * reaches past the period's end (a day's row holds the hours rolled so far, so a period reaching
+ * `through` takes the row of the day it falls in). The rest, at both ends, is counted from the
+ * rows. Empty when nothing inside is rolled.
  */
 async function rolledSpan(db: Executor, tenantId: string, { from, to }: Period, widthMs: number): Promise<Period & { through: Date | undefined }> {
   const { rows } = await sql<{ rolled_through: Date }>`SELECT rolled_through FROM insight_rollups WHERE tenant_id = ${tenantId}`.execute(db);
   const through = rows[0]?.rolled_through;
   const start = Math.ceil(from.getTime() / widthMs) * widthMs;
-  const end = Math.min(Math.floor(to.getTime() / widthMs) * widthMs, through?.getTime() ?? start);
+  const end = through === undefined ? start : through <= to ? through.getTime() : Math.floor(to.getTime() / widthMs) * widthMs;
   return start < end ? { from: new Date(start), to: new Date(end), through } : { from: to, to, through };
 }
 

@@ -61,10 +61,12 @@ expect((await tenant.api.post('/orders', order('O8', [item('P1', 1)]))).status).
 // From 17 minutes past an hour 32 hours ago to the hour after now: whole hours rolled, both ends from the rows.
 const from = new Date(Math.floor((Date.now() - 32 * HOUR_MS) / HOUR_MS) * HOUR_MS + 17 * 60_000);
 const to = new Date(Date.now() + HOUR_MS);
-const query = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
+const periodQuery = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
+// And one ending mid-hour in the rolled hours, 28 hours ago: the rollup reaches past its end.
+const pastQuery = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(new Date(Math.floor((Date.now() - 28 * HOUR_MS) / HOUR_MS) * HOUR_MS + 41 * 60_000).toISOString())}`;
 
 /** Every read of the Insight screen over the period. */
-async function reads() {
+async function reads(query = periodQuery) {
   const answers = await Promise.all(
     ['/insight/heat-map', '/insight/charts?bucket=hour&', '/insight/charts?bucket=day&'].map((path) =>
       day.api.get(`${path}${path.endsWith('&') ? '' : '?'}${query}`),
@@ -88,6 +90,7 @@ const total = (points: Charts['points'], series: 'received' | 'linesPicked') => 
 
 describe('the rollup', () => {
   const fromRowsAlone = reads();
+  const pastFromRowsAlone = reads(pastQuery);
   let firstPass: Awaited<ReturnType<typeof reads>>;
 
   it('answers every read of a period spanning rolled and live hours as the rows alone do', async () => {
@@ -97,6 +100,7 @@ describe('the rollup', () => {
     expect((await rolledThrough(tenant.id))!.getTime()).toBeGreaterThan(from.getTime() + 28 * HOUR_MS);
     firstPass = await reads();
     expect(firstPass).toEqual(before);
+    expect(await reads(pastQuery)).toEqual(await pastFromRowsAlone);
 
     // And the counts are the rows': orders received in the period (the day's seven, O8 today), picks recorded.
     const [heatMap, byHour] = firstPass;
@@ -139,7 +143,7 @@ describe('the rollup', () => {
     // Each tenant's rolled hours hold its own orders: the other warehouse's three, this one's seven of the moved day.
     expect(await received(other.id)).toBe(3);
     expect(await received(tenant.id)).toBe(7);
-    const theirs = await warehouse(ctx, other).get(`/insight/charts?bucket=day&${query}`);
+    const theirs = await warehouse(ctx, other).get(`/insight/charts?bucket=day&${periodQuery}`);
     const charts = (theirs.body as { data: Charts }).data;
     expect(total(charts.points, 'received')).toBe(3);
     expect(total(charts.points, 'linesPicked')).toBe(0);
