@@ -5,8 +5,8 @@ import { inTransaction } from '../db/transaction';
 
 /*
  * The insight's rollup (docs/architecture.md, "Insight: closed hours rolled up, a live tail"): the
- * housekeeping loop counts each closed hour once into small per-hour (per-day for locations)
- * tables, and the reads (insight.ts) sum those and count only what is not rolled yet from the rows.
+ * housekeeping loop counts each closed hour once into small per-hour tables (per day too for
+ * the pickers, per day only for locations), and the reads (insight.ts) sum those and count only what is not rolled yet from the rows.
  * The order and picking paths write nothing more.
  *
  * An hour is closed when no transaction can still write a row stamped inside it. Every timestamp
@@ -25,7 +25,7 @@ const CHUNK_HOURS = 24;
 const HOUR_MS = 60 * 60_000;
 const PAUSE_BETWEEN_CHUNKS_MS = 20;
 /** The oldest an hour's writes may be still uncommitted when pg_stat_activity cannot tell (another role's session). */
-export const ROLLUP_MARGIN_MINUTES = 5;
+const ROLLUP_MARGIN_MINUTES = 5;
 
 export interface RollupOptions {
   /** The database's clock unless a test moves it on; the open transactions hold the watermark back either way. */
