@@ -152,17 +152,25 @@ export async function deadLettersPurged(
   return found.rows.length > 0 ? (true as const) : undefined;
 }
 
+/** Another feature's periodic work, run after each retention pass; answers counts to log when any is not 0. */
+export interface HousekeepingPass {
+  name: string;
+  run(signal: AbortSignal): Promise<Record<string, number>>;
+}
+
 export interface RetentionOptions {
   db: Db;
   config: RetentionConfig;
   log: RetentionLog;
+  /** Run after each retention pass, one after the other (the insight's rollup). */
+  passes?: HousekeepingPass[];
   /** FIRST_PASS_DELAY_MS unless a test shortens it. */
   firstPassDelayMs?: number;
 }
 
 /**
  * The retention loop: a pass shortly after start, then one every few minutes, next to the delivery
- * worker. `stop()` lets the batch under way finish.
+ * worker, each followed by the other passes given. `stop()` lets the batch under way finish.
  */
 export class RetentionLoop {
   readonly #options: RetentionOptions;
@@ -183,7 +191,7 @@ export class RetentionLoop {
   }
 
   async #run(): Promise<void> {
-    const { db, config, log, firstPassDelayMs = FIRST_PASS_DELAY_MS } = this.#options;
+    const { db, config, log, passes = [], firstPassDelayMs = FIRST_PASS_DELAY_MS } = this.#options;
     await sleep(firstPassDelayMs, undefined, { signal: this.#stopping.signal }).catch(() => {});
     while (!this.#stopping.signal.aborted) {
       try {
@@ -191,6 +199,15 @@ export class RetentionLoop {
         if (counts.deliveries + counts.events + counts.idempotencyAnswers > 0) log.info(counts, 'retention pass purged old rows');
       } catch (error) {
         log.error({ err: error }, 'retention pass failed; trying again at the next one');
+      }
+      for (const pass of passes) {
+        if (this.#stopping.signal.aborted) break;
+        try {
+          const counts = await pass.run(this.#stopping.signal);
+          if (Object.values(counts).some((count) => count > 0)) log.info(counts, `${pass.name} pass done`);
+        } catch (error) {
+          log.error({ err: error }, `${pass.name} pass failed; trying again at the next one`);
+        }
       }
       await sleep(PASS_INTERVAL_MS, undefined, { signal: this.#stopping.signal }).catch(() => {});
     }

@@ -46,7 +46,7 @@ export const ChartPoint = Type.Object({
   start: IsoDateTime,
   received: Type.Integer({ minimum: 0, description: 'Orders created' }),
   picked: Type.Integer({ minimum: 0, description: 'Orders whose picking was completed' }),
-  packed: Type.Integer({ minimum: 0, description: 'Orders moved to PACKED (from their status events, kept as long as events are)' }),
+  packed: Type.Integer({ minimum: 0, description: 'Orders moved to PACKED (from their status events; hours rolled up before retention deleted the events keep their counts)' }),
   dispatched: Type.Integer({ minimum: 0, description: 'Orders dispatched' }),
   linesPicked: Type.Integer({ minimum: 0, description: 'Picks recorded in waves assigned to a picker' }),
   unitsPicked: Type.Number({ description: 'Units of those picks' }),

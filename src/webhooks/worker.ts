@@ -5,6 +5,7 @@ import type { DatabaseHandle, Db } from '../db';
 import type { Metrics } from '../http/metrics';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
 import { RetentionLoop } from '../housekeeping/retention';
+import { rollUpInsight } from '../insight/rollup';
 import { destinationPolicy } from './destination';
 import { webhookMetrics, type WebhookMetrics } from './metrics';
 import { livePreviousSecret, signingSecrets } from './secrets';
@@ -124,7 +125,7 @@ export class DeliveryWorker {
   #saturated = false;
   #unrecorded: { record: AttemptRecord; resolve: () => void; reject: (error: unknown) => void }[] = [];
   #recording: Promise<void> | undefined;
-  /** Retention runs wherever deliveries are sent. */
+  /** Retention, and the insight's rollup after it, run wherever deliveries are sent. */
   readonly #retention: RetentionLoop;
 
   constructor(options: DeliveryWorkerOptions) {
@@ -141,6 +142,7 @@ export class DeliveryWorker {
       db: this.#db,
       config: options.config,
       log: options.log,
+      passes: [{ name: 'insight rollup', run: (signal) => rollUpInsight(this.#db, { signal }) }],
       ...(options.retentionFirstPassDelayMs !== undefined ? { firstPassDelayMs: options.retentionFirstPassDelayMs } : {}),
     });
   }

@@ -12200,7 +12200,7 @@ export interface operations {
                                 received: number;
                                 /** @description Orders whose picking was completed */
                                 picked: number;
-                                /** @description Orders moved to PACKED (from their status events, kept as long as events are) */
+                                /** @description Orders moved to PACKED (from their status events; hours rolled up before retention deleted the events keep their counts) */
                                 packed: number;
                                 /** @description Orders dispatched */
                                 dispatched: number;
@@ -18266,7 +18266,7 @@ export interface operations {
                                 received: number;
                                 /** @description Orders whose picking was completed */
                                 picked: number;
-                                /** @description Orders moved to PACKED (from their status events, kept as long as events are) */
+                                /** @description Orders moved to PACKED (from their status events; hours rolled up before retention deleted the events keep their counts) */
                                 packed: number;
                                 /** @description Orders dispatched */
                                 dispatched: number;
