@@ -5,7 +5,7 @@ import { ConfigError, embeddedDatabaseDir, StartupError, type Config } from './c
 import { openDatabase, openPGliteLater, type DatabaseHandle } from './db';
 import { migrate } from './db/migrate';
 import { startMetricsListener, type Metrics, type MetricsListener } from './http/metrics';
-import { startDeliveryWorker } from './webhooks/worker';
+import { FIRST_CLAIM_DELAY_MS, startDeliveryWorker } from './webhooks/worker';
 
 /** How long start waits for PostgreSQL to accept a connection before giving up. */
 const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
@@ -148,7 +148,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     throw built.reason;
   }
   const app = built.value;
-  const worker = config.runWorker ? await startDeliveryWorker({ database, config, log: app.log, metrics: app.metrics }) : undefined;
+  const worker = config.runWorker ? await startDeliveryWorker({ database, config, log: app.log, metrics: app.metrics, firstClaimDelayMs: FIRST_CLAIM_DELAY_MS }) : undefined;
   let metricsListener: MetricsListener | undefined;
   app.addHook('onClose', async () => {
     await metricsListener?.close();
