@@ -30,7 +30,6 @@ await build({
   // Error and class names as in the sources (logs and `instanceof`-free checks read them).
   keepNames: true,
   sourcemap: true,
-  sourcesContent: false,
   banner: { js: "import { createRequire as __pickportRequire } from 'node:module'; const require = __pickportRequire(import.meta.url);" },
   logLevel: 'warning',
 });
