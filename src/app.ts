@@ -87,7 +87,9 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   const apiKeys = new ApiKeyCache(database, app.log);
   app.decorate('apiKeys', apiKeys);
   app.decorate('identifyApiKey', apiKeyIdentifier(apiKeys));
-  await apiKeys.start();
+  // Subscribed when the app is ready, not while it is built: the service builds it while the
+  // database still opens.
+  app.addHook('onReady', () => apiKeys.start());
   app.addHook('onClose', () => apiKeys.stop());
   app.decorate('healthChecks', new Map());
   app.setValidatorCompiler(validatorCompiler());

@@ -14,13 +14,12 @@ import { SERVICE_VERSION } from './version';
  * The service (Fastify, the database drivers, the worker), imported by the commands that run it
  * only: loading it takes longer than all of `--help` and the operator commands, which never use it.
  * On the embedded database's first start, the child process creating its directory
- * (db/pglite-create.ts) is started first, so that the two run side by side. A failure to create is
- * left to openConfiguredDatabase, which tries again and reports it.
+ * (db/pglite-create.ts) is started first, so that loading the service, and building its app, run
+ * beside it; opening the engine waits for that child and reports its failure.
  */
 async function loadService(config: Config): Promise<typeof import('./server')> {
-  const creating = config.databaseUrl ? undefined : createPGliteDataDir(embeddedDatabaseDir(config), embeddedSettings(config.embeddedBuffersMb)).catch(() => {});
-  const [, service] = await Promise.all([creating, import('./server')]);
-  return service;
+  if (!config.databaseUrl) void createPGliteDataDir(embeddedDatabaseDir(config), embeddedSettings(config.embeddedBuffersMb)).catch(() => {});
+  return import('./server');
 }
 
 /**

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp, serviceMetrics } from './app';
 import { ConfigError, embeddedDatabaseDir, StartupError, type Config } from './config';
-import { openDatabase, type DatabaseHandle } from './db';
+import { openDatabase, openPGliteLater, type DatabaseHandle } from './db';
 import { migrate } from './db/migrate';
 import { startMetricsListener, type Metrics, type MetricsListener } from './http/metrics';
-import { startDeliveryWorker } from './webhooks/worker';
+import { FIRST_CLAIM_DELAY_MS, startDeliveryWorker } from './webhooks/worker';
 
 /** How long start waits for PostgreSQL to accept a connection before giving up. */
 const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
@@ -62,28 +62,51 @@ async function checkDatabaseAnswers(databaseUrl: string): Promise<void> {
 
 /** Opens the configured database (PGlite under the data directory unless DATABASE_URL is set) and migrates it. */
 export async function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
+  const { database, ready } = await openConfiguredDatabaseLater(config);
+  await ready;
+  return database;
+}
+
+/**
+ * The configured database's handle, and `ready` once it is open and migrated. The embedded engine's
+ * handle comes at once, its engine opening behind it, so that the service builds its app meanwhile
+ * (on a first start, while the child creates the directory); a PostgreSQL server's after it has
+ * answered, opened and migrated. If opening or migrating fails, `ready` rejects with a
+ * StartupError, the database closed.
+ */
+export async function openConfiguredDatabaseLater(config: Config): Promise<{ database: DatabaseHandle; ready: Promise<void> }> {
   const where = config.databaseUrl
     ? `the database at DATABASE_URL (${printableDatabaseUrl(config.databaseUrl)})`
     : `the embedded database in PICKPORT_DATA_DIR (${embeddedDatabaseDir(config)})`;
-  if (config.databaseUrl) await checkDatabaseAnswers(config.databaseUrl);
+  const cannotOpen = (error: unknown) => new StartupError(`Cannot open ${where}: ${firstLine(error)}`);
   let database: DatabaseHandle;
-  try {
-    database = await openDatabase({
-      url: config.databaseUrl,
-      dataDir: embeddedDatabaseDir(config),
-      poolSize: config.databasePoolSize,
-      sharedBuffersMb: config.embeddedBuffersMb,
-    });
-  } catch (error) {
-    throw new StartupError(`Cannot open ${where}: ${firstLine(error)}`);
+  let opened: Promise<void>;
+  if (config.databaseUrl) {
+    await checkDatabaseAnswers(config.databaseUrl);
+    try {
+      database = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize });
+    } catch (error) {
+      throw cannotOpen(error);
+    }
+    opened = Promise.resolve();
+  } else {
+    ({ database, opened } = openPGliteLater({ dataDir: embeddedDatabaseDir(config), sharedBuffersMb: config.embeddedBuffersMb }));
   }
-  try {
-    await migrate(database.db);
-  } catch (error) {
-    await database.close();
-    throw new StartupError(`Cannot migrate ${where}: ${firstLine(error)}`);
-  }
-  return database;
+  const ready = (async () => {
+    try {
+      await opened;
+    } catch (error) {
+      await database.close();
+      throw cannotOpen(error);
+    }
+    try {
+      await migrate(database.db);
+    } catch (error) {
+      await database.close();
+      throw new StartupError(`Cannot migrate ${where}: ${firstLine(error)}`);
+    }
+  })();
+  return { database, ready };
 }
 
 /** Why the server could not listen, as a StartupError naming PORT and HOST. */
@@ -113,9 +136,19 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  const database = await openConfiguredDatabase(config);
-  const app = await buildApp({ config, database });
-  const worker = config.runWorker ? await startDeliveryWorker({ database, config, log: app.log, metrics: app.metrics }) : undefined;
+  const { database, ready } = await openConfiguredDatabaseLater(config);
+  // The app is built while the database opens; nothing in it queries before it is ready.
+  const [built, opened] = await Promise.allSettled([buildApp({ config, database }), ready]);
+  if (opened.status === 'rejected') {
+    if (built.status === 'fulfilled') await built.value.close();
+    throw opened.reason;
+  }
+  if (built.status === 'rejected') {
+    await database.close();
+    throw built.reason;
+  }
+  const app = built.value;
+  const worker = config.runWorker ? await startDeliveryWorker({ database, config, log: app.log, metrics: app.metrics, firstClaimDelayMs: FIRST_CLAIM_DELAY_MS }) : undefined;
   let metricsListener: MetricsListener | undefined;
   app.addHook('onClose', async () => {
     await metricsListener?.close();

@@ -29,6 +29,9 @@ function childArguments(): string[] {
     : [join(PACKAGE_ROOT, 'dist/create-embedded.js')];
 }
 
+/** Creations in flight by directory; a failed one is tried again by the next call. */
+const creations = new Map<string, Promise<void>>();
+
 /**
  * Creates the embedded database in `dataDir` if it holds none yet, and migrates it, in a
  * short-lived child process (create-embedded.ts). PGlite's initdb runs a second engine instance
@@ -41,6 +44,17 @@ function childArguments(): string[] {
  */
 export async function createPGliteDataDir(dataDir: string, settings: string[]): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  // The command running the service starts the child before loading the service, whose opening of
+  // the engine then waits for that same child instead of finding a half-made directory.
+  let creating = creations.get(dataDir);
+  if (!creating) {
+    creating = createInChild(dataDir, settings).finally(() => creations.delete(dataDir));
+    creations.set(dataDir, creating);
+  }
+  return creating;
+}
+
+async function createInChild(dataDir: string, settings: string[]): Promise<void> {
   try {
     await run(process.execPath, [...childArguments(), dataDir, JSON.stringify(settings)], { cwd: PACKAGE_ROOT });
   } catch (error) {

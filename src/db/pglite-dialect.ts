@@ -69,13 +69,21 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
+/**
+ * Takes the engine or its opening: Kysely runs init() before the first query, so that queries made
+ * while the engine still opens wait for it (the service builds its app meanwhile, db/index.ts).
+ */
 class PGliteDriver implements Driver {
-  constructor(private readonly client: PGlite) {}
-  async init(): Promise<void> {}
+  #client: PGlite | undefined;
+  constructor(private readonly opening: PGlite | Promise<PGlite>) {}
+  async init(): Promise<void> {
+    this.#client = await this.opening;
+  }
   async acquireConnection(): Promise<DatabaseConnection> {
+    const client = this.#client!;
     // A closed PGlite may still answer from its WASM state; refuse like a stopped server would.
-    if (this.client.closed) throw new Error('the embedded database is closed');
-    return new PGliteConnection(this.client);
+    if (client.closed) throw new Error('the embedded database is closed');
+    return new PGliteConnection(client);
   }
   // The COMMIT rider (riders.ts) runs as a statement of its own: in process, a round trip is free.
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -93,8 +101,8 @@ class PGliteDriver implements Driver {
   }
   async releaseConnection(): Promise<void> {}
   async destroy(): Promise<void> {
-    if (!this.client.closed) await this.client.close();
+    if (this.#client && !this.#client.closed) await this.#client.close();
   }
 }
 
-export const pgliteDialect = (client: PGlite) => postgresDialect(() => new PGliteDriver(client));
+export const pgliteDialect = (client: PGlite | Promise<PGlite>) => postgresDialect(() => new PGliteDriver(client));

@@ -27,7 +27,18 @@ export interface DeliveryWorkerOptions {
   metrics?: Metrics;
   /** From start to the first retention pass; FIRST_PASS_DELAY_MS (housekeeping/retention.ts) unless a test shortens it. */
   retentionFirstPassDelayMs?: number;
+  /** From start to the first look at the queue unless a NOTIFY comes first; none unless set (the service sets FIRST_CLAIM_DELAY_MS). */
+  firstClaimDelayMs?: number;
 }
+
+/**
+ * How long `pickport serve`'s worker leaves the embedded engine's one connection to the first
+ * requests before its first look at the queue: on an engine just opened, the claim and the next
+ * due time were about 0.5 s of CPU at start (docs/benchmarks.md), which the first /health waited
+ * behind. A NOTIFY (an event committed meanwhile) still wakes it at once; deliveries already due
+ * wait that much longer than the restart itself made them.
+ */
+export const FIRST_CLAIM_DELAY_MS = 1_000;
 
 interface ClaimedDelivery {
   tenant_id: string;
@@ -114,6 +125,7 @@ export class DeliveryWorker {
   readonly #leaseMs: number;
   /** A saturated worker claims again once this few sends are left in flight: fewer, larger claims. */
   readonly #refillAt: number;
+  readonly #firstClaimDelayMs: number;
   readonly #inFlight = new Set<Promise<void>>();
   #running = false;
   #loop: Promise<void> | undefined;
@@ -138,6 +150,7 @@ export class DeliveryWorker {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#leaseMs = options.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.#refillAt = Math.floor((this.#concurrency * 3) / 4);
+    this.#firstClaimDelayMs = options.firstClaimDelayMs ?? 0;
     this.#retention = new RetentionLoop({
       db: this.#db,
       config: options.config,
@@ -213,6 +226,7 @@ export class DeliveryWorker {
   }
 
   async #run(): Promise<void> {
+    if (this.#firstClaimDelayMs > 0) await this.#sleep(this.#firstClaimDelayMs);
     while (this.#running) {
       this.#wakeRequested = false;
       let sleepMs = this.#pollIntervalMs;
