@@ -14,12 +14,14 @@ import { shortestRouteLength } from './walks';
  * the search that proves a walk shortest (scattered.ts), whose unproven walks it shortens.
  */
 
-/** Items at places: the places, what each holds (units at most the demand) and the demand per item. */
-export interface CoverProblem {
+/** Items at places (scattered storage): which places hold which items, and how many of each are wanted. */
+export interface ScatteredProblem {
   layout: Layout;
+  /** Distinct places that hold units of some item. */
   places: readonly Place[];
-  /** By place: the items there and their units. */
+  /** By place: the items there and their units, at most the item's demand. */
   stock: readonly (readonly { item: number; units: number }[])[];
+  /** Units wanted, by item; the places hold at least that many of each. */
   demand: readonly number[];
 }
 
@@ -50,7 +52,7 @@ const NOISE = 0.3;
  * The shortest walk the search finds from `start` (places that cover every demand), never longer
  * than the walk through `start` made minimal.
  */
-export function searchCovers(problem: CoverProblem, start: readonly number[], options: CoverSearchOptions): CoverFound {
+export function searchCovers(problem: ScatteredProblem, start: readonly number[], options: CoverSearchOptions): CoverFound {
   const walks = new WalkLengths(problem, options.measures + 1);
   const search = new CoverSearch(problem, mulberry32(options.seed));
   let current = minimalCover(problem, start);
@@ -68,7 +70,7 @@ export function searchCovers(problem: CoverProblem, start: readonly number[], op
 }
 
 /** `chosen` less the places the others make needless, farthest from a cross aisle first: fewer places never lengthen the walk. */
-export function minimalCover(problem: CoverProblem, chosen: readonly number[]): number[] {
+export function minimalCover(problem: ScatteredProblem, chosen: readonly number[]): number[] {
   const { layout, places, stock, demand } = problem;
   const crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
   const depth = (place: number) => {
@@ -93,7 +95,7 @@ export class WalkLengths {
   measured = 0;
 
   constructor(
-    private readonly problem: Pick<CoverProblem, 'layout' | 'places'>,
+    private readonly problem: Pick<ScatteredProblem, 'layout' | 'places'>,
     private readonly allowed = Infinity,
   ) {}
 
@@ -125,7 +127,7 @@ class CoverSearch {
   private readonly holders: number[][];
 
   constructor(
-    private readonly problem: CoverProblem,
+    private readonly problem: ScatteredProblem,
     private readonly random: () => number,
   ) {
     const { layout, places, stock, demand } = problem;

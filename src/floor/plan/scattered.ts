@@ -1,5 +1,5 @@
 import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
-import { minimalCover, searchCovers, WalkLengths } from './cover-search';
+import { minimalCover, searchCovers, WalkLengths, type ScatteredProblem } from './cover-search';
 import { CollectingTours, type CollectingFloor } from './walks/collecting';
 import { shortestCoveringTour } from './walks/covering';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
@@ -26,16 +26,6 @@ import { MAX_DP_CROSS_AISLES } from './walks/optimal';
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
  */
-
-export interface ScatteredProblem {
-  layout: Layout;
-  /** Distinct places that hold units of some item. */
-  places: readonly Place[];
-  /** By place: the items there and their units, at most the item's demand. */
-  stock: readonly (readonly { item: number; units: number }[])[];
-  /** Units wanted, by item; the places hold at least that many of each. */
-  demand: readonly number[];
-}
 
 export interface ScatteredChoice {
   /** Indexes of the places to visit. */

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { searchCovers, type CoverProblem } from '../../../src/floor/plan/cover-search';
+import { searchCovers, type ScatteredProblem } from '../../../src/floor/plan/cover-search';
 import type { Layout, Place } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
 import { layoutArbitrary, placeArbitrary } from './arbitraries';
 
 /** Up to four items, each wanted 1–3 times and held at 1–4 places of a small floor (some places shared), the places together holding every demand. */
-const problemArbitrary: fc.Arbitrary<CoverProblem> = layoutArbitrary({ aisles: 6, positions: { min: 2, max: 10 }, middleCrossAisles: true }).chain((layout) =>
+const problemArbitrary: fc.Arbitrary<ScatteredProblem> = layoutArbitrary({ aisles: 6, positions: { min: 2, max: 10 }, middleCrossAisles: true }).chain((layout) =>
   fc
     .array(
       fc.record({
@@ -34,9 +34,9 @@ const problemArbitrary: fc.Arbitrary<CoverProblem> = layoutArbitrary({ aisles: 6
     }),
 );
 
-const covers = ({ stock, demand }: CoverProblem, places: readonly number[]) =>
+const covers = ({ stock, demand }: ScatteredProblem, places: readonly number[]) =>
   demand.every((want, item) => places.reduce((sum, place) => sum + (stock[place]!.find((entry) => entry.item === item)?.units ?? 0), 0) >= want);
-const walk = (problem: CoverProblem, places: readonly number[]) => shortestRouteLength(problem.layout, places.map((place) => problem.places[place]!));
+const walk = (problem: ScatteredProblem, places: readonly number[]) => shortestRouteLength(problem.layout, places.map((place) => problem.places[place]!));
 const options = fc.record({ seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }), measures: fc.integer({ min: 0, max: 40 }) });
 
 describe('searchCovers', () => {
@@ -73,7 +73,7 @@ describe('searchCovers', () => {
       { aisle: 5, position: 1 },
       { aisle: 5, position: 2 },
     ];
-    const problem: CoverProblem = { layout, places, stock: [[{ item: 0, units: 1 }], [{ item: 0, units: 1 }], [{ item: 1, units: 1 }]], demand: [1, 1] };
+    const problem: ScatteredProblem = { layout, places, stock: [[{ item: 0, units: 1 }], [{ item: 0, units: 1 }], [{ item: 1, units: 1 }]], demand: [1, 1] };
     const found = searchCovers(problem, [0, 2], { seed: 7, measures: 20 });
     expect(found.places.sort()).toEqual([1, 2]);
     expect(found.distance).toBe(walk(problem, [1, 2]));
