@@ -1,8 +1,8 @@
 import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
+import { minimalCover, searchCovers, WalkLengths, type ScatteredProblem } from './cover-search';
 import { CollectingTours, type CollectingFloor } from './walks/collecting';
 import { shortestCoveringTour } from './walks/covering';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
-import { shortestRouteLength } from './walks';
 
 /*
  * Which places to take items from when each item stands at several (the single picker routing
@@ -17,23 +17,15 @@ import { shortestRouteLength } from './walks';
  * every demand, from covers completed greedily and measured by the exact tour through their
  * places, from ruining and recreating the best walk aisle by aisle, and from taking each aisle's
  * items out of the best walk and putting them back where the walk is shortest given the rest
- * (the covering dynamic program over those items alone, exact for them). Branch and bound (a
+ * (the covering dynamic program over those items alone, exact for them); a walk left unproven
+ * is improved last by large-neighbourhood search over the choice of places (cover-search.ts),
+ * from the best walk and from the first greedy cover. Branch and bound (a
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
  * can within half of the allowance; where it cannot, the covering dynamic program
  * (walks/covering.ts), bounded by the root's prices, settles the rest or the walk stays unproven.
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
  */
-
-export interface ScatteredProblem {
-  layout: Layout;
-  /** Distinct places that hold units of some item. */
-  places: readonly Place[];
-  /** By place: the items there and their units, at most the item's demand. */
-  stock: readonly (readonly { item: number; units: number }[])[];
-  /** Units wanted, by item; the places hold at least that many of each. */
-  demand: readonly number[];
-}
 
 export interface ScatteredChoice {
   /** Indexes of the places to visit. */
@@ -64,6 +56,8 @@ const REBUILD_ROUNDS = 3;
 const REINSERTED_AT_MOST = 10;
 /** Ruin and recreate may run on past the allowance by this share of it (it is what improves a walk found when time is up). */
 const REBUILD_OVERRUN = 1.25;
+/** Exact walks the large-neighbourhood search may measure from each start. */
+const NEIGHBOURS_MEASURED = 200;
 /** An exact walk through a set of places, measured, counted as this many transitions. */
 const MEASURE_COST = 20_000;
 /** Steps each run of the covering dynamic program may take (a narrow run, then a full one). */
@@ -105,7 +99,9 @@ class Search {
   private readonly grain: number;
   private best: { places: number[]; distance: number };
 
-  private readonly measured = new Map<string, number>();
+  private readonly walks: WalkLengths;
+  /** The first cover, completed greedily from nothing. */
+  private readonly greedy: number[];
   /** No price on any item: a collecting tour that only walks. */
   private readonly noPrices: Float64Array;
   private spent = 0;
@@ -133,16 +129,21 @@ class Search {
           }
         : undefined;
     this.tours = this.floor && new CollectingTours(this.floor, problem);
+    this.walks = new WalkLengths(problem);
     this.subaisleOf = new Int32Array(problem.places.length);
     this.floor?.candidates.forEach((byBlock, aisle) => byBlock.forEach((places, block) => places.forEach((place) => (this.subaisleOf[place] = aisle * byBlock.length + block))));
     this.best = { places: [], distance: Infinity };
-    this.improve(this.cover(new Uint8Array(problem.places.length)));
+    this.greedy = this.cover(new Uint8Array(problem.places.length));
+    this.improve(this.greedy);
   }
 
   run(): ScatteredChoice {
     const all = this.problem.places.length;
-    // Beyond two blocks the collecting tour's states are too many: the greedy choice, not proven.
-    if (!this.floor) return { ...this.best, exact: false };
+    // Beyond two blocks the collecting tour's states are too many: the greedy choice improved by local search, not proven.
+    if (!this.floor) {
+      this.searchNeighbours();
+      return { ...this.best, exact: false };
+    }
     const subaisles = this.floor.aisles * (this.floor.crossYs.length - 1);
     const stack: Node[] = [{ required: new Uint8Array(all), forbidden: new Uint8Array(all), entered: new Uint8Array(subaisles), prices: new Float64Array(this.items) }];
     let root = true;
@@ -179,6 +180,7 @@ class Search {
     // Branching has not settled it: the covering dynamic program, bounded by the root's prices, may.
     if (rootPrices && !this.gaveUp && this.settledByCovering(rootPrices)) return { ...this.best, exact: true };
     this.improveLocally();
+    this.searchNeighbours();
     return { ...this.best, exact: false };
   }
 
@@ -186,6 +188,18 @@ class Search {
   private improveLocally(): void {
     this.rebuild();
     this.reinsert();
+  }
+
+  /**
+   * Large-neighbourhood search over the choice of places (cover-search.ts) from the best walk, then
+   * from the first greedy cover: the two often settle in different aisles.
+   */
+  private searchNeighbours(): void {
+    for (const start of [this.best.places, this.greedy]) {
+      const found = searchCovers(this.problem, start, { seed: this.best.distance, measures: NEIGHBOURS_MEASURED });
+      this.spent += found.measured * MEASURE_COST;
+      this.improve(found.places);
+    }
   }
 
   /**
@@ -468,12 +482,9 @@ class Search {
    * shortest walk.
    */
   private improve(chosen: Uint8Array | number[]): void {
-    let places = chosen instanceof Uint8Array ? [...chosen.keys()].filter((place) => chosen[place]) : chosen;
-    if (!this.covers(places)) return;
-    for (const place of [...places].sort((a, b) => this.reach(b) - this.reach(a))) {
-      const without = places.filter((other) => other !== place);
-      if (this.covers(without)) places = without;
-    }
+    const listed = chosen instanceof Uint8Array ? [...chosen.keys()].filter((place) => chosen[place]) : chosen;
+    if (!this.covers(listed)) return;
+    const places = minimalCover(this.problem, listed);
     const distance = this.measure(places);
     if (distance < this.best.distance) this.best = { places, distance };
   }
@@ -491,13 +502,9 @@ class Search {
 
   /** The exact shortest walk through the places, remembered. */
   private measure(places: readonly number[]): number {
-    const key = [...places].sort((a, b) => a - b).join(',');
-    let distance = this.measured.get(key);
-    if (distance === undefined) {
-      this.spent += MEASURE_COST;
-      distance = shortestRouteLength(this.problem.layout, places.map((place) => this.problem.places[place]!));
-      this.measured.set(key, distance);
-    }
+    const before = this.walks.measured;
+    const distance = this.walks.length(places);
+    this.spent += (this.walks.measured - before) * MEASURE_COST;
     return distance;
   }
 
