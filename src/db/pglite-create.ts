@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { EMBEDDED_BUFFERS_MB } from '../config';
@@ -43,6 +43,8 @@ const creations = new Map<string, Promise<void>>();
  * opens the directory like on any later start, and its migrate() finds nothing left to do.
  */
 export async function createPGliteDataDir(dataDir: string, settings: string[]): Promise<void> {
+  // The engine's own error for this is an object without a message.
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new Error(`${dataDir} is a file, not a directory`);
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   // The command running the service starts the child before loading the service, whose opening of
   // the engine then waits for that same child instead of finding a half-made directory.

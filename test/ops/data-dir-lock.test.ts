@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -100,5 +100,14 @@ describe.skipIf(usingPostgres)('one process per data directory of the embedded d
     const migrated = await pickport('migrate', dataDir);
     expect(migrated.code, migrated.stderr).toBe(0);
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('names the embedded database\'s path when a file stands where its directory goes, and exits 1', async () => {
+    const blocked = join(root, 'blocked');
+    mkdirSync(blocked);
+    writeFileSync(join(blocked, 'pglite'), 'not a database');
+    const refused = await pickport('serve', blocked);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr.trim()).toBe(`Cannot open the embedded database in PICKPORT_DATA_DIR (${join(blocked, 'pglite')}): ${join(blocked, 'pglite')} is a file, not a directory`);
   });
 });
