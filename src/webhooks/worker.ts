@@ -34,8 +34,8 @@ export interface DeliveryWorkerOptions {
 /**
  * How long `pickport serve`'s worker leaves the embedded engine's one connection to the first
  * requests before its first look at the queue: on an engine just opened, the claim and the next
- * due time were about 0.5 s of CPU at start (docs/benchmarks.md), which the first /health waited
- * behind. A NOTIFY (an event committed meanwhile) still wakes it at once; deliveries already due
+ * due time are slow to plan and run (docs/benchmarks.md), and the first /health waited behind
+ * them. A NOTIFY (an event committed meanwhile) still wakes it at once; deliveries already due
  * wait that much longer than the restart itself made them.
  */
 export const FIRST_CLAIM_DELAY_MS = 1_000;
