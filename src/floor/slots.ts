@@ -174,7 +174,11 @@ export interface ProductPlaces {
   slots: ItemSlot<Location>[];
 }
 
-/** The places of the given products, by externalId (unknown ones left out). */
+/**
+ * The places of the given products, by externalId (unknown ones left out). Each join names the
+ * tenant as a value, as the pool's read does (pool.ts), so that tables without statistics are read
+ * by their keys.
+ */
 export async function productPlaces(db: Executor, tenantId: string, externalIds: string[]): Promise<Map<string, ProductPlaces>> {
   const { rows } = await sql<{
     external_id: string;
@@ -191,9 +195,9 @@ export async function productPlaces(db: Executor, tenantId: string, externalIds:
     SELECT p.external_id, p.id, p.stock, own.code AS own_code, own.aisle AS own_aisle, own.position AS own_position,
       s.location_code AS slot_code, s.quantity AS slot_quantity, l.aisle AS slot_aisle, l.position AS slot_position
     FROM products p
-    LEFT JOIN warehouse_locations own ON own.tenant_id = p.tenant_id AND own.code = p.location_code AND own.aisle IS NOT NULL
-    LEFT JOIN product_slots s ON s.tenant_id = p.tenant_id AND s.product_id = p.id
-    LEFT JOIN warehouse_locations l ON l.tenant_id = s.tenant_id AND l.code = s.location_code
+    LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
+    LEFT JOIN product_slots s ON s.tenant_id = ${tenantId} AND s.product_id = p.id
+    LEFT JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
     WHERE p.tenant_id = ${tenantId} AND p.external_id = ANY (${externalIds}::text[])
     ORDER BY p.external_id, s.location_code`.execute(db);
   const places = new Map<string, ProductPlaces & { stock: number; slotted: boolean }>();
