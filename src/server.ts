@@ -4,6 +4,7 @@ import { buildApp, serviceMetrics } from './app';
 import { ConfigError, embeddedDatabaseDir, StartupError, type Config } from './config';
 import { openDatabase, openPGliteLater, type DatabaseHandle } from './db';
 import { migrate } from './db/migrate';
+import { startHousekeeping } from './housekeeping';
 import { startMetricsListener, type Metrics, type MetricsListener } from './http/metrics';
 import { FIRST_CLAIM_DELAY_MS, startDeliveryWorker } from './webhooks/worker';
 
@@ -149,11 +150,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   const app = built.value;
   const worker = config.runWorker ? await startDeliveryWorker({ database, config, log: app.log, metrics: app.metrics, firstClaimDelayMs: FIRST_CLAIM_DELAY_MS }) : undefined;
+  const housekeeping = config.runWorker ? startHousekeeping({ db: database.db, config, log: app.log }) : undefined;
   let metricsListener: MetricsListener | undefined;
   app.addHook('onClose', async () => {
     await metricsListener?.close();
     // The worker records its attempts in flight before the database goes away.
-    await worker?.stop();
+    await Promise.all([worker?.stop(), housekeeping?.stop()]);
     await database.close();
   });
   try {
@@ -166,14 +168,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
 }
 
-/** `pickport worker`: webhook deliveries (and retention) without the HTTP API. */
+/** `pickport worker`: webhook deliveries and housekeeping without the HTTP API. */
 export async function startWorker(config: Config): Promise<{ log: FastifyInstance['log']; close(): Promise<void> }> {
   const log = pino({ level: config.logLevel });
   const database = await openConfiguredDatabase(config);
   const metrics = serviceMetrics(database);
   const worker = await startDeliveryWorker({ database, config, log, metrics });
+  const housekeeping = startHousekeeping({ db: database.db, config, log });
+  const stop = () => Promise.all([worker.stop(), housekeeping.stop()]);
   const metricsListener = await listenForMetrics(config, metrics, log).catch(async (error: unknown) => {
-    await worker.stop();
+    await stop();
     await database.close();
     throw error;
   });
@@ -182,7 +186,7 @@ export async function startWorker(config: Config): Promise<{ log: FastifyInstanc
     log,
     async close() {
       await metricsListener?.close();
-      await worker.stop();
+      await stop();
       await database.close();
     },
   };

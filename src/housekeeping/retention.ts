@@ -8,7 +8,7 @@ import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
 /*
  * Housekeeping: retention deletes what no one needs any more, across features (settled webhook
  * attempts, the events they were for, idempotency answers past their 24 hours). It works by SQL
- * alone and imports no feature, so any feature may host it: the delivery worker runs its loop.
+ * alone and imports no feature; the features' own passes are handed to its loop (./index.ts).
  */
 
 export type RetentionConfig = Pick<Config, 'retentionDays'>;
@@ -169,8 +169,8 @@ export interface RetentionOptions {
 }
 
 /**
- * The retention loop: a pass shortly after start, then one every few minutes, next to the delivery
- * worker, each followed by the other passes given. `stop()` lets the batch under way finish.
+ * The retention loop: a pass shortly after start, then one every few minutes, each followed by
+ * the other passes given. `stop()` lets the batch under way finish.
  */
 export class RetentionLoop {
   readonly #options: RetentionOptions;

@@ -4,15 +4,13 @@ import type { Config } from '../config';
 import type { DatabaseHandle, Db } from '../db';
 import type { Metrics } from '../http/metrics';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
-import { RetentionLoop } from '../housekeeping/retention';
-import { rollUpInsight } from '../insight/rollup';
 import { destinationPolicy } from './destination';
 import { webhookMetrics, type WebhookMetrics } from './metrics';
 import { livePreviousSecret, signingSecrets } from './secrets';
 import { sendWebhook } from './sender';
 import type { DeliveryStatus } from './tables';
 
-export type WorkerConfig = Pick<Config, 'secretKey' | 'nodeEnv' | 'webhookTimeoutMs' | 'webhookRetryDelaysMs' | 'webhookAllowPrivate' | 'retentionDays'>;
+export type WorkerConfig = Pick<Config, 'secretKey' | 'nodeEnv' | 'webhookTimeoutMs' | 'webhookRetryDelaysMs' | 'webhookAllowPrivate'>;
 export type WorkerLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 
 export interface DeliveryWorkerOptions {
@@ -25,8 +23,6 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
   /** The process's metrics, where the worker counts each attempt's outcome and a delivery's lag. */
   metrics?: Metrics;
-  /** From start to the first retention pass; FIRST_PASS_DELAY_MS (housekeeping/retention.ts) unless a test shortens it. */
-  retentionFirstPassDelayMs?: number;
   /** From start to the first look at the queue unless a NOTIFY comes first; none unless set (the service sets FIRST_CLAIM_DELAY_MS). */
   firstClaimDelayMs?: number;
 }
@@ -137,8 +133,6 @@ export class DeliveryWorker {
   #saturated = false;
   #unrecorded: { record: AttemptRecord; resolve: () => void; reject: (error: unknown) => void }[] = [];
   #recording: Promise<void> | undefined;
-  /** Retention, and the insight's rollup after it, run wherever deliveries are sent. */
-  readonly #retention: RetentionLoop;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#database = options.database;
@@ -151,13 +145,6 @@ export class DeliveryWorker {
     this.#leaseMs = options.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.#refillAt = Math.floor((this.#concurrency * 3) / 4);
     this.#firstClaimDelayMs = options.firstClaimDelayMs ?? 0;
-    this.#retention = new RetentionLoop({
-      db: this.#db,
-      config: options.config,
-      log: options.log,
-      passes: [{ name: 'insight rollup', run: (signal) => rollUpInsight(this.#db, { signal }) }],
-      ...(options.retentionFirstPassDelayMs !== undefined ? { firstPassDelayMs: options.retentionFirstPassDelayMs } : {}),
-    });
   }
 
   async start(): Promise<void> {
@@ -165,7 +152,6 @@ export class DeliveryWorker {
     this.#running = true;
     await this.#listen();
     this.#loop = this.#run();
-    this.#retention.start();
   }
 
   /** Stops claiming, lets the attempts in flight finish and be recorded (bounded by the timeout). */
@@ -174,7 +160,7 @@ export class DeliveryWorker {
     this.#running = false;
     clearTimeout(this.#relistenTimer);
     this.#wake();
-    await Promise.all([this.#loop, this.#retention.stop()]);
+    await this.#loop;
     await Promise.allSettled([...this.#inFlight]);
     await this.#recording;
     await this.#unlisten?.();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 import type { DeliveryStatus } from '../../src/webhooks/tables';
 import { purgeOnce } from '../../src/housekeeping/retention';
-import { startDeliveryWorker } from '../../src/webhooks/worker';
+import { startHousekeeping } from '../../src/housekeeping';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
 
@@ -167,18 +167,18 @@ describe('retention of events, delivery attempts and idempotency answers', () =>
     expect(await replay({ from: daysAgo(45).toISOString(), event: 'order.status_changed' })).toEqual({ replayed: 0, purged: true });
   });
 
-  it('runs a pass shortly after the delivery worker starts, wherever it runs', async () => {
+  it('runs a pass shortly after the housekeeping a delivering process runs starts', async () => {
     const tenant = await ctx.tenant(UNLIMITED);
     const hook = await webhook(tenant);
     const old = await event(tenant.id, 33);
     const oldAttempt = await attempt(tenant.id, hook, old, 'delivered', 33);
     // FIRST_PASS_DELAY_MS (seconds) shortened, so that the test does not wait for it.
-    const worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), retentionFirstPassDelayMs: 50 });
+    const housekeeping = startHousekeeping({ db: ctx.database.db, config: ctx.config, log: pino({ level: 'silent' }), firstPassDelayMs: 50 });
     try {
       await waitFor('the first pass', async () => (await eventsLeft([old])).length === 0);
       expect(await attemptsLeft([oldAttempt])).toEqual([]);
     } finally {
-      await worker.stop();
+      await housekeeping.stop();
     }
   });
 

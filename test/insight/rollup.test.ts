@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rollUpInsight } from '../../src/insight/rollup';
 import type { Charts, HeatMap } from '../../src/insight/schemas';
-import { startDeliveryWorker } from '../../src/webhooks/worker';
+import { startHousekeeping } from '../../src/housekeeping';
 import { createTestContext, usingPostgres } from '../helpers/context';
 import { signedIn } from '../console/helpers';
 import { item, order, warehouse } from '../orders/helpers';
@@ -152,17 +152,17 @@ describe('the rollup', () => {
 });
 
 describe('the housekeeping loop', () => {
-  it('rolls up closed hours shortly after the delivery worker starts, wherever it runs', async () => {
+  it('rolls up closed hours shortly after the housekeeping a delivering process runs starts', async () => {
     const fresh = await ctx.tenant();
     expect((await fresh.api.post('/orders', order('F1', [item('P1', 1)]))).status).toBe(201);
     await movedBack(fresh.id, 3);
-    const worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), retentionFirstPassDelayMs: 50 });
+    const housekeeping = startHousekeeping({ db: ctx.database.db, config: ctx.config, log: pino({ level: 'silent' }), firstPassDelayMs: 50 });
     try {
       await waitFor('the first rollup pass', async () => Number((await rolledThrough(fresh.id))?.getTime()) > Date.now() - 2 * HOUR_MS);
       const counted = await sql<{ n: string }>`SELECT sum(received) AS n FROM insight_hours WHERE tenant_id = ${fresh.id}`.execute(db);
       expect(Number(counted.rows[0]!.n)).toBe(1);
     } finally {
-      await worker.stop();
+      await housekeeping.stop();
     }
   });
 });
