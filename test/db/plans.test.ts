@@ -17,6 +17,7 @@ const EXPECTED: Record<string, string[]> = {
   batch_lock_or_insert_products: [...PRODUCT_KEYS, 'products_pkey'],
   batch_update_products: ['products_tenant_id_external_id_key'],
   orders_catalog_and_holds: ['products_tenant_id_external_id_key', 'order_items_by_product', 'orders_pkey'],
+  orders_create_alone: ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key'],
   orders_insert_with_items: [],
   orders_lookup: ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key', 'order_items_pkey'],
   orders_lookup_taking_keys: ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key', 'order_items_pkey'],
