@@ -313,15 +313,15 @@ export async function createOrderAlone(db: Executor, tenantId: string, input: Or
   // A scalar subquery, not EXISTS, which would drop the probe's ORDER BY and LIMIT (key-probe.ts).
   const named = (column: string, value: string) =>
     sql`(SELECT true FROM orders WHERE tenant_id = ${tenantId} AND ${keyProbe(sql.ref(column), sql`${value}::text`)}) IS NOT NULL`;
-  const lines = json(input.items.map((item) => ({ product_external_id: item.productExternalId, product_sku: item.productSku, quantity: item.quantity })));
-  const wanted = sql<string[]>`ARRAY(SELECT jsonb_array_elements(${lines}::jsonb)->>'product_external_id')`;
+  const lines = lineDocuments(input, []);
+  const wanted = sql<string[]>`ARRAY(SELECT jsonb_array_elements(${json(lines)}::jsonb)->>'product_external_id')`;
   // CASE runs its branches in order: the lookup, then the keys, then the read under them.
   const ready = sql<string[] | null>`CASE WHEN ${named('external_id', input.externalId)} OR ${named('order_number', input.orderNumber)} THEN NULL
-        ELSE order_lines_ready(${tenantId}::uuid, CASE WHEN ${productKeysSql(tenantId, wanted)} >= 0 THEN ${lines}::jsonb END, ${HOLDING_STATUSES}::text[]) END`;
+        ELSE order_lines_ready(${tenantId}::uuid, CASE WHEN ${productKeysSql(tenantId, wanted)} >= 0 THEN ${json(lines)}::jsonb END, ${HOLDING_STATUSES}::text[]) END`;
   try {
     const { rows } = await prepared(
       'orders_create_alone',
-      insertWithItems(tenantId, [orderDocument(input, 'PENDING', [], 0)], lineDocuments(input, []), ready),
+      insertWithItems(tenantId, [orderDocument(input, 'PENDING', [], 0)], lines, ready),
     ).execute(db);
     const order = rows[0];
     return order && { action: 'created', order, itemsCount: input.items.length, warnings: [], events: [] };

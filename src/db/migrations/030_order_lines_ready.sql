@@ -5,7 +5,7 @@
 -- and the order is then decided in a transaction, which words its issues. VOLATILE and in PL/pgSQL
 -- on purpose: its query takes a fresh snapshot, which sees every order committed under those keys,
 -- also while the calling statement waited for them. STRICT: called with NULL lines, it does not run.
--- `p_lines` is a jsonb array of {product_external_id, product_sku, quantity}.
+-- `p_lines` is a jsonb array of {product_external_id, product_sku, quantity} (other keys ignored).
 CREATE FUNCTION order_lines_ready(p_tenant_id uuid, p_lines jsonb, p_holding text[]) RETURNS uuid[]
 LANGUAGE plpgsql STRICT VOLATILE AS $$
 DECLARE
