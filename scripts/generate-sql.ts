@@ -26,7 +26,7 @@ import { postgresDialect } from '../src/db/dialect';
 import { observePrepared, preparedName } from '../src/db/prepared';
 import type { Database } from '../src/db/schema';
 import { answerInsert, type IdempotentRequest } from '../src/http/idempotency';
-import { upsertOrders } from '../src/orders/intake';
+import { createOrderAlone, upsertOrders } from '../src/orders/intake';
 import type { OrderInput } from '../src/orders/schemas';
 
 export const REGENERATE = 'npm run sql:generate';
@@ -137,6 +137,10 @@ export const STEPS: Step[] = [
         await upsertOrders(tx, TENANT[v]!, ordersOf(v));
       }),
     answers: (v) => ({ orders_insert_with_items: ordersOf(v).map(insertedOrder) }),
+  },
+  {
+    label: 'POST /orders of a new order alone (createOrderAlone)',
+    run: (db, v) => createOrderAlone(db, TENANT[v]!, ordersOf(v)[0]!),
   },
   {
     label: 'a write with an X-Idempotency-Key storing its answer (answerInsert)',

@@ -1,12 +1,12 @@
-import { sql } from 'kysely';
-import type { Tx } from '../db';
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor, Tx } from '../db';
 import { isUniqueViolation, WriteRaced } from '../db/errors';
 import { prepared } from '../db/prepared';
 import { keyProbe } from '../db/key-probe';
 import { executeTogether } from '../db/together';
 import type { DomainEvent } from '../events/types';
 import { ApiError, concurrentUpdate, conflict, validationError } from '../http/errors';
-import { assessItems, assessLines, catalogFor, catalogOf, catalogQuery, issueEvents, type Assessment, type CatalogProduct } from './assessment';
+import { assessItems, assessLines, catalogFor, catalogOf, catalogQuery, HOLDING_STATUSES, issueEvents, type Assessment, type CatalogProduct } from './assessment';
 import { canMove, statusChanged } from './lifecycle';
 import { prepareRecheck, runRecheck } from './revalidation';
 import type { OrderInput } from './schemas';
@@ -234,37 +234,50 @@ async function createOrders(tx: Tx, tenantId: string, run: Creation[], catalogRe
  * start (`WriteRaced`), deciding with that order in view.
  */
 export async function insertOrders(tx: Tx, tenantId: string, orders: { input: OrderInput; assessment: Assessment }[]): Promise<Map<string, OrderRow>> {
-  const documents = orders.map(({ input, assessment }, ord) => ({
-    ord,
+  const documents = orders.map(({ input, assessment }, ord) => orderDocument(input, assessment.resolved ? 'PENDING' : 'PENDING_VALIDATION', assessment.issues, ord));
+  const lines = orders.flatMap(({ input, assessment }) => lineDocuments(input, assessment.lines.map((line) => line.productId)));
+  const { rows } = await prepared('orders_insert_with_items', insertWithItems(tenantId, documents, lines)).execute(tx).catch(raced);
+  return new Map(rows.map((row) => [row.external_id, row]));
+}
+
+/** An order as the insert reads it (a row of a jsonb array), `ord` its place in the statement. */
+const orderDocument = (input: OrderInput, status: string, issues: Assessment['issues'], ord: number) => ({
+  ord,
+  external_id: input.externalId,
+  order_number: input.orderNumber,
+  status,
+  issues,
+  has_issues: issues.length > 0,
+  priority: input.priority ?? null,
+  channel: input.channel ?? null,
+  order_date: input.orderDate ?? null,
+  due_date: input.dueDate ?? null,
+  shipping_method: input.shippingMethod ?? null,
+  shipping_address: input.shippingAddress ?? null,
+  notes: input.notes ?? null,
+  customer: input.customer ?? null,
+  metadata: input.metadata ?? null,
+});
+
+/** An order's lines as the insert reads them, each with the product it resolved to (null: unresolved, or left to `ready`). */
+const lineDocuments = (input: OrderInput, productIds: (string | null)[]) =>
+  input.items.map((item, position) => ({
     external_id: input.externalId,
-    order_number: input.orderNumber,
-    status: assessment.resolved ? 'PENDING' : 'PENDING_VALIDATION',
-    issues: assessment.issues,
-    has_issues: assessment.issues.length > 0,
-    priority: input.priority ?? null,
-    channel: input.channel ?? null,
-    order_date: input.orderDate ?? null,
-    due_date: input.dueDate ?? null,
-    shipping_method: input.shippingMethod ?? null,
-    shipping_address: input.shippingAddress ?? null,
-    notes: input.notes ?? null,
-    customer: input.customer ?? null,
-    metadata: input.metadata ?? null,
+    position,
+    product_external_id: item.productExternalId,
+    product_sku: item.productSku,
+    quantity: item.quantity,
+    product_id: productIds[position] ?? null,
   }));
-  const lines = orders.flatMap(({ input, assessment }) =>
-    assessment.lines.map((line, position) => ({
-      external_id: input.externalId,
-      position,
-      product_external_id: line.productExternalId,
-      product_sku: line.productSku,
-      quantity: line.quantity,
-      product_id: line.productId,
-    })),
-  );
-  const { rows } = await prepared(
-    'orders_insert_with_items',
-    sql<OrderRow>`
-      WITH o AS (
+
+/**
+ * The INSERT of orders and their items, yielding the orders. With `ready` (SQL yielding the product
+ * ids of the lines of the only order, or NULL), it inserts nothing when that is NULL, and the
+ * lines take their products from it.
+ */
+function insertWithItems(tenantId: string, documents: object[], lines: object[], ready?: RawBuilder<string[] | null>): RawBuilder<OrderRow> {
+  return sql<OrderRow>`
+      WITH ${ready ? sql`ready AS (SELECT ${ready} AS product_ids), ` : sql``}o AS (
         INSERT INTO orders (tenant_id, external_id, order_number, status, issues, has_issues, priority, channel, order_date,
           due_date, shipping_method, shipping_address, notes, customer, metadata)
         SELECT ${tenantId}::uuid, r.external_id, r.order_number, r.status, r.issues, r.has_issues, r.priority, r.channel, r.order_date,
@@ -272,20 +285,50 @@ export async function insertOrders(tx: Tx, tenantId: string, orders: { input: Or
         FROM jsonb_to_recordset(${json(documents)}::jsonb) AS r(ord integer, external_id text, order_number text, status text,
           issues jsonb, has_issues boolean, priority text, channel text, order_date timestamptz, due_date timestamptz,
           shipping_method text, shipping_address text, notes text, customer jsonb, metadata jsonb)
-        ORDER BY r.ord
+        ${ready ? sql`WHERE (SELECT product_ids FROM ready) IS NOT NULL ` : sql``}ORDER BY r.ord
         RETURNING *
       ), i AS (
         INSERT INTO order_items (tenant_id, order_id, position, product_external_id, product_sku, quantity, product_id)
-        SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity, l.product_id
+        SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity,
+          ${ready ? sql`(SELECT product_ids[l.position + 1] FROM ready)` : sql`l.product_id`}
         FROM jsonb_to_recordset(${json(lines)}::jsonb)
           AS l(external_id text, position integer, product_external_id text, product_sku text, quantity numeric, product_id uuid)
         JOIN o ON o.external_id = l.external_id
       )
-      SELECT * FROM o`,
-  )
-    .execute(tx)
-    .catch(raced);
-  return new Map(rows.map((row) => [row.external_id, row]));
+      SELECT * FROM o`;
+}
+
+/**
+ * POST /orders of a new order as one autocommitted statement, which is all most new orders need
+ * (docs/orders.md): when no order holds its externalId or orderNumber, it takes the keys of the
+ * order's products (store.ts) and then, in a fresh snapshot (`order_lines_ready`, migration 030),
+ * finds every line resolved and its stock available; the order is then PENDING without issues,
+ * and has no events. It saves BEGIN, COMMIT and a round trip for the insert. Anything else (an
+ * update, a taken orderNumber, a line with an issue, a repeated product, an order created
+ * concurrently) writes nothing and resolves to undefined: `upsertOrder` decides it in a
+ * transaction and words the answer.
+ */
+export async function createOrderAlone(db: Executor, tenantId: string, input: OrderInput): Promise<UpsertOutcome | undefined> {
+  if (repeatedProducts(input.items)) return undefined;
+  // A scalar subquery, not EXISTS, which would drop the probe's ORDER BY and LIMIT (key-probe.ts).
+  const named = (column: string, value: string) =>
+    sql`(SELECT true FROM orders WHERE tenant_id = ${tenantId} AND ${keyProbe(sql.ref(column), sql`${value}::text`)}) IS NOT NULL`;
+  const lines = lineDocuments(input, []);
+  const wanted = sql<string[]>`ARRAY(SELECT jsonb_array_elements(${json(lines)}::jsonb)->>'product_external_id')`;
+  // CASE runs its branches in order: the lookup, then the keys, then the read under them.
+  const ready = sql<string[] | null>`CASE WHEN ${named('external_id', input.externalId)} OR ${named('order_number', input.orderNumber)} THEN NULL
+        ELSE order_lines_ready(${tenantId}::uuid, CASE WHEN ${productKeysSql(tenantId, wanted)} >= 0 THEN ${json(lines)}::jsonb END, ${HOLDING_STATUSES}::text[]) END`;
+  try {
+    const { rows } = await prepared(
+      'orders_create_alone',
+      insertWithItems(tenantId, [orderDocument(input, 'PENDING', [], 0)], lines, ready),
+    ).execute(db);
+    const order = rows[0];
+    return order && { action: 'created', order, itemsCount: input.items.length, warnings: [], events: [] };
+  } catch (error) {
+    if (isUniqueViolation(error, 'orders_tenant_id_external_id_key') || isUniqueViolation(error, 'orders_tenant_id_order_number_key')) return undefined;
+    throw error;
+  }
 }
 
 /** A concurrent request created one of the orders, or took its orderNumber, after the lookup. */

@@ -7,7 +7,7 @@ import { bodyCheck } from '../http/validation';
 import { respondWithWrite } from '../http/write';
 import { cancelOrder } from './cancel';
 import { listOrders } from './queries';
-import { upsertOrder, upsertOrders, type OrderResult } from './intake';
+import { createOrderAlone, upsertOrder, upsertOrders, type OrderResult } from './intake';
 import {
   BatchInput,
   BatchResponse,
@@ -47,6 +47,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return respondWithWrite(request, reply, {
         tenantId,
         work: (tx) => upsertOrder(tx, tenantId, request.body),
+        alone: (db) => createOrderAlone(db, tenantId, request.body),
         // Intake's statements take arrays of keys, which PostgreSQL would otherwise plan at every run.
         genericPlans: true,
         answer: (outcome) => ({

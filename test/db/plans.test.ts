@@ -17,6 +17,7 @@ const EXPECTED: Record<string, string[]> = {
   batch_lock_or_insert_products: [...PRODUCT_KEYS, 'products_pkey'],
   batch_update_products: ['products_tenant_id_external_id_key'],
   orders_catalog_and_holds: ['products_tenant_id_external_id_key', 'order_items_by_product', 'orders_pkey'],
+  orders_create_alone: ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key'],
   orders_insert_with_items: [],
   orders_lookup: ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key', 'order_items_pkey'],
   orders_lookup_taking_keys: ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key', 'order_items_pkey'],
@@ -43,14 +44,37 @@ function readsOf(plan: string): { indexes: Set<string>; scans: string[] } {
   return { indexes, scans };
 }
 
+/**
+ * The queries of the database functions that read by keys (PL/pgSQL caches their plans as it
+ * caches a named statement's), by function: where each parameter of the function stands in its
+ * query, and the indexes expected.
+ */
+const FUNCTION_QUERIES: Record<string, { parameters: string[]; expected: string[] }> = {
+  order_lines_ready: { parameters: ['p_tenant_id', 'p_lines', 'p_holding'], expected: ['products_tenant_id_external_id_key', 'order_items_by_product', 'orders_pkey'] },
+};
+
+/** Each function's query (the SELECT ... INTO of its body) as a named statement of its parameters. */
+async function functionQueries(database: DatabaseHandle): Promise<Planned[]> {
+  const { rows } = await sql<{ name: string; body: string; types: string[] }>`
+    SELECT proname AS name, prosrc AS body, ARRAY(SELECT format_type(t, NULL) FROM unnest(proargtypes) AS t) AS types FROM pg_proc
+    WHERE proname = ANY (${Object.keys(FUNCTION_QUERIES)}::text[]) AND pronamespace = current_schema()::regnamespace`.execute(database.db);
+  return rows.map(({ name, body, types }) => {
+    let text = /\bSELECT\b[^;]*/.exec(body)![0].replace(/\bINTO\s+\w+/, '');
+    FUNCTION_QUERIES[name]!.parameters.forEach((parameter, i) => (text = text.replaceAll(new RegExp(`\\b${parameter}\\b`, 'g'), `$${i + 1}`)));
+    return { name, sql: text, types };
+  });
+}
+
+type Planned = Pick<NamedStatement, 'name' | 'sql'> & { types?: string[] };
+
 /** Each named statement's generic plan, prepared on one connection as the service's are. */
-async function genericPlans(database: DatabaseHandle, statements: NamedStatement[]): Promise<Map<string, string>> {
+async function genericPlans(database: DatabaseHandle, statements: Planned[]): Promise<Map<string, string>> {
   const plans = new Map<string, string>();
   await database.db.connection().execute(async (connection) => {
     await sql`SET plan_cache_mode = force_generic_plan`.execute(connection);
-    for (const { name, sql: text } of statements) {
+    for (const { name, sql: text, types } of statements) {
       const parameters = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map(([, n]) => Number(n)));
-      await sql.raw(`PREPARE plan_${name} AS ${text}`).execute(connection);
+      await sql.raw(`PREPARE plan_${name}${types ? `(${types.join(', ')})` : ''} AS ${text}`).execute(connection);
       // EXPLAIN plans without running: NULL stands for every value, types come from PREPARE.
       const { rows } = await sql.raw<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE plan_${name}(${Array(parameters).fill('NULL').join(', ')})`).execute(connection);
       await sql.raw(`DEALLOCATE plan_${name}`).execute(connection);
@@ -134,17 +158,19 @@ describe.skipIf(!usingPostgres)('the generic plans of the named statements (Post
     ({ database, drop } = await openTestDatabase());
     statements = await namedStatements();
     keys = await foreignKeys(database);
-    plans.empty = await genericPlans(database, statements);
+    const planned = [...statements, ...(await functionQueries(database))];
+    plans.empty = await genericPlans(database, planned);
     checks.empty = await foreignKeyChecks(database, keys);
     await seed(database);
     await sql`ANALYZE`.execute(database.db);
-    plans.analyzed = await genericPlans(database, statements);
+    plans.analyzed = await genericPlans(database, planned);
     checks.analyzed = await foreignKeyChecks(database, keys);
   }, 120_000);
   afterAll(() => drop?.());
 
-  it('cover every named statement', () => {
+  it('cover every named statement, and the queries of the functions listed', () => {
     expect(statements.map((s) => s.name).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect([...plans.empty.keys()].filter((name) => name in FUNCTION_QUERIES).sort()).toEqual(Object.keys(FUNCTION_QUERIES).sort());
   });
 
   for (const state of ['empty', 'analyzed'] as const) {
@@ -152,7 +178,7 @@ describe.skipIf(!usingPostgres)('the generic plans of the named statements (Post
       const wrong: string[] = [];
       for (const [name, plan] of plans[state]) {
         const { indexes, scans } = readsOf(plan);
-        const expected = new Set(EXPECTED[name]);
+        const expected = new Set(EXPECTED[name] ?? FUNCTION_QUERIES[name]?.expected);
         const unexpected = [...indexes].filter((index) => !expected.has(index));
         const missing = [...expected].filter((index) => !indexes.has(index));
         const badScans = scans.filter((scan) => KNOWN_SCANS[name] !== scan);
