@@ -1,5 +1,4 @@
-import type { CompiledQuery, DatabaseConnection } from 'kysely';
-import type { Tx } from './index';
+import type { CompiledQuery, DatabaseConnection, QueryExecutor } from 'kysely';
 
 /**
  * A statement that travels with a transaction's COMMIT instead of costing a round trip of its own
@@ -35,7 +34,7 @@ const ridersByConnection = new WeakMap<DatabaseConnection, TransactionRiders>();
  * Gives `riders` to the transaction `tx` runs in; called before its first statement, which is when
  * a dialect sends its BEGIN (a dialect that sends BEGIN at once takes no rider at BEGIN).
  */
-export async function attachRiders(tx: Tx, riders: TransactionRiders): Promise<void> {
+export async function attachRiders(tx: { getExecutor(): QueryExecutor }, riders: TransactionRiders): Promise<void> {
   await tx.getExecutor().provideConnection(async (connection) => {
     ridersByConnection.set(connection, riders);
   });
