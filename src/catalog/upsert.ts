@@ -132,8 +132,8 @@ function upsertStatement(columns: SentColumn[], checksLocation: boolean, mode: U
 
 /**
  * Aborts the autocommitted statement when `condition` holds (the write needs a transaction); null
- * otherwise. The PL/pgSQL function that aborts it is called only then: a call costs the server as
- * much as one of the statement's index probes, and nearly every new product needs none.
+ * otherwise. The PL/pgSQL function that aborts it is called only then: each call starts its
+ * interpreter on the server, and nearly every new product needs none.
  */
 const abortWhen = (condition: RawBuilder<boolean | null>) => sql<null>`CASE WHEN ${condition} THEN write_needs_transaction_when(true) END`;
 
