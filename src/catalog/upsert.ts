@@ -34,7 +34,7 @@ interface UpsertRow {
   location_known: boolean;
   /**
    * null when the statement did not take the product's key (orders/catalog-hooks.ts); once it took
-   * it, whether orders wait for the product.
+   * it, whether orders wait for the product. Alone, always null: the statement aborts itself when they do.
    */
   orders_waiting: boolean | null;
   /** Alone: the statement left the row as it was, since writing it needs a transaction. */
@@ -122,13 +122,20 @@ function upsertStatement(columns: SentColumn[], checksLocation: boolean, mode: U
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       ${location} AS location_known,
-      ${orderKey ? (alone ? sql`write_needs_transaction_when(${waiting})` : waiting) : sql`NULL::boolean`} AS orders_waiting,
+      ${orderKey ? (alone ? abortWhen(waiting) : waiting) : sql`NULL::boolean`} AS orders_waiting,
       ${alone ? sql`old.id IS NOT NULL AND written.id IS NULL AND old.sku <> ${SKU}` : sql`false`} AS needs_transaction${alone ? sql`,
       ${recordEvents(TENANT, stockUpdatedEventSql)} AS deliveries` : sql``}
     FROM (SELECT 1) AS one
     LEFT JOIN written ON true
     LEFT JOIN old ON true`;
 }
+
+/**
+ * Aborts the autocommitted statement when `condition` holds (the write needs a transaction); null
+ * otherwise. The PL/pgSQL function that aborts it is called only then: each call starts its
+ * interpreter on the server, and nearly every new product needs none.
+ */
+const abortWhen = (condition: RawBuilder<boolean | null>) => sql<null>`CASE WHEN ${condition} THEN write_needs_transaction_when(true) END`;
 
 /** The upsert of `input` for the tenant, as its named statement with its parameters bound. */
 export function upsertQuery(db: Executor, tenantId: string, input: ProductInput, mode: UpsertMode): CompiledQuery<UpsertRow> {

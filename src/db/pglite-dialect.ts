@@ -1,7 +1,7 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { postgresDialect } from './dialect';
-import { ridersForBegin, ridersForCommit } from './riders';
+import { takeRiders } from './riders';
 
 const ROLLBACK = Symbol('rollback');
 
@@ -88,15 +88,15 @@ class PGliteDriver implements Driver {
   // The COMMIT rider (riders.ts) runs as a statement of its own: in process, a round trip is free.
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await (connection as PGliteConnection).begin();
-    ridersForBegin(connection);
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    const rider = ridersForCommit(connection)?.beforeCommit;
+    const rider = takeRiders(connection)?.beforeCommit;
     // If the rider fails, Kysely rolls the transaction back.
     if (rider) await connection.executeQuery(rider);
     await (connection as PGliteConnection).end(true);
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    takeRiders(connection);
     await (connection as PGliteConnection).end(false);
   }
   async releaseConnection(): Promise<void> {}

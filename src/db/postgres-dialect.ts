@@ -2,7 +2,7 @@ import pg from 'pg';
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { postgresDialect } from './dialect';
 import { preparedName } from './prepared';
-import { ridersForBegin, ridersForCommit } from './riders';
+import { ridersOf, takeRiders } from './riders';
 import type { PipelinedConnection } from './together';
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
@@ -39,8 +39,6 @@ function pgQuery(query: CompiledQuery): pg.QueryConfig {
 class PostgresConnection implements PipelinedConnection {
   /** BEGIN was asked for and not sent yet. */
   pendingBegin = false;
-  /** The text of that BEGIN. */
-  begin = 'BEGIN';
 
   constructor(readonly client: pg.PoolClient) {}
 
@@ -63,7 +61,8 @@ class PostgresConnection implements PipelinedConnection {
   async send(queries: readonly CompiledQuery[]): Promise<pg.QueryResult[]> {
     const configs = queries.map(pgQuery);
     if (this.pendingBegin) {
-      configs.unshift({ text: this.begin });
+      // The transaction's riders are known by its first statement (riders.ts).
+      configs.unshift({ text: ridersOf(this)?.genericPlans ? BEGIN_WITH_GENERIC_PLANS : 'BEGIN' });
       this.pendingBegin = false;
     }
     const { stream } = (this.client as unknown as pg.Client).connection;
@@ -111,14 +110,12 @@ class PostgresDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    const postgres = connection as PostgresConnection;
-    postgres.begin = ridersForBegin(connection)?.genericPlans ? BEGIN_WITH_GENERIC_PLANS : 'BEGIN';
-    postgres.pendingBegin = true;
+    (connection as PostgresConnection).pendingBegin = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const postgres = connection as PostgresConnection;
-    const rider = ridersForCommit(connection)?.beforeCommit;
+    const rider = takeRiders(connection)?.beforeCommit;
     if (postgres.pendingBegin) {
       // The transaction ran no statement: its rider, if any, is a transaction on its own.
       postgres.pendingBegin = false;
@@ -130,6 +127,7 @@ class PostgresDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    takeRiders(connection);
     const postgres = connection as PostgresConnection;
     if (postgres.pendingBegin) {
       postgres.pendingBegin = false;

@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CompiledQuery, DatabaseConnection } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, QueryExecutor } from 'kysely';
 
 /**
  * A statement that travels with a transaction's COMMIT instead of costing a round trip of its own
@@ -22,27 +21,31 @@ export interface TransactionRiders {
    * the keys they name (test/db/plans.test.ts checks the named ones).
    */
   genericPlans?: boolean;
-  /** The connection whose transaction took the riders: any other transaction started meanwhile leaves them alone. */
-  connection?: DatabaseConnection;
 }
 
-const current = new AsyncLocalStorage<TransactionRiders>();
+/**
+ * The riders of the transaction running on each connection, until it ends. Kept by connection rather than in an
+ * AsyncLocalStorage around the transaction: that enables async hooks for the whole process, which
+ * then run for every promise of every request.
+ */
+const ridersByConnection = new WeakMap<DatabaseConnection, TransactionRiders>();
 
-/** Runs `start` (which begins one transaction) with riders for that transaction. */
-export function withRiders<T>(riders: TransactionRiders, start: () => Promise<T>): Promise<T> {
-  return current.run(riders, start);
+/**
+ * Gives `riders` to the transaction `tx` runs in; called before its first statement, which is when
+ * a dialect sends its BEGIN (a dialect that sends BEGIN at once takes no rider at BEGIN).
+ */
+export async function attachRiders(tx: { getExecutor(): QueryExecutor }, riders: TransactionRiders): Promise<void> {
+  await tx.getExecutor().provideConnection(async (connection) => {
+    ridersByConnection.set(connection, riders);
+  });
 }
 
-/** For a dialect's BEGIN: the riders of the transaction beginning on `connection`, if any; it takes them for its COMMIT. */
-export function ridersForBegin(connection: DatabaseConnection): TransactionRiders | undefined {
-  const riders = current.getStore();
-  if (!riders || riders.connection) return undefined;
-  riders.connection = connection;
+/** For a dialect's BEGIN: the riders of the transaction on `connection`, if any. */
+export const ridersOf = (connection: DatabaseConnection): TransactionRiders | undefined => ridersByConnection.get(connection);
+
+/** For a dialect's COMMIT and ROLLBACK: the riders of the transaction ending on `connection`, which a next one does not inherit. */
+export function takeRiders(connection: DatabaseConnection): TransactionRiders | undefined {
+  const riders = ridersByConnection.get(connection);
+  ridersByConnection.delete(connection);
   return riders;
-}
-
-/** For a dialect's COMMIT: the riders its BEGIN took on `connection`, if any. */
-export function ridersForCommit(connection: DatabaseConnection): TransactionRiders | undefined {
-  const riders = current.getStore();
-  return riders?.connection === connection ? riders : undefined;
 }

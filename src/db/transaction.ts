@@ -1,6 +1,6 @@
 import type { Db, Tx } from './index';
 import { isRetryableAbort } from './errors';
-import { withRiders, type TransactionRiders } from './riders';
+import { attachRiders, type TransactionRiders } from './riders';
 
 const ATTEMPTS = 3;
 
@@ -16,7 +16,10 @@ export async function inTransaction<T>(db: Db, work: (tx: Tx, riders: Transactio
   for (let attempt = 1; ; attempt++) {
     const riders: TransactionRiders = genericPlans ? { genericPlans } : {};
     try {
-      return await withRiders(riders, () => db.transaction().execute((tx) => work(tx, riders)));
+      return await db.transaction().execute(async (tx) => {
+        await attachRiders(tx, riders);
+        return work(tx, riders);
+      });
     } catch (error) {
       if (attempt >= ATTEMPTS || !isRetryableAbort(error)) throw error;
     }

@@ -221,6 +221,19 @@ describe('transaction riders', () => {
     await expectEveryConnectionUsable();
   });
 
+  it("leaves a transaction's rider out of the next transaction on the same connection", async () => {
+    const db = database.db;
+    await db.connection().execute(async (connection) => {
+      await inTransaction(connection, async (_tx, riders) => {
+        riders.beforeCommit = sql`INSERT INTO rider_notes (note) VALUES (${'once'})`.compile(db);
+      });
+      // A rider carried over would run again here and fail on the primary key.
+      await connection.transaction().execute((tx) => sql`INSERT INTO rider_notes (note) VALUES ('next')`.execute(tx));
+    });
+    expect(await notes()).toEqual(['next', 'once']);
+    await sql`DELETE FROM rider_notes`.execute(db);
+  });
+
   it('rolls the work back when the COMMIT rider fails', async () => {
     const db = database.db;
     await sql`INSERT INTO rider_notes (note) VALUES ('taken')`.execute(db);

@@ -154,9 +154,9 @@
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $1::uuid AND code = $22::text) AS location_known,
-      write_needs_transaction_when(CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
+      CASE WHEN CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
       CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
-    END) AS orders_waiting,
+    END THEN write_needs_transaction_when(true) END AS orders_waiting,
       old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $3::text AS needs_transaction,
       record_events($1::uuid::uuid, (
   SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
@@ -223,9 +223,9 @@
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       true AS location_known,
-      write_needs_transaction_when(CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
+      CASE WHEN CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
       CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
-    END) AS orders_waiting,
+    END THEN write_needs_transaction_when(true) END AS orders_waiting,
       old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $3::text AS needs_transaction,
       record_events($1::uuid::uuid, (
   SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
