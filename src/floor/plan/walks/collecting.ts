@@ -512,6 +512,7 @@ export class CollectingTours {
     const previous: number[][] = [];
     const taken: number[][] = [];
     let work = this.sweepWork;
+    const spacing = floor.spacing;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
       for (let c = 0; c < combos.length; c++) {
@@ -531,12 +532,15 @@ export class CollectingTours {
         for (let c = 0; c < combos.length; c++) {
           const option = optionCost[c]!;
           if (option === Infinity) continue;
-          const transitions = space.transitionsFrom(state, combos[c]!.shapes, combos[c]!.key, kind);
-          work += transitions.length + 1;
-          for (const transition of transitions) {
-            if (lastAisle && transition.width > 0) continue;
-            const total = before + option + transition.width * floor.spacing;
-            const after = transition.next;
+          const moves = space.movesFrom(state, combos[c]!.shapes, combos[c]!.key, kind);
+          const count = moves.next.length;
+          work += count + 1;
+          const upTo = before + option;
+          for (let t = 0; t < count; t++) {
+            const width = moves.width[t]!;
+            if (lastAisle && width > 0) continue;
+            const total = upTo + width * spacing;
+            const after = moves.next[t]!;
             const known = next[after];
             if (known === undefined) reached.push(after);
             else if (total >= known) continue;

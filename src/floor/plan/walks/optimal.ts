@@ -87,6 +87,13 @@ export interface Transition {
   next: number;
 }
 
+/** The transitions out of a state for one aisle, and their next states and widths as typed arrays: what the inner loops read. */
+export interface Moves {
+  list: Transition[];
+  next: Int32Array;
+  width: Int32Array;
+}
+
 /**
  * The frontiers of floors with a given number of cross aisles, numbered as they are met, and the
  * transitions out of each, worked out once for each (state, subaisle shapes, aisle kind) and
@@ -96,19 +103,32 @@ export class StateSpace {
   private readonly frontiers: (Frontier | undefined)[] = [undefined, undefined];
   private readonly ids = new Map<string, number>();
   /** By state, then `key * 4 + kind`; sparse. */
-  private readonly transitions: Transition[][][] = [[], []];
+  private readonly transitions: (Moves | undefined)[][];
 
-  constructor(private readonly crossAisles: number) {}
+  constructor(private readonly crossAisles: number) {
+    this.transitions = [this.noMoves(), this.noMoves()];
+  }
+
+  /** A state's table of transitions, none worked out yet: filled to its length, so that it stays an array and not a dictionary. */
+  private noMoves(): (Moves | undefined)[] {
+    return new Array<Moves | undefined>(4 * SHAPE_COUNT ** (this.crossAisles - 1)).fill(undefined);
+  }
 
   /** `shapes` by subaisle, front first; `key` numbers them; `kind` is 1 for the depot's aisle plus 2 when nothing is required right of it. */
   transitionsFrom(state: number, shapes: readonly number[], key: number, kind: number): Transition[] {
+    return this.movesFrom(state, shapes, key, kind).list;
+  }
+
+  /** `transitionsFrom` with the next states and widths as typed arrays. */
+  movesFrom(state: number, shapes: readonly number[], key: number, kind: number): Moves {
     const cache = this.transitions[state]!;
-    let list = cache[key * 4 + kind];
-    if (!list) {
-      list = this.work(state, shapes.map((shape) => SHAPES[shape]!), (kind & 1) === 1, (kind & 2) === 2);
-      cache[key * 4 + kind] = list;
+    let moves = cache[key * 4 + kind];
+    if (!moves) {
+      const list = this.work(state, shapes.map((shape) => SHAPES[shape]!), (kind & 1) === 1, (kind & 2) === 2);
+      moves = { list, next: Int32Array.from(list, (transition) => transition.next), width: Int32Array.from(list, (transition) => transition.width) };
+      cache[key * 4 + kind] = moves;
     }
-    return list;
+    return moves;
   }
 
   private id(frontier: Frontier): number {
@@ -118,7 +138,7 @@ export class StateSpace {
       id = this.frontiers.length;
       this.ids.set(key, id);
       this.frontiers.push(frontier);
-      this.transitions.push([]);
+      this.transitions.push(this.noMoves());
     }
     return id;
   }
@@ -245,6 +265,7 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
   let costs: number[] = [0];
   const steps: Steps[] = [];
   let work = 0;
+  const spacing = floor.spacing;
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
     const reached: number[] = [];
     const next: number[] = [];
@@ -256,12 +277,15 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
       const before = costs[state]!;
       if (bound && before + bound.still(aisle, state) > bound.longest) continue;
       for (const option of options) {
-        const transitions = space.transitionsFrom(state, option.shapes, option.key, kind);
-        work += transitions.length + 1;
-        for (const transition of transitions) {
-          if (lastAisle && transition.width > 0) continue;
-          const after = transition.next;
-          const total = before + option.cost + transition.width * floor.spacing;
+        const moves = space.movesFrom(state, option.shapes, option.key, kind);
+        const count = moves.next.length;
+        work += count + 1;
+        const base = before + option.cost;
+        for (let t = 0; t < count; t++) {
+          const width = moves.width[t]!;
+          if (lastAisle && width > 0) continue;
+          const after = moves.next[t]!;
+          const total = base + width * spacing;
           const known = next[after];
           if (known === undefined) reached.push(after);
           else if (total >= known) continue;
@@ -269,7 +293,7 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
           if (!withSteps) continue;
           step.previous[after] = state;
           step.option[after] = option;
-          step.transition[after] = transition;
+          step.transition[after] = moves.list[t]!;
         }
       }
       if (m > 3 && work > DP_WORK) return undefined;
