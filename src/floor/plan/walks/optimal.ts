@@ -246,14 +246,30 @@ function combinations(options: readonly SubaislePattern[][]): Option[] {
 }
 
 /**
- * The dynamic program, or undefined when the floor has too many cross aisles or the work exceeds
- * its allowance; `withSteps` keeps what rebuilding the tour needs.
+ * The states a run of the dynamic program reached after each aisle and their least costs: a run
+ * on the same floor whose spots are the same up to some aisle, and whose aisles are of the same
+ * kind up to there, reaches the same states at the same costs, and may resume from them.
  */
-function solve(floor: Floor, withSteps: boolean): Solution | undefined {
+export interface Trail {
+  lastRequired: number;
+  /** By aisle - 1: the states reached after it, and their costs (sparse by state). */
+  states: number[][];
+  costs: number[][];
+}
+
+/**
+ * The dynamic program, or undefined when the floor has too many cross aisles or the work exceeds
+ * its allowance; `withSteps` keeps what rebuilding the tour needs. On one or two blocks, `resume`
+ * starts it at aisle `from` with the states of a trail (its spots the same before that aisle) and
+ * `trail` is filled with this run's.
+ */
+function solve(floor: Floor, withSteps: boolean, resume?: { trail: Trail; from: number }, trail?: Trail): Solution | undefined {
   const m = floor.crossYs.length;
   if (m > MAX_DP_CROSS_AISLES) return undefined;
   const space = spaceFor(m);
   const lastRequired = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1] ?? 0);
+  // Up to where the two runs' aisles are of the same kind: those at or right of the last required aisle differ when it moved.
+  const from = resume && m <= 3 ? Math.min(resume.from, resume.trail.lastRequired === lastRequired ? Infinity : Math.min(lastRequired, resume.trail.lastRequired)) : 1;
   const patternsOf = (blocks: Spot[][]) => blocks.map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!));
   // Aisles without spots share their patterns and combinations.
   const empty = patternsOf(floor.crossYs.slice(1).map(() => []));
@@ -261,12 +277,17 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
   const aislePatterns = floor.spots.map((spots, i) => (spots.length === 0 ? empty : patternsOf(spotsByBlock(floor, i + 1))));
   const bound = m > 3 ? pruning(floor, aislePatterns) : undefined;
   // Sparse by state number: the states reached and their least costs.
-  let states = [EMPTY];
-  let costs: number[] = [0];
+  let states = from > 1 ? resume!.trail.states[from - 2]! : [EMPTY];
+  let costs: number[] = from > 1 ? resume!.trail.costs[from - 2]! : [0];
+  if (trail) {
+    trail.lastRequired = lastRequired;
+    trail.states = from > 1 ? resume!.trail.states.slice(0, from - 1) : [];
+    trail.costs = from > 1 ? resume!.trail.costs.slice(0, from - 1) : [];
+  }
   const steps: Steps[] = [];
   let work = 0;
   const spacing = floor.spacing;
-  for (let aisle = 1; aisle <= floor.aisles; aisle++) {
+  for (let aisle = from; aisle <= floor.aisles; aisle++) {
     const reached: number[] = [];
     const next: number[] = [];
     const step: Steps = { previous: [], option: [], transition: [] };
@@ -301,6 +322,8 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
     steps.push(step);
     states = reached;
     costs = next;
+    trail?.states.push(reached);
+    trail?.costs.push(next);
   }
   return { distance: costs[FINISHED]!, aislePatterns, steps };
 }
@@ -338,6 +361,18 @@ const IMPROVEMENT_PAIRS = 500_000;
 export function optimalDistance(floor: Floor): number {
   if (floor.pickAisles.length === 0) return 0;
   return solve(floor, false)?.distance ?? heldKarp(floor)?.distance ?? improvedOrder(floor).distance;
+}
+
+/**
+ * `optimalDistance` resumed from `trail` (a run on the same floor whose spots were the same in
+ * every aisle before `firstChanged`) where it can; the run's own trail is returned for the next
+ * (none where the dynamic program does not settle the floor, or no place is to be visited).
+ */
+export function resumedDistance(floor: Floor, previous: Trail | undefined, firstChanged: number): { distance: number; trail: Trail | undefined } {
+  if (floor.pickAisles.length === 0 || floor.crossYs.length > 3) return { distance: optimalDistance(floor), trail: undefined };
+  const trail: Trail = { lastRequired: 0, states: [], costs: [] };
+  const solution = solve(floor, false, previous && { trail: previous, from: firstChanged }, trail)!;
+  return { distance: solution.distance, trail };
 }
 
 /**
