@@ -1,5 +1,5 @@
 import * as optimal from './optimal';
-import { spaceFor, type StateSpace } from './optimal';
+import { spaceFor, unreached, withRoom, type StateSpace } from './optimal';
 
 // Plain constants here: an imported binding can be a property read on every use, and these are read in the inner loops.
 const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_COUNT, TWICE } = optimal;
@@ -507,7 +507,7 @@ export class CollectingTours {
   private untrackedRun(lastRequired: number, budget: number): TourRun | undefined {
     const { floor, blocks, combos, cost, optionCost, space } = this;
     let states = [EMPTY];
-    let values: number[] = [0];
+    let values: Float64Array = Float64Array.of(0);
     // By aisle: for each state reached, the state before it and the combination taken.
     const previous: number[][] = [];
     const taken: number[][] = [];
@@ -524,7 +524,7 @@ export class CollectingTours {
       const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
       const lastAisle = aisle === floor.aisles;
       const reached: number[] = [];
-      const next: number[] = [];
+      let next = unreached(space.size);
       const from: number[] = [];
       const via: number[] = [];
       for (const state of states) {
@@ -533,6 +533,7 @@ export class CollectingTours {
           const option = optionCost[c]!;
           if (option === Infinity) continue;
           const moves = space.movesFrom(state, combos[c]!.shapes, combos[c]!.key, kind);
+          next = withRoom(next, space.size);
           const count = moves.next.length;
           work += count + 1;
           const upTo = before + option;
@@ -541,8 +542,8 @@ export class CollectingTours {
             if (lastAisle && width > 0) continue;
             const total = upTo + width * spacing;
             const after = moves.next[t]!;
-            const known = next[after];
-            if (known === undefined) reached.push(after);
+            const known = next[after]!;
+            if (known === Infinity) reached.push(after);
             else if (total >= known) continue;
             next[after] = total;
             from[after] = state;

@@ -119,6 +119,11 @@ export class StateSpace {
     return this.movesFrom(state, shapes, key, kind).list;
   }
 
+  /** States numbered so far: every state a transition worked out leads to is below. */
+  get size(): number {
+    return this.frontiers.length;
+  }
+
   /** `transitionsFrom` with the next states and widths as typed arrays. */
   movesFrom(state: number, shapes: readonly number[], key: number, kind: number): Moves {
     const cache = this.transitions[state]!;
@@ -187,6 +192,19 @@ export class StateSpace {
     }
     return result;
   }
+}
+
+/** Least costs by state, Infinity for a state not reached: room for `size` states. */
+export function unreached(size: number): Float64Array {
+  return new Float64Array(size).fill(Infinity);
+}
+
+/** `costs` with room for `size` states, the new ones not reached. */
+export function withRoom(costs: Float64Array, size: number): Float64Array {
+  if (size <= costs.length) return costs;
+  const grown = unreached(Math.max(size, 2 * costs.length));
+  grown.set(costs);
+  return grown;
 }
 
 const SPACES = new Map<number, StateSpace>();
