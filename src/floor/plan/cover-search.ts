@@ -1,6 +1,6 @@
 import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
 import { mulberry32 } from './random';
-import { shortestRouteLength } from './walks';
+import { SubsetRoutes } from './walks';
 
 /*
  * A short walk for items that stand at several places, found by large-neighbourhood search over
@@ -91,13 +91,16 @@ export function minimalCover(problem: ScatteredProblem, chosen: readonly number[
 /** The exact shortest walk through sets of places, remembered by set. */
 export class WalkLengths {
   private readonly known = new Map<string, number>();
+  private readonly routes: SubsetRoutes;
   /** Walks measured, not counting those remembered. */
   measured = 0;
 
   constructor(
-    private readonly problem: Pick<ScatteredProblem, 'layout' | 'places'>,
+    problem: Pick<ScatteredProblem, 'layout' | 'places'>,
     private readonly allowed = Infinity,
-  ) {}
+  ) {
+    this.routes = new SubsetRoutes(problem.layout, problem.places);
+  }
 
   /** How many more walks may be measured. */
   left(): number {
@@ -109,7 +112,7 @@ export class WalkLengths {
     let distance = this.known.get(key);
     if (distance === undefined) {
       this.measured++;
-      distance = shortestRouteLength(this.problem.layout, places.map((place) => this.problem.places[place]!));
+      distance = this.routes.length(places);
       this.known.set(key, distance);
     }
     return distance;

@@ -40,7 +40,7 @@ export interface ScatteredChoice {
  * Transitions of the dynamic program the search may spend: a count, not a clock, so that a
  * route is the same on every run (what it takes in time is in docs/benchmarks.md).
  */
-const SEARCH_WORK = 12_000_000;
+const SEARCH_WORK = 15_000_000;
 /** Subgradient steps at the first node, and at every node after. */
 const ROOT_STEPS = 150;
 const NODE_STEPS = 30;

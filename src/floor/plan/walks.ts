@@ -1,7 +1,7 @@
-import { isOnLayout, type Layout, type Place, type Policy } from './layout';
+import { aisleX, backY, isOnLayout, middleCrossAisleYs, positionY, type Layout, type Place, type Policy } from './layout';
 import { combinedWalk, largestGapWalk, midpointWalk, returnWalk, sShapeWalk } from './walks/heuristics';
-import { optimalDistance, optimalWalk } from './walks/optimal';
-import { floorOf, type Floor, type Point, type Walk } from './walks/walk';
+import { optimalDistance, optimalWalk, resumedDistance, type Trail } from './walks/optimal';
+import { floorOf, type Floor, type Point, type Spot, type Walk } from './walks/walk';
 
 export type { Point } from './walks/walk';
 
@@ -43,6 +43,85 @@ export function routeWalk<T extends Place>(layout: Layout, picks: readonly T[], 
 /** The length of the `optimal` route through `places`, without building the route: for comparing many pick lists. */
 export function shortestRouteLength(layout: Layout, places: readonly Place[]): number {
   return optimalDistance(floorOf(layout, firstOfEach(groupByPlace(layout, places))));
+}
+
+/** Recent runs a `SubsetRoutes` may resume from. */
+const TRAILS_KEPT = 4;
+
+/**
+ * `shortestRouteLength` through subsets of one list of places, for a search that measures many
+ * that differ in a few aisles: each place's spot is worked out once, and the dynamic program
+ * resumes the recent run whose places agree with the subset's over the most aisles from the left
+ * (up to there it would reach the same states at the same costs).
+ */
+export class SubsetRoutes {
+  /** By place: its spot, and the first place of the list at the same aisle and position. */
+  private readonly spots: Spot[];
+  private readonly first: Int32Array;
+  private readonly stamps: Int32Array;
+  private stamp = 0;
+  private readonly crossYs: number[];
+  private readonly x: (aisle: number) => number;
+  /** The places of recent runs by aisle - 1 (front to back), most recent last, and their trails. */
+  private recent: { byAisle: number[][]; trail: Trail }[] = [];
+
+  constructor(
+    private readonly layout: Layout,
+    private readonly places: readonly Place[],
+  ) {
+    this.spots = places.map((place) => ({ position: place.position, y: positionY(layout, place.position) }));
+    const firstAt = new Map<string, number>();
+    this.first = Int32Array.from(places, (place, index) => firstAt.get(placeKey(place)) ?? firstAt.set(placeKey(place), index).get(placeKey(place))!);
+    this.stamps = new Int32Array(places.length);
+    this.crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
+    this.x = (aisle) => aisleX(layout, aisle);
+  }
+
+  /** The length of the `optimal` route through the places of these indexes. */
+  length(indexes: readonly number[]): number {
+    const { layout, places, spots } = this;
+    const byAisle: number[][] = Array.from({ length: layout.aisles }, () => []);
+    this.stamp++;
+    for (const index of indexes) {
+      const place = places[index]!;
+      if (!isOnLayout(layout, place)) throw new RangeError(`aisle ${place.aisle}, position ${place.position} is not on the layout`);
+      const first = this.first[index]!;
+      if (this.stamps[first] === this.stamp) continue;
+      this.stamps[first] = this.stamp;
+      byAisle[place.aisle - 1]!.push(first);
+    }
+    const pickAisles: number[] = [];
+    byAisle.forEach((here, i) => {
+      if (here.length === 0) return;
+      here.sort((a, b) => spots[a]!.y - spots[b]!.y || a - b);
+      pickAisles.push(i + 1);
+    });
+    const floor: Floor = {
+      aisles: layout.aisles,
+      depotAisle: layout.depotAisle,
+      crossYs: this.crossYs,
+      spacing: layout.aisleSpacing,
+      spots: byAisle.map((here) => here.map((index) => spots[index]!)),
+      pickAisles,
+      x: this.x,
+    };
+    let resumed: (typeof this.recent)[number] | undefined;
+    let agreeing = 0;
+    for (const run of this.recent) {
+      let aisle = 0;
+      while (aisle < layout.aisles && sameList(run.byAisle[aisle]!, byAisle[aisle]!)) aisle++;
+      if (aisle >= agreeing) [resumed, agreeing] = [run, aisle];
+    }
+    const { distance, trail } = resumedDistance(floor, resumed?.trail, agreeing + 1);
+    if (trail) this.recent = [...this.recent.slice(1 - TRAILS_KEPT), { byAisle, trail }];
+    return distance;
+  }
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Picks by place, in the order given; refuses a place off the layout. */

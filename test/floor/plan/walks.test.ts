@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aisleX, backY, layoutProblem, middleCrossAisleYs, POLICIES, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
-import { routePicks, routeWalk, shortestRouteLength, type RouteWalk } from '../../../src/floor/plan/walks';
+import { routePicks, routeWalk, shortestRouteLength, SubsetRoutes, type RouteWalk } from '../../../src/floor/plan/walks';
 import { layoutArbitrary, placeArbitrary } from './arbitraries';
 
 const HEURISTICS = POLICIES.filter((policy) => policy !== 'optimal');
@@ -252,6 +252,23 @@ describe('routes on floors with middle cross aisles (property)', () => {
         expectSoundWalk(layout, picks, routeWalk(layout, picks, policy));
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('exact walks through subsets of one list of places (property)', () => {
+  it('are as long as the optimal route through each subset, measured one after another (places repeated included)', () => {
+    const subsetsOf = (layout: Layout) =>
+      fc.array(placeArbitrary(layout), { minLength: 1, maxLength: 12 }).chain((places) =>
+        fc.record({ places: fc.constant(places), subsets: fc.array(fc.array(fc.integer({ min: 0, max: places.length - 1 }), { maxLength: 10 }), { minLength: 1, maxLength: 12 }) }),
+      );
+    const list = layoutArbitrary({ aisles: 6, positions: { min: 2, max: 10 }, middleCrossAisles: true }).chain((layout) => subsetsOf(layout).map((rest) => ({ layout, ...rest })));
+    fc.assert(
+      fc.property(list, ({ layout, places, subsets }) => {
+        const routes = new SubsetRoutes(layout, places);
+        for (const subset of subsets) expect(routes.length(subset)).toBe(shortestRouteLength(layout, subset.map((index) => places[index]!)));
+      }),
+      { numRuns: 300 },
     );
   });
 });

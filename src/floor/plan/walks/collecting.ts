@@ -1,5 +1,5 @@
 import * as optimal from './optimal';
-import { spaceFor, type StateSpace } from './optimal';
+import { spaceFor, unreached, withRoom, type StateSpace } from './optimal';
 
 // Plain constants here: an imported binding can be a property read on every use, and these are read in the inner loops.
 const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_COUNT, TWICE } = optimal;
@@ -507,11 +507,12 @@ export class CollectingTours {
   private untrackedRun(lastRequired: number, budget: number): TourRun | undefined {
     const { floor, blocks, combos, cost, optionCost, space } = this;
     let states = [EMPTY];
-    let values: number[] = [0];
+    let values: Float64Array = Float64Array.of(0);
     // By aisle: for each state reached, the state before it and the combination taken.
     const previous: number[][] = [];
     const taken: number[][] = [];
     let work = this.sweepWork;
+    const spacing = floor.spacing;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
       for (let c = 0; c < combos.length; c++) {
@@ -523,7 +524,7 @@ export class CollectingTours {
       const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
       const lastAisle = aisle === floor.aisles;
       const reached: number[] = [];
-      const next: number[] = [];
+      let next = unreached(space.size);
       const from: number[] = [];
       const via: number[] = [];
       for (const state of states) {
@@ -531,14 +532,18 @@ export class CollectingTours {
         for (let c = 0; c < combos.length; c++) {
           const option = optionCost[c]!;
           if (option === Infinity) continue;
-          const transitions = space.transitionsFrom(state, combos[c]!.shapes, combos[c]!.key, kind);
-          work += transitions.length + 1;
-          for (const transition of transitions) {
-            if (lastAisle && transition.width > 0) continue;
-            const total = before + option + transition.width * floor.spacing;
-            const after = transition.next;
-            const known = next[after];
-            if (known === undefined) reached.push(after);
+          const moves = space.movesFrom(state, combos[c]!.shapes, combos[c]!.key, kind);
+          next = withRoom(next, space.size);
+          const count = moves.next.length;
+          work += count + 1;
+          const upTo = before + option;
+          for (let t = 0; t < count; t++) {
+            const width = moves.width[t]!;
+            if (lastAisle && width > 0) continue;
+            const total = upTo + width * spacing;
+            const after = moves.next[t]!;
+            const known = next[after]!;
+            if (known === Infinity) reached.push(after);
             else if (total >= known) continue;
             next[after] = total;
             from[after] = state;

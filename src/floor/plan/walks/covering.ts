@@ -1,4 +1,5 @@
 import type { CollectingFloor } from './collecting';
+import { NumberIndex } from './number-index';
 import * as optimal from './optimal';
 import { spaceFor } from './optimal';
 
@@ -59,8 +60,8 @@ interface Label {
   wanted: number;
   length: number;
   previous: Label | undefined;
-  /** The passes taken in this aisle, by block. */
-  passes: Pass[];
+  /** The passes taken in this aisle: their numbers by block, packed (PASS_PACK). */
+  taken: number;
   /** What any tour from here measures at least. */
   bound: number;
 }
@@ -98,9 +99,11 @@ export function shortestCoveringTour(
   const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!)));
   const shapesByKey = Array.from({ length: SHAPE_COUNT ** blocks }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
   const allWanted = demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
-  let labels: Label[] = [{ state: EMPTY, code: 0, wanted: allWanted, length: 0, previous: undefined, passes: [], bound: 0 }];
+  let labels: Label[] = [{ state: EMPTY, code: 0, wanted: allWanted, length: 0, previous: undefined, taken: 0, bound: 0 }];
   let work = 0;
   let narrowed = false;
+  const at = new NumberIndex();
+  const reachedAt = new NumberIndex();
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
     const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= floor.depotAisle ? 2 : 0);
     const lastAisle = aisle === floor.aisles;
@@ -117,7 +120,7 @@ export function shortestCoveringTour(
     let taken = labels.map(() => 0);
     for (let b = 0; b < blocks; b++) {
       const ways = passes[aisle - 1]![b]!;
-      const at = new Map<number, number>();
+      at.clear();
       const next = { from: [] as number[], keys: [] as number[], codes: [] as number[], wants: [] as number[], lengths: [] as number[], taken: [] as number[] };
       // A pass costs one step where the digits are bits, one per item it adds otherwise.
       work += from.length * (unit ? ways.length : ways.reduce((sum, pass) => sum + 1 + pass.adds.length, 0));
@@ -145,9 +148,9 @@ export function shortestCoveringTour(
           const key = keys[e]! + pass.shape * SHAPE_COUNT ** b;
           const id = (labels[from[e]!]!.state * SHAPE_COUNT ** blocks + key) * total + code;
           const known = at.get(id);
-          if (known !== undefined && next.lengths[known]! <= length) continue;
-          const index = known ?? next.from.length;
-          if (known === undefined) at.set(id, index);
+          if (known >= 0 && next.lengths[known]! <= length) continue;
+          const index = known >= 0 ? known : next.from.length;
+          if (known < 0) at.set(id, index);
           next.from[index] = from[e]!;
           next.keys[index] = key;
           next.codes[index] = code;
@@ -158,7 +161,8 @@ export function shortestCoveringTour(
       }
       ({ from, keys, codes, wants, lengths, taken } = next);
     }
-    const reached = new Map<number, Label>();
+    const reached: Label[] = [];
+    reachedAt.clear();
     for (let e = 0; e < from.length; e++) {
       const label = labels[from[e]!]!;
       const transitions = space.transitionsFrom(label.state, shapesByKey[keys[e]!]!, keys[e]!, kind);
@@ -174,13 +178,24 @@ export function shortestCoveringTour(
         const length = lengths[e]! + transition.width * floor.spacing;
         if (roundUp(length + future + Math.max(0, wants[e]!)) >= below - 1e-9) continue;
         const id = state * total + codes[e]!;
-        const known = reached.get(id);
-        if (known && known.length <= length) continue;
-        const ways = Array.from({ length: blocks }, (_, b) => passes[aisle - 1]![b]![Math.floor(taken[e]! / PASS_PACK ** b) % PASS_PACK]!);
-        reached.set(id, { state, code: codes[e]!, wanted: wants[e]!, length, previous: label, passes: ways, bound: length + future + Math.max(0, wants[e]!) });
+        const bound = length + future + Math.max(0, wants[e]!);
+        const index = reachedAt.get(id);
+        if (index < 0) {
+          reachedAt.set(id, reached.length);
+          reached.push({ state, code: codes[e]!, wanted: wants[e]!, length, previous: label, taken: taken[e]!, bound });
+          continue;
+        }
+        // Not yet anyone's previous: a shorter way to the same label replaces it where it stands.
+        const known = reached[index]!;
+        if (known.length <= length) continue;
+        known.wanted = wants[e]!;
+        known.length = length;
+        known.previous = label;
+        known.taken = taken[e]!;
+        known.bound = bound;
       }
     }
-    labels = unit ? unbeatenLabels(reached.values()) : [...reached.values()];
+    labels = unit ? unbeatenLabels(reached) : reached;
     if (labels.length > beam) {
       labels = labels.sort((a, b) => a.bound - b.bound).slice(0, beam);
       narrowed = true;
@@ -190,10 +205,11 @@ export function shortestCoveringTour(
   if (!best) return { found: false, proven: !narrowed, work };
   const places: number[] = [];
   for (let label: Label | undefined = best, aisle = floor.aisles; label?.previous; label = label.previous, aisle--) {
-    label.passes.forEach((pass, b) => {
-      if (pass.shape === NOTHING) return;
+    for (let b = 0; b < blocks; b++) {
+      const pass = passes[aisle - 1]![b]![Math.floor(label.taken / PASS_PACK ** b) % PASS_PACK]!;
+      if (pass.shape === NOTHING) continue;
       floor.candidates[aisle - 1]![b]!.forEach((place, i) => (i <= pass.front || i >= pass.back) && places.push(place));
-    });
+    }
   }
   return { found: true, length: best.length, places, work };
 }
@@ -248,7 +264,7 @@ function subaislePasses(problem: CoveringProblem, places: readonly number[], fro
  * their state beats (no longer, every item it has taken also taken). Checking against all would
  * cost more than it saves.
  */
-function unbeatenLabels(labels: Iterable<Label>): Label[] {
+function unbeatenLabels(labels: readonly Label[]): Label[] {
   const byState = new Map<number, Label[]>();
   for (const label of [...labels].sort((a, b) => a.length - b.length)) {
     const kept = byState.get(label.state) ?? byState.set(label.state, []).get(label.state)!;

@@ -87,6 +87,13 @@ export interface Transition {
   next: number;
 }
 
+/** The transitions out of a state for one aisle, and their next states and widths as typed arrays: what the inner loops read. */
+export interface Moves {
+  list: Transition[];
+  next: Int32Array;
+  width: Int32Array;
+}
+
 /**
  * The frontiers of floors with a given number of cross aisles, numbered as they are met, and the
  * transitions out of each, worked out once for each (state, subaisle shapes, aisle kind) and
@@ -96,19 +103,37 @@ export class StateSpace {
   private readonly frontiers: (Frontier | undefined)[] = [undefined, undefined];
   private readonly ids = new Map<string, number>();
   /** By state, then `key * 4 + kind`; sparse. */
-  private readonly transitions: Transition[][][] = [[], []];
+  private readonly transitions: (Moves | undefined)[][];
 
-  constructor(private readonly crossAisles: number) {}
+  constructor(private readonly crossAisles: number) {
+    this.transitions = [this.noMoves(), this.noMoves()];
+  }
+
+  /** A state's table of transitions, none worked out yet: filled to its length, so that it stays an array and not a dictionary. */
+  private noMoves(): (Moves | undefined)[] {
+    return new Array<Moves | undefined>(4 * SHAPE_COUNT ** (this.crossAisles - 1)).fill(undefined);
+  }
 
   /** `shapes` by subaisle, front first; `key` numbers them; `kind` is 1 for the depot's aisle plus 2 when nothing is required right of it. */
   transitionsFrom(state: number, shapes: readonly number[], key: number, kind: number): Transition[] {
+    return this.movesFrom(state, shapes, key, kind).list;
+  }
+
+  /** States numbered so far: every state a transition worked out leads to is below. */
+  get size(): number {
+    return this.frontiers.length;
+  }
+
+  /** `transitionsFrom` with the next states and widths as typed arrays. */
+  movesFrom(state: number, shapes: readonly number[], key: number, kind: number): Moves {
     const cache = this.transitions[state]!;
-    let list = cache[key * 4 + kind];
-    if (!list) {
-      list = this.work(state, shapes.map((shape) => SHAPES[shape]!), (kind & 1) === 1, (kind & 2) === 2);
-      cache[key * 4 + kind] = list;
+    let moves = cache[key * 4 + kind];
+    if (!moves) {
+      const list = this.work(state, shapes.map((shape) => SHAPES[shape]!), (kind & 1) === 1, (kind & 2) === 2);
+      moves = { list, next: Int32Array.from(list, (transition) => transition.next), width: Int32Array.from(list, (transition) => transition.width) };
+      cache[key * 4 + kind] = moves;
     }
-    return list;
+    return moves;
   }
 
   private id(frontier: Frontier): number {
@@ -118,7 +143,7 @@ export class StateSpace {
       id = this.frontiers.length;
       this.ids.set(key, id);
       this.frontiers.push(frontier);
-      this.transitions.push([]);
+      this.transitions.push(this.noMoves());
     }
     return id;
   }
@@ -167,6 +192,19 @@ export class StateSpace {
     }
     return result;
   }
+}
+
+/** Least costs by state, Infinity for a state not reached: room for `size` states. */
+export function unreached(size: number): Float64Array {
+  return new Float64Array(size).fill(Infinity);
+}
+
+/** `costs` with room for `size` states, the new ones not reached. */
+export function withRoom(costs: Float64Array, size: number): Float64Array {
+  if (size <= costs.length) return costs;
+  const grown = unreached(Math.max(size, 2 * costs.length));
+  grown.set(costs);
+  return grown;
 }
 
 const SPACES = new Map<number, StateSpace>();
@@ -226,14 +264,30 @@ function combinations(options: readonly SubaislePattern[][]): Option[] {
 }
 
 /**
- * The dynamic program, or undefined when the floor has too many cross aisles or the work exceeds
- * its allowance; `withSteps` keeps what rebuilding the tour needs.
+ * The states a run of the dynamic program reached after each aisle and their least costs: a run
+ * on the same floor whose spots are the same up to some aisle, and whose aisles are of the same
+ * kind up to there, reaches the same states at the same costs, and may resume from them.
  */
-function solve(floor: Floor, withSteps: boolean): Solution | undefined {
+export interface Trail {
+  lastRequired: number;
+  /** By aisle - 1: the states reached after it, and their costs (sparse by state). */
+  states: number[][];
+  costs: number[][];
+}
+
+/**
+ * The dynamic program, or undefined when the floor has too many cross aisles or the work exceeds
+ * its allowance; `withSteps` keeps what rebuilding the tour needs. On one or two blocks, `resume`
+ * starts it at aisle `from` with the states of a trail (its spots the same before that aisle) and
+ * `trail` is filled with this run's.
+ */
+function solve(floor: Floor, withSteps: boolean, resume?: { trail: Trail; from: number }, trail?: Trail): Solution | undefined {
   const m = floor.crossYs.length;
   if (m > MAX_DP_CROSS_AISLES) return undefined;
   const space = spaceFor(m);
   const lastRequired = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1] ?? 0);
+  // Up to where the two runs' aisles are of the same kind: those at or right of the last required aisle differ when it moved.
+  const from = resume && m <= 3 ? Math.min(resume.from, resume.trail.lastRequired === lastRequired ? Infinity : Math.min(lastRequired, resume.trail.lastRequired)) : 1;
   const patternsOf = (blocks: Spot[][]) => blocks.map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!));
   // Aisles without spots share their patterns and combinations.
   const empty = patternsOf(floor.crossYs.slice(1).map(() => []));
@@ -241,11 +295,17 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
   const aislePatterns = floor.spots.map((spots, i) => (spots.length === 0 ? empty : patternsOf(spotsByBlock(floor, i + 1))));
   const bound = m > 3 ? pruning(floor, aislePatterns) : undefined;
   // Sparse by state number: the states reached and their least costs.
-  let states = [EMPTY];
-  let costs: number[] = [0];
+  let states = from > 1 ? resume!.trail.states[from - 2]! : [EMPTY];
+  let costs: number[] = from > 1 ? resume!.trail.costs[from - 2]! : [0];
+  if (trail) {
+    trail.lastRequired = lastRequired;
+    trail.states = from > 1 ? resume!.trail.states.slice(0, from - 1) : [];
+    trail.costs = from > 1 ? resume!.trail.costs.slice(0, from - 1) : [];
+  }
   const steps: Steps[] = [];
   let work = 0;
-  for (let aisle = 1; aisle <= floor.aisles; aisle++) {
+  const spacing = floor.spacing;
+  for (let aisle = from; aisle <= floor.aisles; aisle++) {
     const reached: number[] = [];
     const next: number[] = [];
     const step: Steps = { previous: [], option: [], transition: [] };
@@ -256,12 +316,15 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
       const before = costs[state]!;
       if (bound && before + bound.still(aisle, state) > bound.longest) continue;
       for (const option of options) {
-        const transitions = space.transitionsFrom(state, option.shapes, option.key, kind);
-        work += transitions.length + 1;
-        for (const transition of transitions) {
-          if (lastAisle && transition.width > 0) continue;
-          const after = transition.next;
-          const total = before + option.cost + transition.width * floor.spacing;
+        const moves = space.movesFrom(state, option.shapes, option.key, kind);
+        const count = moves.next.length;
+        work += count + 1;
+        const base = before + option.cost;
+        for (let t = 0; t < count; t++) {
+          const width = moves.width[t]!;
+          if (lastAisle && width > 0) continue;
+          const after = moves.next[t]!;
+          const total = base + width * spacing;
           const known = next[after];
           if (known === undefined) reached.push(after);
           else if (total >= known) continue;
@@ -269,7 +332,7 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
           if (!withSteps) continue;
           step.previous[after] = state;
           step.option[after] = option;
-          step.transition[after] = transition;
+          step.transition[after] = moves.list[t]!;
         }
       }
       if (m > 3 && work > DP_WORK) return undefined;
@@ -277,6 +340,8 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
     steps.push(step);
     states = reached;
     costs = next;
+    trail?.states.push(reached);
+    trail?.costs.push(next);
   }
   return { distance: costs[FINISHED]!, aislePatterns, steps };
 }
@@ -314,6 +379,18 @@ const IMPROVEMENT_PAIRS = 500_000;
 export function optimalDistance(floor: Floor): number {
   if (floor.pickAisles.length === 0) return 0;
   return solve(floor, false)?.distance ?? heldKarp(floor)?.distance ?? improvedOrder(floor).distance;
+}
+
+/**
+ * `optimalDistance` resumed from `trail` (a run on the same floor whose spots were the same in
+ * every aisle before `firstChanged`) where it can; the run's own trail is returned for the next
+ * (none where the dynamic program does not settle the floor, or no place is to be visited).
+ */
+export function resumedDistance(floor: Floor, previous: Trail | undefined, firstChanged: number): { distance: number; trail: Trail | undefined } {
+  if (floor.pickAisles.length === 0 || floor.crossYs.length > 3) return { distance: optimalDistance(floor), trail: undefined };
+  const trail: Trail = { lastRequired: 0, states: [], costs: [] };
+  const solution = solve(floor, false, previous && { trail: previous, from: firstChanged }, trail)!;
+  return { distance: solution.distance, trail };
 }
 
 /**
