@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { tenantOf } from '../http/auth';
-import { ApiError, fieldProblems, notFound, validationError, type AjvIssue, type FieldProblem } from '../http/errors';
+import { atMostItems, problemsByItem } from '../http/batch';
+import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { upsertBatch } from './batch';
@@ -23,23 +23,6 @@ import { upsertProduct, upsertProductAlone, type UpsertResult } from './upsert';
 
 const tags = ['products'];
 const security = [{ apiKey: [] }];
-const ITEM_PATH = /^\/products\/(\d+)(?:\/|$)/;
-
-/**
- * The batch validates each product on its own: problems inside `products[i]` fail that item only,
- * anything else (no `products` array) fails the request.
- */
-function problemsByItem(request: FastifyRequest): Map<number, FieldProblem[]> {
-  const issuesByItem = new Map<number, AjvIssue[]>();
-  const requestIssues: AjvIssue[] = [];
-  for (const issue of (request.validationError as { validation?: AjvIssue[] } | undefined)?.validation ?? []) {
-    const match = ITEM_PATH.exec(issue.instancePath);
-    if (!match) requestIssues.push(issue);
-    else issuesByItem.set(Number(match[1]), [...(issuesByItem.get(Number(match[1])) ?? []), issue]);
-  }
-  if (requestIssues.length > 0) throw validationError(fieldProblems(requestIssues, 'body'));
-  return new Map([...issuesByItem].map(([index, issues]) => [index, fieldProblems(issues, undefined)]));
-}
 
 export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -96,15 +79,11 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: BatchBody,
         response: responses({ 200: BatchResponse }, 409, 413),
       },
-      preValidation: async (request) => {
-        const products = (request.body as { products?: unknown } | undefined)?.products;
-        if (Array.isArray(products) && products.length > MAX_BATCH_PRODUCTS) {
-          throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_PRODUCTS} products; got ${products.length}`);
-        }
-      },
+      preValidation: atMostItems('products', MAX_BATCH_PRODUCTS, 'products'),
     },
     async (request, reply) => {
-      const invalid = problemsByItem(request);
+      // Each product is validated on its own: problems inside products[i] fail that product only.
+      const invalid = problemsByItem(request, 'products', 'in-body');
       const products = request.body.products as unknown[];
       const tenantId = tenantOf(request);
       await respondWithWrite(request, reply, {

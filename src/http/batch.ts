@@ -1,5 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { BatchItemError } from './schemas';
-import type { FieldProblem } from './errors';
+import { ApiError, fieldProblems, validationError, type AjvIssue, type FieldProblem } from './errors';
 
 /** What an item of a batch failed with: an `ApiError`, or the same fields for a failure decided in place. */
 export interface ItemFailure {
@@ -22,4 +23,41 @@ export function batchItemError(index: number, item: unknown, failure: ItemFailur
     error: failure.message,
     ...(failure.details ? { details: failure.details } : {}),
   };
+}
+
+/**
+ * A batch route's `preValidation`: more than `max` items is a 413 before anything is validated or
+ * stored, so an oversized batch costs no validation of its items.
+ */
+export function atMostItems(key: string, max: number, noun: string) {
+  return async (request: FastifyRequest) => {
+    const items = (request.body as Record<string, unknown> | undefined)?.[key];
+    if (Array.isArray(items) && items.length > max) {
+      throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${max} ${noun}; got ${items.length}`);
+    }
+  };
+}
+
+/**
+ * The problems of each item of a batch validated with `attachValidation`: a problem inside
+ * `<key>[i]` fails that item only; anything else (no `<key>` array) fails the request. `fields`
+ * says how the items' fields are named: as paths of the whole body (`products[1].stock`), or as
+ * the item would be answered had it been sent on its own (`items[0].quantity`).
+ */
+export function problemsByItem(request: FastifyRequest, key: string, fields: 'in-body' | 'in-item'): Map<number, FieldProblem[]> {
+  const itemPath = new RegExp(`^/${key}/(\\d+)(?=/|$)`);
+  const issuesByItem = new Map<number, AjvIssue[]>();
+  const requestIssues: AjvIssue[] = [];
+  for (const issue of (request.validationError as { validation?: AjvIssue[] } | undefined)?.validation ?? []) {
+    const match = itemPath.exec(issue.instancePath);
+    if (!match) {
+      requestIssues.push(issue);
+      continue;
+    }
+    const index = Number(match[1]);
+    const named = fields === 'in-item' ? { ...issue, instancePath: issue.instancePath.slice(match[0].length) } : issue;
+    issuesByItem.set(index, [...(issuesByItem.get(index) ?? []), named]);
+  }
+  if (requestIssues.length > 0) throw validationError(fieldProblems(requestIssues, 'body'));
+  return new Map([...issuesByItem].map(([index, issues]) => [index, fieldProblems(issues, fields === 'in-item' ? 'body' : undefined)]));
 }

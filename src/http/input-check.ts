@@ -1,4 +1,3 @@
-import { Kind, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { fieldProblems, jsonPathOf, validationError, type AjvIssue, type FieldProblem } from './errors';
 
@@ -28,7 +27,6 @@ const isUnstorable = (text: string) => SUSPECT.test(text) && UNSTORABLE.test(tex
 interface Container {
   value: object;
   depth: number;
-  schema: TSchema | undefined;
   parent: Container | undefined;
   key: string | number;
 }
@@ -45,18 +43,14 @@ const pointerSegment = (key: string | number) => `/${String(key).replace(/~/g, '
  * Walks every object and array of `value` without recursion (no document can exhaust the stack),
  * calling `visit` for each key and value held in one; paths are built only when asked for.
  */
-function walk(
-  value: unknown,
-  schema: TSchema | undefined,
-  visit: (child: unknown, key: string | number, container: Container) => 'skip' | 'stop' | void,
-): void {
+function walk(value: unknown, visit: (child: unknown, key: string | number, container: Container) => 'skip' | 'stop' | void): void {
   if (value === null || typeof value !== 'object') return;
-  const stack: Container[] = [{ value, depth: 1, schema, parent: undefined, key: '' }];
+  const stack: Container[] = [{ value, depth: 1, parent: undefined, key: '' }];
   const enter = (child: unknown, key: string | number, container: Container): boolean => {
     const verdict = visit(child, key, container);
     if (verdict === 'stop') return false;
     if (verdict !== 'skip' && child !== null && typeof child === 'object') {
-      stack.push({ value: child, depth: container.depth + 1, schema: childSchema(container.schema, key), parent: container, key });
+      stack.push({ value: child, depth: container.depth + 1, parent: container, key });
     }
     return true;
   };
@@ -79,8 +73,7 @@ const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
 
 /**
  * Bodies parsed from JSON text that holds no unstorable text: nothing to look for in them. Only the
- * body itself (remembering every object in it costs more than walking the parts the route
- * validator leaves to `bodyCheck`).
+ * body itself: remembering every object in it would cost more than it saves.
  */
 const storableText = new WeakSet<object>();
 
@@ -110,7 +103,7 @@ export function inspectParsedBody(text: string, body: unknown): FieldProblem | u
 /** Where `body` nests deeper than MAX_NESTING (the slow path of `inspectParsedBody`, with the path). */
 function nestingProblem(body: object): FieldProblem | undefined {
   let problem: FieldProblem | undefined;
-  walk(body, undefined, (child, key, container) => {
+  walk(body, (child, key, container) => {
     if (container.depth < MAX_NESTING || child === null || typeof child !== 'object') return;
     problem = { field: jsonPathOf(pointerOf(container, key)), message: `is nested deeper than ${MAX_NESTING} levels of objects and arrays` };
     return 'stop';
@@ -119,37 +112,20 @@ function nestingProblem(body: object): FieldProblem | undefined {
 }
 
 /**
- * The schema that describes `key` of a value described by `schema`; undefined when the schema
- * says nothing usable about it (the value is then checked whole).
- */
-function childSchema(schema: TSchema | undefined, key: string | number): TSchema | undefined {
-  if (!schema) return undefined;
-  if (typeof key === 'number') return typeof schema.items === 'object' && !Array.isArray(schema.items) ? schema.items : undefined;
-  const properties = schema.properties as Record<string, TSchema> | undefined;
-  if (properties && Object.hasOwn(properties, key)) return properties[key];
-  return typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as TSchema) : undefined;
-}
-
-/**
  * Every string (value or object key) in `value` that PostgreSQL cannot store, as validation
- * issues at their JSON pointer. A part the schema leaves open (`Type.Unknown()`, as the items of
- * the order batch) is skipped: whoever takes it checks it item by item (`bodyCheck`).
+ * issues at their JSON pointer.
  */
-export function unstorableText(value: unknown, schema?: TSchema): AjvIssue[] {
+export function unstorableText(value: unknown): AjvIssue[] {
   const issues: AjvIssue[] = [];
   const issue = (instancePath: string, message: string) => issues.push({ instancePath, keyword: 'text', message, params: {} });
   if (typeof value === 'string' && isUnstorable(value)) issue('', whyUnstorable(value));
   if (value !== null && typeof value === 'object' && storableText.has(value)) return issues;
-  walk(value, schema, (child, key, container) => {
+  walk(value, (child, key, container) => {
     if (typeof key === 'string' && isUnstorable(key)) {
       issue(pointerOf(container, key), `names a key that ${whyUnstorable(key)}`);
       return 'skip';
     }
-    if (typeof child === 'string') {
-      if (isUnstorable(child)) issue(pointerOf(container, key), whyUnstorable(child));
-    } else if (child !== null && typeof child === 'object' && childSchema(container.schema, key)?.[Kind] === 'Unknown') {
-      return 'skip';
-    }
+    if (typeof child === 'string' && isUnstorable(child)) issue(pointerOf(container, key), whyUnstorable(child));
   });
   return issues;
 }

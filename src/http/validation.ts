@@ -1,9 +1,7 @@
 import SerializerSelector, { type SerializerFactory } from '@fastify/fast-json-stringify-compiler';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { TSchema } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
-import { fieldProblems, validationError, type AjvIssue, type ApiError } from './errors';
 import { unstorableText } from './input-check';
 
 /**
@@ -61,9 +59,9 @@ function makeAjv(coerceTypes: boolean | 'array') {
  * A body validator that first refuses text PostgreSQL cannot store (input-check.ts), reporting it
  * as the schema's own problems are reported, at the field's JSON path.
  */
-function withTextCheck(validate: ValidateFunction, schema: TSchema): ValidateFunction {
+function withTextCheck(validate: ValidateFunction): ValidateFunction {
   const checked = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
-    const unstorable = unstorableText(data, schema);
+    const unstorable = unstorableText(data);
     const valid = validate(data, context);
     checked.errors = unstorable.length > 0 ? [...unstorable, ...(validate.errors ?? [])] as ValidateFunction['errors'] : validate.errors;
     return valid && unstorable.length === 0;
@@ -100,7 +98,7 @@ export function validatorCompiler(): FastifySchemaCompiler<object> {
   let coercing: Ajv | undefined;
   return ({ schema, httpPart }) =>
     compiledOnFirstUse(() =>
-      httpPart === 'body' ? withTextCheck((strict ??= makeAjv(false)).compile(schema), schema as TSchema) : (coercing ??= makeAjv('array')).compile(schema),
+      httpPart === 'body' ? withTextCheck((strict ??= makeAjv(false)).compile(schema)) : (coercing ??= makeAjv('array')).compile(schema),
     );
 }
 
@@ -113,18 +111,5 @@ export function serializersOnFirstUse(externalSchemas: unknown, options: Paramet
   return (route) => {
     let serialize: ReturnType<typeof compile> | undefined;
     return (data) => (serialize ??= compile(route))(data);
-  };
-}
-
-/**
- * Checks one element of a batch the way a route checks its body: the same strictness, and the
- * same VALIDATION_ERROR (with details) when it fails; undefined when it passes. Compiled on first
- * use, like the routes' own validators: made when its module loads, it was part of every start.
- */
-export function bodyCheck(schema: TSchema): (value: unknown) => ApiError | undefined {
-  let validate: ReturnType<typeof withTextCheck> | undefined;
-  return (value) => {
-    validate ??= withTextCheck(makeAjv(false).compile(schema), schema);
-    return validate(value) ? undefined : validationError(fieldProblems((validate.errors ?? []) as AjvIssue[], 'body'));
   };
 }

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { tenantOf } from '../http/auth';
-import { batchItemError } from '../http/batch';
-import { ApiError, notFound } from '../http/errors';
+import { atMostItems, batchItemError, problemsByItem } from '../http/batch';
+import { ApiError, notFound, validationError } from '../http/errors';
 import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
-import { bodyCheck } from '../http/validation';
 import { respondWithWrite } from '../http/write';
 import { cancelOrder } from './cancel';
 import { listOrders } from './queries';
@@ -13,6 +12,7 @@ import {
   BatchResponse,
   CancelResponse,
   ListQuery,
+  MAX_BATCH_ORDERS,
   OrderInput,
   OrderPage,
   OrderParams,
@@ -21,12 +21,10 @@ import {
 } from './schemas';
 import { findOrder, loadOrderView, orderSummary } from './store';
 
-export const MAX_BATCH_ORDERS = 50;
 const MAX_BATCH_BYTES = 10 * 1024 * 1024;
 
 const tags = ['orders'];
 const security = [{ apiKey: [] }];
-const checkOrder = bodyCheck(OrderInput);
 
 /** Public order routes: upsert, batch, read, list, cancel (docs/orders.md). */
 export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -69,6 +67,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       bodyLimit: MAX_BATCH_BYTES,
       config: { permission: 'orders:write' },
+      attachValidation: true,
+      preValidation: atMostItems('orders', MAX_BATCH_ORDERS, 'orders'),
       schema: {
         tags,
         security,
@@ -79,16 +79,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { orders } = request.body;
-      if (orders.length > MAX_BATCH_ORDERS) {
-        throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${MAX_BATCH_ORDERS} orders; this one has ${orders.length}`);
-      }
-      // Each order is checked against its schema on its own: one bad order does not fail the others.
-      const invalid = new Map(
-        orders.flatMap((candidate, index) => {
-          const problem = checkOrder(candidate);
-          return problem ? [[index, problem] as const] : [];
-        }),
-      );
+      // Each order is validated on its own, and answered as it would be alone: one bad order does not fail the others.
+      const invalid = new Map([...problemsByItem(request, 'orders', 'in-item')].map(([index, problems]) => [index, validationError(problems)]));
       const tenantId = tenantOf(request);
       return respondWithWrite(request, reply, {
         tenantId,

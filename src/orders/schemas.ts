@@ -100,7 +100,11 @@ export const UpsertResponse = Type.Object({
 });
 
 /** The batch body is checked order by order (one bad order does not fail the others). */
-export const BatchInput = Type.Object({ orders: Type.Array(Type.Unknown()) });
+export const MAX_BATCH_ORDERS = 50;
+
+export const BatchInput = Type.Object({
+  orders: Type.Array(OrderInput, { maxItems: MAX_BATCH_ORDERS, description: 'At most 50 orders and 10 MB' }),
+});
 
 export const BatchResponse = BatchResult('orders', 'VALIDATION_ERROR or CONFLICT');
 

@@ -51,6 +51,17 @@ describe('OpenAPI document and reference pages', () => {
     );
   });
 
+  it("documents each batch's items with the single request's schema and the batch's limit", async () => {
+    const document = (await setup.ctx.app.inject({ method: 'GET', url: '/api/v1/public/openapi.json' })).json();
+    const bodyOf = (path: string) => document.paths[`/api/v1/public${path}`].post.requestBody.content['application/json'].schema;
+    for (const [single, batch, key, limit] of [['/products', '/products/batch', 'products', 200], ['/orders', '/orders/batch', 'orders', 50]] as const) {
+      const items = bodyOf(batch).properties[key];
+      expect(items.maxItems, batch).toBe(limit);
+      expect(items.items.required, batch).toEqual(bodyOf(single).required);
+      expect(Object.keys(items.items.properties), batch).toEqual(Object.keys(bodyOf(single).properties));
+    }
+  });
+
   it('serves readable reference pages at /docs, titled Pickport', async () => {
     const response = await setup.ctx.app.inject({ method: 'GET', url: '/docs/' });
     expect(response.statusCode).toBe(200);

@@ -4939,7 +4939,44 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    orders: unknown[];
+                    /** @description At most 50 orders and 10 MB */
+                    orders: {
+                        externalId: string;
+                        orderNumber: string;
+                        items: {
+                            /** @description `externalId` of a catalog product */
+                            productExternalId: string;
+                            /** @description sku of that product; must match it */
+                            productSku: string;
+                            /** @description Whole units, 1 to 1000000 */
+                            quantity: number;
+                        }[];
+                        priority?: "low" | "medium" | "high" | "urgent";
+                        channel?: string;
+                        /**
+                         * Format: iso-8601
+                         * @description ISO 8601 date or date-time
+                         */
+                        orderDate?: string;
+                        /**
+                         * Format: iso-8601
+                         * @description ISO 8601 date or date-time
+                         */
+                        dueDate?: string;
+                        shippingMethod?: string;
+                        shippingAddress?: string;
+                        notes?: string;
+                        customer?: {
+                            externalId: string;
+                            name?: string;
+                            email?: string;
+                            phone?: string;
+                        };
+                        /** @description Free custom fields */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
                 };
             };
         };
