@@ -58,6 +58,7 @@ export function catalogQuery(db: Executor, tenantId: string, externalIds: string
         SELECT id, tenant_id, external_id, sku, stock FROM products
         WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, sql`named.external_id`)}
       ) AS p
+      -- What the holding orders (but the one rewritten) hold of it: migration 031, inlined here.
       LEFT JOIN LATERAL held_stock(p.tenant_id, p.id, ${HOLDING_STATUSES}::text[], ${exceptOrderId ?? null}::uuid) AS h ON true`,
   ).compile(db);
 }

@@ -16,14 +16,14 @@ $$;
 
 -- create_order: POST /orders of a new order as one autocommitted statement (src/orders/intake.ts,
 -- `createOrderAlone`), called once that statement holds the keys of the order's products. Writes
--- the order (as the caller made it: PENDING without issues) and its lines, and returns it, when no order holds its
--- externalId or orderNumber and every line resolves (a product of that externalId with that sku)
--- and asks for no more than the stock that orders in `p_holding` statuses leave available.
--- Otherwise it writes nothing and returns no row: the order is decided in a transaction, which
--- words its issues. PL/pgSQL on purpose: its statements' plans are kept for the session, and each
--- statement takes a fresh snapshot, which sees every order committed under those keys, also while
--- the calling statement waited for them. STRICT: called with NULL lines, it does not run.
--- `p_order` is the order as a jsonb object of orders' columns; `p_lines` a jsonb array of
+-- the order (as the caller made it: PENDING without issues) and its lines, and returns it, when no
+-- order holds its externalId or orderNumber and every line resolves (a product of that externalId
+-- with that sku) and asks for no more than the stock that orders in `p_holding` statuses leave
+-- available. Otherwise it writes nothing and returns no row: the order is decided in a
+-- transaction, which words its issues. PL/pgSQL on purpose: its statements' plans are kept for the
+-- session, and each statement takes a fresh snapshot, which sees every order committed under those
+-- keys, also while the calling statement waited for them. STRICT: called with NULL lines, it does
+-- not run. `p_order` is the order as a jsonb object of orders' columns; `p_lines` a jsonb array of
 -- {position, product_external_id, product_sku, quantity}, in position order (other keys ignored).
 CREATE FUNCTION create_order(p_tenant_id uuid, p_order jsonb, p_lines jsonb, p_holding text[]) RETURNS SETOF orders
 LANGUAGE plpgsql STRICT VOLATILE AS $$

@@ -14,6 +14,7 @@
         SELECT id, tenant_id, external_id, sku, stock FROM products
         WHERE tenant_id = $2 AND external_id BETWEEN named.external_id AND named.external_id ORDER BY external_id LIMIT 1
       ) AS p
+      -- What the holding orders (but the one rewritten) hold of it: migration 031, inlined here.
       LEFT JOIN LATERAL held_stock(p.tenant_id, p.id, $3::text[], $4::uuid) AS h ON true;
 
 -- orders_create_alone
