@@ -58,14 +58,8 @@ export function catalogQuery(db: Executor, tenantId: string, externalIds: string
         SELECT id, tenant_id, external_id, sku, stock FROM products
         WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, sql`named.external_id`)}
       ) AS p
-      -- Each line's order through its primary key (a subquery per line): as a join, the planner,
-      -- misled by the statistics of a tenant's first orders, scanned all of the tenant's orders
-      -- for each line (docs/orders.md, benchmarks).
-      LEFT JOIN LATERAL (
-        SELECT sum(i.quantity) AS held FROM order_items i
-        WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id AND i.order_id IS DISTINCT FROM ${exceptOrderId ?? null}::uuid
-          AND (SELECT o.status FROM orders o WHERE o.tenant_id = i.tenant_id AND ${keyProbe(sql`o.id`, sql`i.order_id`)}) = ANY (${HOLDING_STATUSES}::text[])
-      ) AS h ON true`,
+      -- What the holding orders (but the one rewritten) hold of it: migration 031, inlined here.
+      LEFT JOIN LATERAL held_stock(p.tenant_id, p.id, ${HOLDING_STATUSES}::text[], ${exceptOrderId ?? null}::uuid) AS h ON true`,
   ).compile(db);
 }
 

@@ -259,7 +259,7 @@ const orderDocument = (input: OrderInput, status: string, issues: Assessment['is
   metadata: input.metadata ?? null,
 });
 
-/** An order's lines as the insert reads them, each with the product it resolved to (null: unresolved, or left to `ready`). */
+/** An order's lines as the inserts read them, each with the product it resolved to (null: unresolved, or left to `create_order`). */
 const lineDocuments = (input: OrderInput, productIds: (string | null)[]) =>
   input.items.map((item, position) => ({
     external_id: input.externalId,
@@ -270,14 +270,10 @@ const lineDocuments = (input: OrderInput, productIds: (string | null)[]) =>
     product_id: productIds[position] ?? null,
   }));
 
-/**
- * The INSERT of orders and their items, yielding the orders. With `ready` (SQL yielding the product
- * ids of the lines of the only order, or NULL), it inserts nothing when that is NULL, and the
- * lines take their products from it.
- */
-function insertWithItems(tenantId: string, documents: object[], lines: object[], ready?: RawBuilder<string[] | null>): RawBuilder<OrderRow> {
+/** The INSERT of orders and their items, yielding the orders. */
+function insertWithItems(tenantId: string, documents: object[], lines: object[]): RawBuilder<OrderRow> {
   return sql<OrderRow>`
-      WITH ${ready ? sql`ready AS (SELECT ${ready} AS product_ids), ` : sql``}o AS (
+      WITH o AS (
         INSERT INTO orders (tenant_id, external_id, order_number, status, issues, has_issues, priority, channel, order_date,
           due_date, shipping_method, shipping_address, notes, customer, metadata)
         SELECT ${tenantId}::uuid, r.external_id, r.order_number, r.status, r.issues, r.has_issues, r.priority, r.channel, r.order_date,
@@ -285,12 +281,11 @@ function insertWithItems(tenantId: string, documents: object[], lines: object[],
         FROM jsonb_to_recordset(${json(documents)}::jsonb) AS r(ord integer, external_id text, order_number text, status text,
           issues jsonb, has_issues boolean, priority text, channel text, order_date timestamptz, due_date timestamptz,
           shipping_method text, shipping_address text, notes text, customer jsonb, metadata jsonb)
-        ${ready ? sql`WHERE (SELECT product_ids FROM ready) IS NOT NULL ` : sql``}ORDER BY r.ord
+        ORDER BY r.ord
         RETURNING *
       ), i AS (
         INSERT INTO order_items (tenant_id, order_id, position, product_external_id, product_sku, quantity, product_id)
-        SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity,
-          ${ready ? sql`(SELECT product_ids[l.position + 1] FROM ready)` : sql`l.product_id`}
+        SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity, l.product_id
         FROM jsonb_to_recordset(${json(lines)}::jsonb)
           AS l(external_id text, position integer, product_external_id text, product_sku text, quantity numeric, product_id uuid)
         JOIN o ON o.external_id = l.external_id
@@ -300,28 +295,23 @@ function insertWithItems(tenantId: string, documents: object[], lines: object[],
 
 /**
  * POST /orders of a new order as one autocommitted statement, which is all most new orders need
- * (docs/orders.md): when no order holds its externalId or orderNumber, it takes the keys of the
- * order's products (store.ts) and then, in a fresh snapshot (`order_lines_ready`, migration 030),
- * finds every line resolved and its stock available; the order is then PENDING without issues,
- * and has no events. It saves BEGIN, COMMIT and a round trip for the insert. Anything else (an
- * update, a taken orderNumber, a line with an issue, a repeated product, an order created
- * concurrently) writes nothing and resolves to undefined: `upsertOrder` decides it in a
- * transaction and words the answer.
+ * (docs/orders.md): it takes the keys of the order's products (store.ts) and then calls
+ * `create_order` (migration 031), which, in fresh snapshots, finds no order holding its externalId
+ * or orderNumber and every line resolved and its stock available, and writes the order, PENDING
+ * without issues (no events). It saves BEGIN, COMMIT and a round trip for the insert, and the
+ * function's statements keep their plans for the connection. Anything else (an update, a taken
+ * orderNumber, a line with an issue, a repeated product, an order created concurrently) writes
+ * nothing and resolves to undefined: `upsertOrder` decides it in a transaction and words the answer.
  */
 export async function createOrderAlone(db: Executor, tenantId: string, input: OrderInput): Promise<UpsertOutcome | undefined> {
   if (repeatedProducts(input.items)) return undefined;
-  // A scalar subquery, not EXISTS, which would drop the probe's ORDER BY and LIMIT (key-probe.ts).
-  const named = (column: string, value: string) =>
-    sql`(SELECT true FROM orders WHERE tenant_id = ${tenantId} AND ${keyProbe(sql.ref(column), sql`${value}::text`)}) IS NOT NULL`;
-  const lines = lineDocuments(input, []);
-  const wanted = sql<string[]>`ARRAY(SELECT jsonb_array_elements(${json(lines)}::jsonb)->>'product_external_id')`;
-  // CASE runs its branches in order: the lookup, then the keys, then the read under them.
-  const ready = sql<string[] | null>`CASE WHEN ${named('external_id', input.externalId)} OR ${named('order_number', input.orderNumber)} THEN NULL
-        ELSE order_lines_ready(${tenantId}::uuid, CASE WHEN ${productKeysSql(tenantId, wanted)} >= 0 THEN ${json(lines)}::jsonb END, ${HOLDING_STATUSES}::text[]) END`;
+  const products = input.items.map((item) => item.productExternalId);
   try {
+    // The lines are an argument of the function only once the keys are taken (it is STRICT).
     const { rows } = await prepared(
       'orders_create_alone',
-      insertWithItems(tenantId, [orderDocument(input, 'PENDING', [], 0)], lines, ready),
+      sql<OrderRow>`SELECT * FROM create_order(${tenantId}::uuid, ${json(orderDocument(input, 'PENDING', [], 0))}::jsonb,
+        CASE WHEN ${productKeysSql(tenantId, products)} >= 0 THEN ${json(lineDocuments(input, []))}::jsonb END, ${HOLDING_STATUSES}::text[])`,
     ).execute(db);
     const order = rows[0];
     return order && { action: 'created', order, itemsCount: input.items.length, warnings: [], events: [] };

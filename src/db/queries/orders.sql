@@ -14,43 +14,18 @@
         SELECT id, tenant_id, external_id, sku, stock FROM products
         WHERE tenant_id = $2 AND external_id BETWEEN named.external_id AND named.external_id ORDER BY external_id LIMIT 1
       ) AS p
-      -- Each line's order through its primary key (a subquery per line): as a join, the planner,
-      -- misled by the statistics of a tenant's first orders, scanned all of the tenant's orders
-      -- for each line (docs/orders.md, benchmarks).
-      LEFT JOIN LATERAL (
-        SELECT sum(i.quantity) AS held FROM order_items i
-        WHERE i.tenant_id = p.tenant_id AND i.product_id = p.id AND i.order_id IS DISTINCT FROM $3::uuid
-          AND (SELECT o.status FROM orders o WHERE o.tenant_id = i.tenant_id AND o.id BETWEEN i.order_id AND i.order_id ORDER BY o.id LIMIT 1) = ANY ($4::text[])
-      ) AS h ON true;
+      -- What the holding orders (but the one rewritten) hold of it: migration 031, inlined here.
+      LEFT JOIN LATERAL held_stock(p.tenant_id, p.id, $3::text[], $4::uuid) AS h ON true;
 
 -- orders_create_alone
 -- built by createOrderAlone (src/orders/intake.ts)
 -- run by POST /orders of a new order alone (createOrderAlone)
-/* prepared orders_create_alone */
-      WITH ready AS (SELECT CASE WHEN (SELECT true FROM orders WHERE tenant_id = $1 AND "external_id" BETWEEN $2::text AND $3::text ORDER BY "external_id" LIMIT 1) IS NOT NULL OR (SELECT true FROM orders WHERE tenant_id = $4 AND "order_number" BETWEEN $5::text AND $6::text ORDER BY "order_number" LIMIT 1) IS NOT NULL THEN NULL
-        ELSE order_lines_ready($7::uuid, CASE WHEN (SELECT count(*) FROM (
+/* prepared orders_create_alone */ SELECT * FROM create_order($1::uuid, $2::jsonb,
+        CASE WHEN (SELECT count(*) FROM (
       SELECT pg_advisory_xact_lock(k) FROM (
-        SELECT DISTINCT hashtextextended($8::text || ':' || e, 0) AS k FROM unnest(ARRAY(SELECT jsonb_array_elements($9::jsonb)->>'product_external_id')) AS e
+        SELECT DISTINCT hashtextextended($3::text || ':' || e, 0) AS k FROM unnest($4::text[]) AS e
       ) AS keys ORDER BY k
-    ) AS locked) >= 0 THEN $10::jsonb END, $11::text[]) END AS product_ids), o AS (
-        INSERT INTO orders (tenant_id, external_id, order_number, status, issues, has_issues, priority, channel, order_date,
-          due_date, shipping_method, shipping_address, notes, customer, metadata)
-        SELECT $12::uuid, r.external_id, r.order_number, r.status, r.issues, r.has_issues, r.priority, r.channel, r.order_date,
-          r.due_date, r.shipping_method, r.shipping_address, r.notes, r.customer, r.metadata
-        FROM jsonb_to_recordset($13::jsonb) AS r(ord integer, external_id text, order_number text, status text,
-          issues jsonb, has_issues boolean, priority text, channel text, order_date timestamptz, due_date timestamptz,
-          shipping_method text, shipping_address text, notes text, customer jsonb, metadata jsonb)
-        WHERE (SELECT product_ids FROM ready) IS NOT NULL ORDER BY r.ord
-        RETURNING *
-      ), i AS (
-        INSERT INTO order_items (tenant_id, order_id, position, product_external_id, product_sku, quantity, product_id)
-        SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity,
-          (SELECT product_ids[l.position + 1] FROM ready)
-        FROM jsonb_to_recordset($14::jsonb)
-          AS l(external_id text, position integer, product_external_id text, product_sku text, quantity numeric, product_id uuid)
-        JOIN o ON o.external_id = l.external_id
-      )
-      SELECT * FROM o;
+    ) AS locked) >= 0 THEN $5::jsonb END, $6::text[]);
 
 -- orders_insert_with_items
 -- built by insertOrders (src/orders/intake.ts)
@@ -68,8 +43,7 @@
         RETURNING *
       ), i AS (
         INSERT INTO order_items (tenant_id, order_id, position, product_external_id, product_sku, quantity, product_id)
-        SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity,
-          l.product_id
+        SELECT o.tenant_id, o.id, l.position, l.product_external_id, l.product_sku, l.quantity, l.product_id
         FROM jsonb_to_recordset($3::jsonb)
           AS l(external_id text, position integer, product_external_id text, product_sku text, quantity numeric, product_id uuid)
         JOIN o ON o.external_id = l.external_id
