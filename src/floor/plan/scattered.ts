@@ -2,6 +2,7 @@ import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place }
 import { minimalCover, searchCovers, WalkLengths, type ScatteredProblem } from './cover-search';
 import { CollectingTours, type CollectingFloor } from './walks/collecting';
 import { shortestCoveringTour } from './walks/covering';
+import { leastOf } from './walks/least-of';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
 
 /*
@@ -431,13 +432,19 @@ class Search {
     const { stock, demand, places, layout } = this.problem;
     const covered = new Float64Array(this.items);
     const taken: number[] = [];
+    const isTaken = new Uint8Array(places.length);
     const aislesWalked = new Set<number>([layout.depotAisle]);
     const take = (place: number) => {
       taken.push(place);
+      isTaken[place] = 1;
       aislesWalked.add(places[place]!.aisle);
       for (const { item, units } of stock[place]!) covered[item]! += units;
     };
-    const useful = (place: number) => stock[place]!.reduce((sum, { item, units }) => sum + Math.min(units, Math.max(0, demand[item]! - covered[item]!)), 0);
+    const useful = (place: number) => {
+      let sum = 0;
+      for (const { item, units } of stock[place]!) sum += Math.min(units, Math.max(0, demand[item]! - covered[item]!));
+      return sum;
+    };
     chosen.forEach((flag, place) => flag && useful(place) > 0 && take(place));
     const extra = (place: number) => {
       let across = Infinity;
@@ -446,15 +453,24 @@ class Search {
     };
     for (;;) {
       const open: { place: number; units: number; estimate: number }[] = [];
-      stock.forEach((_, place) => {
+      for (let place = 0; place < places.length; place++) {
+        if (isTaken[place] || places[place]!.aisle === avoiding) continue;
         const units = useful(place);
-        if (units > 0 && !taken.includes(place) && places[place]!.aisle !== avoiding) open.push({ place, units, estimate: extra(place) / units });
-      });
+        if (units > 0) open.push({ place, units, estimate: extra(place) / units });
+      }
       if (open.length === 0) return taken;
       const now = this.measure(taken);
-      const tried = open.sort((a, b) => a.estimate - b.estimate).slice(0, CANDIDATES_MEASURED);
-      const best = tried.reduce((a, b) => ((this.measure([...taken, b.place]) - now) / b.units < (this.measure([...taken, a.place]) - now) / a.units ? b : a));
-      take(best.place);
+      const tried = leastOf(open, CANDIDATES_MEASURED, (candidate) => candidate.estimate);
+      // Each candidate measured once (a lone one not at all); the first of the cheapest per unit wins.
+      let best = tried[0]!.place;
+      if (tried.length > 1) {
+        let bestPerUnit = Infinity;
+        for (const { place, units } of tried) {
+          const perUnit = (this.measure([...taken, place]) - now) / units;
+          if (perUnit < bestPerUnit) [best, bestPerUnit] = [place, perUnit];
+        }
+      }
+      take(best);
     }
   }
 
