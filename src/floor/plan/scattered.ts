@@ -106,6 +106,8 @@ class Search {
   /** No price on any item: a collecting tour that only walks. */
   private readonly noPrices: Float64Array;
   private spent = 0;
+  /** The places of bound tours completed into covers so far, as keys. */
+  private readonly completed = new Set<string>();
   /** Set when a bound could not be worked out within the allowance: its node was left open. */
   private gaveUp = false;
 
@@ -321,7 +323,7 @@ class Search {
       gradient.forEach((_, item) => (gradient[item] = demand[item]! - tour.collected[item]!));
       const covers = this.covers(tour.passed, node.forbidden);
       if (covers && tour.length < this.best.distance) this.improve(tour.passed);
-      else if (!covers && step % 5 === 0) this.improve(this.cover(tour.passed));
+      else if (!covers && step % 5 === 0) this.completeOnce(tour.passed);
       if (bound > bestBound + 1e-9) {
         [bestBound, bestPrices, bestPassed, bestCollected, sinceBetter] = [bound, Float64Array.from(prices), tour.passed, tour.collected, 0];
       } else if (++sinceBetter >= STALL_STEPS) {
@@ -472,6 +474,18 @@ class Search {
       }
       take(best);
     }
+  }
+
+  /**
+   * Completes the places a bound's tour passed into a cover and keeps it if best, unless the same
+   * places were completed before: the greedy completion would give the same cover, already kept
+   * or beaten (and its walks are remembered, so the work counted is the same either way).
+   */
+  private completeOnce(passed: Uint8Array): void {
+    const key = passed.join('');
+    if (this.completed.has(key)) return;
+    this.completed.add(key);
+    this.improve(this.cover(passed));
   }
 
   /**
