@@ -473,7 +473,8 @@ export class CollectingTours {
       length += gain;
       const places = this.floor.candidates[Math.floor(at / this.blocks)]![at % this.blocks]!;
       // Every pattern's back part starts at its back reach (the count of places where it has none).
-      for (const part of [places.slice(0, frontReach + 1), places.slice(backReach)]) this.collect(part, forbidden, caps, passed, collected);
+      this.collect(places, 0, frontReach + 1, forbidden, caps, passed, collected);
+      this.collect(places, backReach, places.length, forbidden, caps, passed, collected);
     }
     return { value, length, passed, collected, work };
   }
@@ -508,7 +509,11 @@ export class CollectingTours {
   private untrackedRun(lastRequired: number, budget: number): TourRun | undefined {
     const { floor, blocks, combos, cost, optionCost, openCombos, space } = this;
     let states = [EMPTY];
-    let values: Float64Array = Float64Array.of(0);
+    let values = unreached(Math.max(FINISHED + 1, space.size));
+    values[EMPTY] = 0;
+    // Two buffers in turn: the next aisle's values go where the aisle before last's were (its states set back to Infinity).
+    let spare = unreached(values.length);
+    let spareStates: number[] = [];
     // By aisle: for each state reached, the state before it and the combination taken.
     const previous: number[][] = [];
     const taken: number[][] = [];
@@ -528,7 +533,8 @@ export class CollectingTours {
       const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
       const lastAisle = aisle === floor.aisles;
       const reached: number[] = [];
-      let next = unreached(space.size);
+      let next = spare;
+      for (const state of spareStates) next[state] = Infinity;
       const from: number[] = [];
       const via: number[] = [];
       for (const state of states) {
@@ -558,10 +564,11 @@ export class CollectingTours {
       }
       previous.push(from);
       taken.push(via);
+      [spare, spareStates] = [values, states];
       states = reached;
       values = next;
     }
-    const value = values[FINISHED] ?? Infinity;
+    const value = values[FINISHED]!;
     const patterns: TourPattern[] = [];
     if (value === Infinity) return { value, work, patterns };
     for (let aisle = floor.aisles, state = FINISHED; aisle >= 1; aisle--) {
@@ -751,15 +758,16 @@ export class CollectingTours {
     return { reaches: [...best.values()], free: lastRequired < 0 && !enter, count: n, work };
   }
 
-  /** Marks a part's places passed and adds the units it is paid for (at most `caps` of each item) to `collected`. */
-  private collect(part: readonly number[], forbidden: Uint8Array | undefined, caps: Float64Array, passed: Uint8Array, collected: Float64Array): void {
+  /** Marks a part's places (`places` from `start` up to `end`) passed and adds the units it is paid for (at most `caps` of each item) to `collected`. */
+  private collect(places: readonly number[], start: number, end: number, forbidden: Uint8Array | undefined, caps: Float64Array, passed: Uint8Array, collected: Float64Array): void {
     const { counts } = this;
-    for (const place of part) {
+    for (let i = start; i < end; i++) {
+      const place = places[i]!;
       passed[place] = 1;
       if (!forbidden?.[place]) for (const { item, units } of this.goods.stock[place]!) counts[item]! += units;
     }
-    for (const place of part) {
-      for (const { item } of this.goods.stock[place]!) {
+    for (let i = start; i < end; i++) {
+      for (const { item } of this.goods.stock[places[i]!]!) {
         collected[item]! += Math.min(caps[item]!, counts[item]!);
         counts[item] = 0;
       }
