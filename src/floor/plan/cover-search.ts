@@ -73,14 +73,15 @@ export function searchCovers(problem: ScatteredProblem, start: readonly number[]
 export function minimalCover(problem: ScatteredProblem, chosen: readonly number[]): number[] {
   const { layout, places, stock, demand } = problem;
   const crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
-  const depth = (place: number) => {
+  const depth = new Map<number, number>();
+  for (const place of chosen) {
     const y = positionY(layout, places[place]!.position);
-    return Math.min(...crossYs.map((cross) => Math.abs(cross - y)));
-  };
+    depth.set(place, Math.min(...crossYs.map((cross) => Math.abs(cross - y))));
+  }
   const covered = new Float64Array(demand.length);
   for (const place of chosen) for (const { item, units } of stock[place]!) covered[item]! += units;
   const kept = new Set(chosen);
-  for (const place of [...kept].sort((a, b) => depth(b) - depth(a))) {
+  for (const place of [...kept].sort((a, b) => depth.get(b)! - depth.get(a)!)) {
     if (stock[place]!.some(({ item, units }) => covered[item]! - units < demand[item]!)) continue;
     kept.delete(place);
     for (const { item, units } of stock[place]!) covered[item]! -= units;

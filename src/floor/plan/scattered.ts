@@ -2,6 +2,7 @@ import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place }
 import { minimalCover, searchCovers, WalkLengths, type ScatteredProblem } from './cover-search';
 import { CollectingTours, type CollectingFloor } from './walks/collecting';
 import { shortestCoveringTour } from './walks/covering';
+import { leastOf } from './walks/least-of';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
 
 /*
@@ -105,6 +106,8 @@ class Search {
   /** No price on any item: a collecting tour that only walks. */
   private readonly noPrices: Float64Array;
   private spent = 0;
+  /** The places of bound tours completed into covers so far, as keys. */
+  private readonly completed = new Set<string>();
   /** Set when a bound could not be worked out within the allowance: its node was left open. */
   private gaveUp = false;
 
@@ -320,7 +323,7 @@ class Search {
       gradient.forEach((_, item) => (gradient[item] = demand[item]! - tour.collected[item]!));
       const covers = this.covers(tour.passed, node.forbidden);
       if (covers && tour.length < this.best.distance) this.improve(tour.passed);
-      else if (!covers && step % 5 === 0) this.improve(this.cover(tour.passed));
+      else if (!covers && step % 5 === 0) this.completeOnce(tour.passed);
       if (bound > bestBound + 1e-9) {
         [bestBound, bestPrices, bestPassed, bestCollected, sinceBetter] = [bound, Float64Array.from(prices), tour.passed, tour.collected, 0];
       } else if (++sinceBetter >= STALL_STEPS) {
@@ -431,13 +434,19 @@ class Search {
     const { stock, demand, places, layout } = this.problem;
     const covered = new Float64Array(this.items);
     const taken: number[] = [];
+    const isTaken = new Uint8Array(places.length);
     const aislesWalked = new Set<number>([layout.depotAisle]);
     const take = (place: number) => {
       taken.push(place);
+      isTaken[place] = 1;
       aislesWalked.add(places[place]!.aisle);
       for (const { item, units } of stock[place]!) covered[item]! += units;
     };
-    const useful = (place: number) => stock[place]!.reduce((sum, { item, units }) => sum + Math.min(units, Math.max(0, demand[item]! - covered[item]!)), 0);
+    const useful = (place: number) => {
+      let sum = 0;
+      for (const { item, units } of stock[place]!) sum += Math.min(units, Math.max(0, demand[item]! - covered[item]!));
+      return sum;
+    };
     chosen.forEach((flag, place) => flag && useful(place) > 0 && take(place));
     const extra = (place: number) => {
       let across = Infinity;
@@ -446,16 +455,37 @@ class Search {
     };
     for (;;) {
       const open: { place: number; units: number; estimate: number }[] = [];
-      stock.forEach((_, place) => {
+      for (let place = 0; place < places.length; place++) {
+        if (isTaken[place] || places[place]!.aisle === avoiding) continue;
         const units = useful(place);
-        if (units > 0 && !taken.includes(place) && places[place]!.aisle !== avoiding) open.push({ place, units, estimate: extra(place) / units });
-      });
+        if (units > 0) open.push({ place, units, estimate: extra(place) / units });
+      }
       if (open.length === 0) return taken;
       const now = this.measure(taken);
-      const tried = open.sort((a, b) => a.estimate - b.estimate).slice(0, CANDIDATES_MEASURED);
-      const best = tried.reduce((a, b) => ((this.measure([...taken, b.place]) - now) / b.units < (this.measure([...taken, a.place]) - now) / a.units ? b : a));
-      take(best.place);
+      const tried = leastOf(open, CANDIDATES_MEASURED, (candidate) => candidate.estimate);
+      // Each candidate measured once (a lone one not at all); the first of the cheapest per unit wins.
+      let best = tried[0]!.place;
+      if (tried.length > 1) {
+        let bestPerUnit = Infinity;
+        for (const { place, units } of tried) {
+          const perUnit = (this.measure([...taken, place]) - now) / units;
+          if (perUnit < bestPerUnit) [best, bestPerUnit] = [place, perUnit];
+        }
+      }
+      take(best);
     }
+  }
+
+  /**
+   * Completes the places a bound's tour passed into a cover and keeps it if best, unless the same
+   * places were completed before: the greedy completion would give the same cover, already kept
+   * or beaten (and its walks are remembered, so the work counted is the same either way).
+   */
+  private completeOnce(passed: Uint8Array): void {
+    const key = passed.join('');
+    if (this.completed.has(key)) return;
+    this.completed.add(key);
+    this.improve(this.cover(passed));
   }
 
   /**

@@ -310,6 +310,8 @@ export class CollectingTours {
   private readonly fromFront: Float64Array;
   private readonly fromBack: Float64Array;
   private readonly optionCost: Float64Array;
+  /** The combinations of finite cost in the aisle under way, first `open` of them. */
+  private readonly openCombos: Int32Array;
   /** By subaisle and shape: the price of the units the pattern is paid for. */
   private readonly gain: Float64Array;
   /** Units of each item counted so far in one sweep (all zero between sweeps). */
@@ -339,6 +341,7 @@ export class CollectingTours {
     this.fromFront = new Float64Array(most);
     this.fromBack = new Float64Array(most);
     this.optionCost = new Float64Array(this.combos.length);
+    this.openCombos = new Int32Array(this.combos.length);
     this.gain = new Float64Array(subaisles * SHAPE_COUNT);
     this.counts = new Float64Array(goods.demand.length);
     this.demand = Float64Array.from(goods.demand);
@@ -410,22 +413,20 @@ export class CollectingTours {
     gain[base + ONCE] = gain[base + TWICE] = all;
     frontReach[base + ONCE] = frontReach[base + TWICE] = n - 1;
     if (n === 0) return;
-    const frontGain = (i: number) => 2 * (ys[places[i]!]! - front) - fromFront[i]!;
-    const backGain = (j: number) => 2 * (back - ys[places[j]!]!) - fromBack[j]!;
     for (let i = Math.max(lastRequired, 0); i < n; i++) {
       if (fromFront[i]! < cost[base + FROM_FRONT]!) {
         cost[base + FROM_FRONT] = fromFront[i]!;
         frontReach[base + FROM_FRONT] = i;
       }
     }
-    if (frontReach[base + FROM_FRONT]! >= 0) gain[base + FROM_FRONT] = frontGain(frontReach[base + FROM_FRONT]!);
+    if (frontReach[base + FROM_FRONT]! >= 0) gain[base + FROM_FRONT] = frontGainOf(ys, places, front, fromFront, frontReach[base + FROM_FRONT]!);
     for (let j = Math.min(firstRequired, n - 1); j >= 0; j--) {
       if (fromBack[j]! < cost[base + FROM_BACK]!) {
         cost[base + FROM_BACK] = fromBack[j]!;
         backReach[base + FROM_BACK] = j;
       }
     }
-    if (backReach[base + FROM_BACK]! < n) gain[base + FROM_BACK] = backGain(backReach[base + FROM_BACK]!);
+    if (backReach[base + FROM_BACK]! < n) gain[base + FROM_BACK] = backGainOf(ys, places, back, fromBack, backReach[base + FROM_BACK]!);
     // Both ends: the front part as far as i, the back part from j > i; no required place between them.
     let bestFront = Infinity;
     let bestFrontAt = -1;
@@ -443,11 +444,11 @@ export class CollectingTours {
     }
     // In and out from both ends never beats two traversals, which also join the ends.
     if (cost[base + BOTH_ENDS]! >= cost[base + TWICE]!) cost[base + BOTH_ENDS] = Infinity;
-    else gain[base + BOTH_ENDS] = frontGain(frontReach[base + BOTH_ENDS]!) + backGain(backReach[base + BOTH_ENDS]!);
+    else gain[base + BOTH_ENDS] = frontGainOf(ys, places, front, fromFront, frontReach[base + BOTH_ENDS]!) + backGainOf(ys, places, back, fromBack, backReach[base + BOTH_ENDS]!);
     // Where the tour may leave the subaisle alone, an in-and-out walk that pays back less than it
     // costs never helps: it hangs off a cross aisle the tour passes anyway. Fewer patterns, fewer
     // combinations of blocks to try.
-    if (cost[base + NOTHING] === 0) for (const shape of [FROM_FRONT, FROM_BACK, BOTH_ENDS]) if (cost[base + shape]! >= 0) cost[base + shape] = Infinity;
+    if (cost[base + NOTHING] === 0) for (let shape = FROM_FRONT; shape <= BOTH_ENDS; shape++) if (cost[base + shape]! >= 0) cost[base + shape] = Infinity;
   }
 
   /**
@@ -472,7 +473,8 @@ export class CollectingTours {
       length += gain;
       const places = this.floor.candidates[Math.floor(at / this.blocks)]![at % this.blocks]!;
       // Every pattern's back part starts at its back reach (the count of places where it has none).
-      for (const part of [places.slice(0, frontReach + 1), places.slice(backReach)]) this.collect(part, forbidden, caps, passed, collected);
+      this.collect(places, 0, frontReach + 1, forbidden, caps, passed, collected);
+      this.collect(places, backReach, places.length, forbidden, caps, passed, collected);
     }
     return { value, length, passed, collected, work };
   }
@@ -505,9 +507,13 @@ export class CollectingTours {
 
   /** The dynamic program over aisles on the patterns `prepare` filled in: the least value and the patterns of its tour. */
   private untrackedRun(lastRequired: number, budget: number): TourRun | undefined {
-    const { floor, blocks, combos, cost, optionCost, space } = this;
+    const { floor, blocks, combos, cost, optionCost, openCombos, space } = this;
     let states = [EMPTY];
-    let values: Float64Array = Float64Array.of(0);
+    let values = unreached(Math.max(FINISHED + 1, space.size));
+    values[EMPTY] = 0;
+    // Two buffers in turn: the next aisle's values go where the aisle before last's were (its states set back to Infinity).
+    let spare = unreached(values.length);
+    let spareStates: number[] = [];
     // By aisle: for each state reached, the state before it and the combination taken.
     const previous: number[][] = [];
     const taken: number[][] = [];
@@ -515,28 +521,32 @@ export class CollectingTours {
     const spacing = floor.spacing;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
+      // The combinations open in this aisle, in their order (which decides ties): most are closed where subaisles may be left alone.
+      let open = 0;
       for (let c = 0; c < combos.length; c++) {
         const shapes = combos[c]!.shapes;
         let sum = 0;
         for (let b = 0; b < blocks; b++) sum += cost[base + b * SHAPE_COUNT + shapes[b]!]!;
         optionCost[c] = sum;
+        if (sum !== Infinity) openCombos[open++] = c;
       }
       const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
       const lastAisle = aisle === floor.aisles;
       const reached: number[] = [];
-      let next = unreached(space.size);
+      let next = spare;
+      for (const state of spareStates) next[state] = Infinity;
       const from: number[] = [];
       const via: number[] = [];
       for (const state of states) {
         const before = values[state]!;
-        for (let c = 0; c < combos.length; c++) {
-          const option = optionCost[c]!;
-          if (option === Infinity) continue;
-          const moves = space.movesFrom(state, combos[c]!.shapes, combos[c]!.key, kind);
+        for (let o = 0; o < open; o++) {
+          const c = openCombos[o]!;
+          const combo = combos[c]!;
+          const moves = space.movesFrom(state, combo.shapes, combo.key, kind);
           next = withRoom(next, space.size);
           const count = moves.next.length;
           work += count + 1;
-          const upTo = before + option;
+          const upTo = before + optionCost[c]!;
           for (let t = 0; t < count; t++) {
             const width = moves.width[t]!;
             if (lastAisle && width > 0) continue;
@@ -554,10 +564,11 @@ export class CollectingTours {
       }
       previous.push(from);
       taken.push(via);
+      [spare, spareStates] = [values, states];
       states = reached;
       values = next;
     }
-    const value = values[FINISHED] ?? Infinity;
+    const value = values[FINISHED]!;
     const patterns: TourPattern[] = [];
     if (value === Infinity) return { value, work, patterns };
     for (let aisle = floor.aisles, state = FINISHED; aisle >= 1; aisle--) {
@@ -747,15 +758,16 @@ export class CollectingTours {
     return { reaches: [...best.values()], free: lastRequired < 0 && !enter, count: n, work };
   }
 
-  /** Marks a part's places passed and adds the units it is paid for (at most `caps` of each item) to `collected`. */
-  private collect(part: readonly number[], forbidden: Uint8Array | undefined, caps: Float64Array, passed: Uint8Array, collected: Float64Array): void {
+  /** Marks a part's places (`places` from `start` up to `end`) passed and adds the units it is paid for (at most `caps` of each item) to `collected`. */
+  private collect(places: readonly number[], start: number, end: number, forbidden: Uint8Array | undefined, caps: Float64Array, passed: Uint8Array, collected: Float64Array): void {
     const { counts } = this;
-    for (const place of part) {
+    for (let i = start; i < end; i++) {
+      const place = places[i]!;
       passed[place] = 1;
       if (!forbidden?.[place]) for (const { item, units } of this.goods.stock[place]!) counts[item]! += units;
     }
-    for (const place of part) {
-      for (const { item } of this.goods.stock[place]!) {
+    for (let i = start; i < end; i++) {
+      for (const { item } of this.goods.stock[places[i]!]!) {
         collected[item]! += Math.min(caps[item]!, counts[item]!);
         counts[item] = 0;
       }
@@ -825,4 +837,14 @@ export class CollectingTours {
     }
     return { byBoundary: go, work };
   }
+}
+
+/** What the front part as far as place i is paid back: its walk less its value (`fromFront`). Not a closure: it runs for every subaisle of every tour. */
+function frontGainOf(ys: readonly number[], places: readonly number[], front: number, fromFront: Float64Array, i: number): number {
+  return 2 * (ys[places[i]!]! - front) - fromFront[i]!;
+}
+
+/** What the back part from place j is paid back. */
+function backGainOf(ys: readonly number[], places: readonly number[], back: number, fromBack: Float64Array, j: number): number {
+  return 2 * (back - ys[places[j]!]!) - fromBack[j]!;
 }

@@ -1,4 +1,5 @@
 import type { CollectingFloor } from './collecting';
+import { leastOf } from './least-of';
 import { NumberIndex } from './number-index';
 import * as optimal from './optimal';
 import { spaceFor } from './optimal';
@@ -197,7 +198,7 @@ export function shortestCoveringTour(
     }
     labels = unit ? unbeatenLabels(reached) : reached;
     if (labels.length > beam) {
-      labels = labels.sort((a, b) => a.bound - b.bound).slice(0, beam);
+      labels = leastOf(labels, beam, (label) => label.bound);
       narrowed = true;
     }
   }
