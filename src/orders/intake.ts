@@ -296,9 +296,9 @@ function insertWithItems(tenantId: string, documents: object[], lines: object[])
 /**
  * POST /orders of a new order as one autocommitted statement, which is all most new orders need
  * (docs/orders.md): it takes the keys of the order's products (store.ts) and then calls
- * `create_order` (migration 031), which, in fresh snapshots, finds no order holding its externalId
- * or orderNumber and every line resolved and its stock available, and writes the order, PENDING
- * without issues (no events). It saves BEGIN, COMMIT and a round trip for the insert, and the
+ * `create_order` (migrations 031, 033), which, in fresh snapshots, finds every line resolved and its
+ * stock available, and writes the order, PENDING without issues (no events), unless an order holds
+ * its externalId or orderNumber (its insert does nothing on that conflict). It saves BEGIN, COMMIT and a round trip for the insert, and the
  * function's statements keep their plans for the connection. Anything else (an update, a taken
  * orderNumber, a line with an issue, a repeated product, an order created concurrently) writes
  * nothing and resolves to undefined: `upsertOrder` decides it in a transaction and words the answer.
@@ -306,19 +306,14 @@ function insertWithItems(tenantId: string, documents: object[], lines: object[])
 export async function createOrderAlone(db: Executor, tenantId: string, input: OrderInput): Promise<UpsertOutcome | undefined> {
   if (repeatedProducts(input.items)) return undefined;
   const products = input.items.map((item) => item.productExternalId);
-  try {
-    // The lines are an argument of the function only once the keys are taken (it is STRICT).
-    const { rows } = await prepared(
-      'orders_create_alone',
-      sql<OrderRow>`SELECT * FROM create_order(${tenantId}::uuid, ${json(orderDocument(input, 'PENDING', [], 0))}::jsonb,
-        CASE WHEN ${productKeysSql(tenantId, products)} >= 0 THEN ${json(lineDocuments(input, []))}::jsonb END, ${HOLDING_STATUSES}::text[])`,
-    ).execute(db);
-    const order = rows[0];
-    return order && { action: 'created', order, itemsCount: input.items.length, warnings: [], events: [] };
-  } catch (error) {
-    if (isUniqueViolation(error, 'orders_tenant_id_external_id_key') || isUniqueViolation(error, 'orders_tenant_id_order_number_key')) return undefined;
-    throw error;
-  }
+  // The lines are an argument of the function only once the keys are taken (it is STRICT).
+  const { rows } = await prepared(
+    'orders_create_alone',
+    sql<OrderRow>`SELECT * FROM create_order(${tenantId}::uuid, ${json(orderDocument(input, 'PENDING', [], 0))}::jsonb,
+      CASE WHEN ${productKeysSql(tenantId, products)} >= 0 THEN ${json(lineDocuments(input, []))}::jsonb END, ${HOLDING_STATUSES}::text[])`,
+  ).execute(db);
+  const order = rows[0];
+  return order && { action: 'created', order, itemsCount: input.items.length, warnings: [], events: [] };
 }
 
 /** A concurrent request created one of the orders, or took its orderNumber, after the lookup. */

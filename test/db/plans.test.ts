@@ -53,10 +53,7 @@ function readsOf(plan: string): { indexes: Set<string>; scans: string[] } {
 const FUNCTION_QUERIES: Record<string, { parameters: string[]; expected: string[][] }> = {
   create_order: {
     parameters: ['p_tenant_id', 'p_order', 'p_lines', 'p_holding'],
-    expected: [
-      ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key'],
-      ['products_tenant_id_external_id_key', 'order_items_by_product', 'orders_pkey'],
-    ],
+    expected: [['products_tenant_id_external_id_key', 'order_items_by_product', 'orders_pkey']],
   },
   held_stock: { parameters: ['p_tenant_id', 'p_product_id', 'p_holding', 'p_except_order_id'], expected: [['order_items_by_product', 'orders_pkey']] },
 };

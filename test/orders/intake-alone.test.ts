@@ -68,7 +68,7 @@ describe('a new order as one statement', () => {
       await upsertOrder(held.trx, setup.tenant.id, order('AL-L1', [item('AL-LAST')]));
       const second = alone(order('AL-L2', [item('AL-LAST')]));
       second.catch(() => {}); // awaited below, once the first has committed
-      await aStatementWaitsForAKey();
+      await aStatementWaits('advisory');
       await held.trx.commit().execute();
       // Its statement started before the first committed: only a read after the keys sees the hold.
       expect(await second).toBeUndefined();
@@ -77,17 +77,38 @@ describe('a new order as one statement', () => {
       await held.trx.rollback().execute().catch(() => {});
     }
   });
+
+  it.skipIf(!usingPostgres)('waits for an intake still writing the same externalId, then writes nothing (PostgreSQL: PGlite has one connection)', async () => {
+    await seedProducts(setup.tenant, [
+      { externalId: 'AL-W1', sku: 'SKU-AL-W1', stock: 5 },
+      { externalId: 'AL-W2', sku: 'SKU-AL-W2', stock: 5 },
+    ]);
+    const held = await holdTransaction(setup.ctx.database.db);
+    try {
+      await upsertOrder(held.trx, setup.tenant.id, order('AL-W', [item('AL-W1')]));
+      // Other products: only the order's own key is in the way.
+      const second = alone(order('AL-W', [item('AL-W2')], { orderNumber: 'N-AL-W-OTHER' }));
+      second.catch(() => {}); // awaited below, once the first has committed
+      await aStatementWaits('transactionid');
+      await held.trx.commit().execute();
+      expect(await second).toBeUndefined();
+      expect(await ordersNamed('AL-W')).toBe(1);
+      expect((await setup.tenant.api.get('/orders/AL-W')).body.data.items).toEqual([expect.objectContaining({ productExternalId: 'AL-W1' })]);
+    } finally {
+      await held.trx.rollback().execute().catch(() => {});
+    }
+  });
 });
 
-/** Resolves once a connection of this test database waits for a product key; fails if none ever does. */
-async function aStatementWaitsForAKey(): Promise<void> {
+/** Resolves once a connection of this test database waits for a lock of that type; fails if none ever does. */
+async function aStatementWaits(locktype: 'advisory' | 'transactionid'): Promise<void> {
   for (let i = 0; i < 200; i++) {
     // The test database's connections share one application_name (src/db): other test files' waits are not counted.
     const { rows } = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-      WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = current_setting('application_name')`.execute(setup.ctx.database.db);
+      WHERE l.locktype = ${locktype} AND NOT l.granted AND a.application_name = current_setting('application_name')`.execute(setup.ctx.database.db);
     if (Number(rows[0]?.n) > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error('no statement waited for a product key');
+  throw new Error(`no statement waited for a lock of type ${locktype}`);
 }

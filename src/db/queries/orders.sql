@@ -21,7 +21,7 @@
 -- built by createOrderAlone (src/orders/intake.ts)
 -- run by POST /orders of a new order alone (createOrderAlone)
 /* prepared orders_create_alone */ SELECT * FROM create_order($1::uuid, $2::jsonb,
-        CASE WHEN (SELECT count(*) FROM (
+      CASE WHEN (SELECT count(*) FROM (
       SELECT pg_advisory_xact_lock(k) FROM (
         SELECT DISTINCT hashtextextended($3::text || ':' || e, 0) AS k FROM unnest($4::text[]) AS e
       ) AS keys ORDER BY k
