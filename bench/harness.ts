@@ -78,6 +78,8 @@ export interface LoadOptions {
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Requests answered in all. */
+  requests: number;
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
@@ -109,6 +111,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   });
   return {
     requestsPerSecond: result.requests.average,
+    requests: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,

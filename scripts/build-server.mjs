@@ -27,8 +27,12 @@ await build({
   platform: 'node',
   target: 'node20.19',
   external,
-  // Error and class names as in the sources (logs and `instanceof`-free checks read them).
-  keepNames: true,
+  // No `keepNames`: it wraps every function the bundle defines in a call that sets its name, and
+  // bundled Fastify defines callbacks at every request. Without it, esbuild renames a top-level
+  // class or function only where two modules of a chunk share its name (commander's `CommanderError`
+  // becomes `CommanderError2`, prom-client's `Counter` `Counter3`), which nothing of the service
+  // shows: commander prints its errors' messages, prom-client names metrics by their `name` option,
+  // and this service's own error classes keep theirs.
   sourcemap: true,
   banner: { js: "import { createRequire as __pickportRequire } from 'node:module'; const require = __pickportRequire(import.meta.url);" },
   logLevel: 'warning',

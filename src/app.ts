@@ -96,8 +96,9 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   installErrorHandling(app);
   installJsonParser(app);
   installInputChecks(app);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   await installMetrics(app, serviceMetrics(database));
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ApiError } from './errors';
 
 /*
@@ -60,13 +60,16 @@ async function identify(request: FastifyRequest): Promise<void> {
 }
 
 /** Step two: refuse the request if the key was refused or lacks the route's permission. */
-async function authorize(request: FastifyRequest): Promise<void> {
+function authorize(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  done(refusalOf(request));
+}
+
+function refusalOf(request: FastifyRequest): ApiError | undefined {
   const permission = request.routeOptions.config.permission;
-  if (!permission) return;
-  if (request.authFailure) throw request.authFailure;
-  if (!request.apiKey?.permissions.includes(permission)) {
-    throw new ApiError('FORBIDDEN', `This API key lacks the ${permission} permission`);
-  }
+  if (!permission) return undefined;
+  if (request.authFailure) return request.authFailure;
+  if (!request.apiKey?.permissions.includes(permission)) return new ApiError('FORBIDDEN', `This API key lacks the ${permission} permission`);
+  return undefined;
 }
 
 /**

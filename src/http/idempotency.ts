@@ -6,6 +6,7 @@ import type { Database } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
 import { prepared } from '../db/prepared';
 import { open, seal } from '../security/secret-box';
+import type { ApiKeyContext } from './auth';
 import { ApiError, errorBody, validationError } from './errors';
 import type { Clock } from './rate-limit';
 import { UUID_V4 } from './uuid';
@@ -132,9 +133,17 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
   scope.decorateRequest('idempotency', null);
   scope.addHook('onRoute', documentHeader);
 
-  scope.addHook('preValidation', async (request, reply) => {
+  // Callbacks rather than async functions where a request without the header has nothing to do:
+  // that one, the common one, then costs no promise.
+  scope.addHook('preValidation', (request, reply, done) => {
     const header = request.headers[HEADER];
-    if (header === undefined || !WRITE_METHODS.has(request.method) || !request.apiKey) return;
+    const { apiKey } = request;
+    if (header === undefined || !WRITE_METHODS.has(request.method) || !apiKey) return done();
+    holdKey(request, reply, apiKey, header).then(() => done(), done);
+  });
+
+  /** Holds the request's key on this instance (or answers it: 409 while it runs, its stored answer). */
+  const holdKey = async (request: FastifyRequest, reply: FastifyReply, apiKey: ApiKeyContext, header: string | string[]) => {
     if (typeof header !== 'string' || !UUID_V4.test(header)) {
       throw validationError([{ field: 'X-Idempotency-Key', message: 'must be a UUID v4' }]);
     }
@@ -144,8 +153,8 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
       await purgeExpiredIdempotencyKeys(db, new Date(now)).catch((err: unknown) => request.log.warn({ err }, 'purging idempotency keys failed'));
     }
     const idempotent: IdempotentRequest = {
-      tenantId: request.apiKey.tenantId,
-      apiKeyId: request.apiKey.id,
+      tenantId: apiKey.tenantId,
+      apiKeyId: apiKey.id,
       key: header.toLowerCase(),
       fingerprint: fingerprintOf(request),
       requestId: request.id,
@@ -161,11 +170,16 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
     }
     inFlight.set(slot, now);
     request.idempotency = idempotent;
+  };
+
+  scope.addHook('onSend', (request, reply, payload, done) => {
+    const idempotent = request.idempotency;
+    if (!idempotent || idempotent.settled) return done(null, payload);
+    storeAnswer(request, reply, idempotent, payload).then((sent) => done(null, sent), done);
   });
 
-  scope.addHook('onSend', async (request, reply, payload) => {
-    const idempotent = request.idempotency;
-    if (!idempotent || idempotent.settled) return payload;
+  /** Stores an answer given outside a write's transaction; returns the payload to send (a stored one, when another request stored it first). */
+  const storeAnswer = async (request: FastifyRequest, reply: FastifyReply, idempotent: IdempotentRequest, payload: unknown): Promise<unknown> => {
     idempotent.settled = true;
     try {
       if (!isCacheable(reply.statusCode, reply.getHeader('retry-after')) || typeof payload !== 'string') return payload;
@@ -188,11 +202,12 @@ export function installIdempotency(scope: FastifyInstance, options: IdempotencyO
     } finally {
       inFlight.delete(slotOf(idempotent));
     }
-  });
+  };
 
   // The answer was stored by its write's commit (onSend had nothing to do), or the client went away.
-  scope.addHook('onResponse', async (request) => {
+  scope.addHook('onResponse', (request, _reply, done) => {
     if (request.idempotency) inFlight.delete(slotOf(request.idempotency));
+    done();
   });
 }
 

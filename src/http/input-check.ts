@@ -136,11 +136,11 @@ export function unstorableText(value: unknown): AjvIssue[] {
  * schema, in the validator (validation.ts).
  */
 export function installInputChecks(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const problems = [
       ...fieldProblems(unstorableText(request.params), 'params'),
       ...fieldProblems(unstorableText(request.query), 'query'),
     ];
-    if (problems.length > 0) throw validationError(problems);
+    done(problems.length > 0 ? validationError(problems) : undefined);
   });
 }

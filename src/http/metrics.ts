@@ -117,7 +117,10 @@ function registerPoolGauges(registry: Registry, database: DatabaseHandle): void 
 /** Counts every answer and serves GET /metrics on the main port, behind the admin token. */
 export async function installMetrics(app: FastifyInstance, metrics: Metrics): Promise<void> {
   app.decorate('metrics', metrics);
-  app.addHook('onResponse', async (request, reply) => metrics.requestAnswered(request, reply));
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.requestAnswered(request, reply);
+    done();
+  });
   await app.register(async (scope) => {
     installAdminAuth(scope);
     scope.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

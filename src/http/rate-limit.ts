@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { needsApiKey } from './auth';
 import { ApiError, errorBody } from './errors';
 import type { RedisWindowStore } from './rate-limit-redis';
@@ -185,8 +185,8 @@ export function installRateLimiting(scope: FastifyInstance, options: RateLimitOp
   const headroom = new Map<string, number>();
 
   scope.decorateRequest('rateLimitAhead', null);
-  scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!needsApiKey(request)) return;
+  scope.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (!needsApiKey(request)) return done();
     const key = request.apiKey;
     const limits = key ? { perMinute: key.rateLimitPerMinute, perDay: key.dailyLimit } : ADDRESS_LIMITS;
     const bucket = key ? `key:${key.id}` : `ip:${request.ip}`;
@@ -204,21 +204,28 @@ export function installRateLimiting(scope: FastifyInstance, options: RateLimitOp
     if (ahead > 0 && !request.routeOptions.config.idempotencyLookupFirst) {
       headroom.set(bucket, ahead - 1);
       request.rateLimitAhead = { verdict, headersBefore: new Set(Object.keys(reply.getHeaders())) };
-      return;
+      return done();
     }
-    applyVerdict(request, reply, await verdict);
+    verdict.then((judged) => {
+      try {
+        applyVerdict(request, reply, judged);
+      } catch (refusal) {
+        return done(refusal as ApiError);
+      }
+      done();
+    }, done);
   });
   // Whatever the answer, it leaves with its verdict: a refusal replaces it.
-  scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (!request.rateLimitAhead) return payload;
-    try {
-      await applyRateLimitVerdict(request, reply);
-      return payload;
-    } catch (error) {
-      const refusal = error as ApiError;
-      reply.status(refusal.statusCode).header('retry-after', String(refusal.retryAfter)).type('application/json; charset=utf-8');
-      return JSON.stringify(errorBody(request.id, refusal));
-    }
+  scope.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+    if (!request.rateLimitAhead) return done(null, payload);
+    applyRateLimitVerdict(request, reply).then(
+      () => done(null, payload),
+      (error: unknown) => {
+        const refusal = error as ApiError;
+        reply.status(refusal.statusCode).header('retry-after', String(refusal.retryAfter)).type('application/json; charset=utf-8');
+        done(null, JSON.stringify(errorBody(request.id, refusal)));
+      },
+    );
   });
 
 }
