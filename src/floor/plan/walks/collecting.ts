@@ -310,6 +310,9 @@ export class CollectingTours {
   private readonly fromFront: Float64Array;
   private readonly fromBack: Float64Array;
   private readonly optionCost: Float64Array;
+  /** The dynamic program's values by state for one aisle and the next, used in turn (grown with the state space). */
+  private values: Float64Array;
+  private spare: Float64Array;
   /** The combinations of finite cost in the aisle under way, first `open` of them. */
   private readonly openCombos: Int32Array;
   /** By subaisle and shape: the price of the units the pattern is paid for. */
@@ -341,6 +344,8 @@ export class CollectingTours {
     this.fromFront = new Float64Array(most);
     this.fromBack = new Float64Array(most);
     this.optionCost = new Float64Array(this.combos.length);
+    this.values = unreached(Math.max(FINISHED + 1, this.space.size));
+    this.spare = unreached(this.values.length);
     this.openCombos = new Int32Array(this.combos.length);
     this.gain = new Float64Array(subaisles * SHAPE_COUNT);
     this.counts = new Float64Array(goods.demand.length);
@@ -509,10 +514,10 @@ export class CollectingTours {
   private untrackedRun(lastRequired: number, budget: number): TourRun | undefined {
     const { floor, blocks, combos, cost, optionCost, openCombos, space } = this;
     let states = [EMPTY];
-    let values = unreached(Math.max(FINISHED + 1, space.size));
+    // Two buffers in turn, kept from tour to tour: the next aisle's values go where the aisle before last's were (its states set back to Infinity).
+    let values = this.values.fill(Infinity);
+    let spare = this.spare.fill(Infinity);
     values[EMPTY] = 0;
-    // Two buffers in turn: the next aisle's values go where the aisle before last's were (its states set back to Infinity).
-    let spare = unreached(values.length);
     let spareStates: number[] = [];
     // By aisle: for each state reached, the state before it and the combination taken.
     const previous: number[][] = [];
@@ -568,6 +573,7 @@ export class CollectingTours {
       states = reached;
       values = next;
     }
+    [this.values, this.spare] = [withRoom(values, space.size), withRoom(spare, space.size)];
     const value = values[FINISHED]!;
     const patterns: TourPattern[] = [];
     if (value === Infinity) return { value, work, patterns };
