@@ -44,6 +44,7 @@ export interface CollectingGoods {
   demand: readonly number[];
 }
 
+/** A collecting tour. Its `passed` and `collected` are the tours' own buffers, which the next tour overwrites: copy what is kept. */
 export interface CollectedTour {
   /** The tour's length less the price of the units it is paid for. */
   value: number;
@@ -310,6 +311,9 @@ export class CollectingTours {
   private readonly fromFront: Float64Array;
   private readonly fromBack: Float64Array;
   private readonly optionCost: Float64Array;
+  /** What `tour` returns as passed and collected, filled again for each tour: a typed array made costs more than the tour's step over an aisle. */
+  private readonly passed: Uint8Array;
+  private readonly collected: Float64Array;
   /** The dynamic program's values by state for one aisle and the next, used in turn (grown with the state space). */
   private values: Float64Array;
   private spare: Float64Array;
@@ -344,6 +348,8 @@ export class CollectingTours {
     this.fromFront = new Float64Array(most);
     this.fromBack = new Float64Array(most);
     this.optionCost = new Float64Array(this.combos.length);
+    this.passed = new Uint8Array(floor.ys.length);
+    this.collected = new Float64Array(goods.demand.length);
     this.values = unreached(Math.max(FINISHED + 1, this.space.size));
     this.spare = unreached(this.values.length);
     this.openCombos = new Int32Array(this.combos.length);
@@ -469,8 +475,8 @@ export class CollectingTours {
     const run = tracked.length === 0 ? this.untrackedRun(lastRequired, budget) : this.trackedRun(new Tracking(this.floor, this.goods, tracked, forbidden), prices, required, forbidden, entered, lastRequired, budget);
     if (!run) return undefined;
     const { value, work, patterns } = run;
-    const passed = new Uint8Array(this.floor.ys.length);
-    const collected = new Float64Array(this.goods.demand.length);
+    const passed = this.passed.fill(0);
+    const collected = this.collected.fill(0);
     if (!anyRequired && !(value < 0)) return { value: 0, length: 0, passed, collected, work };
     // The tour's length: its value with the gains of its patterns given back.
     let length = value;
