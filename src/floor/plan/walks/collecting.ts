@@ -554,7 +554,7 @@ export class CollectingTours {
           const c = openCombos[o]!;
           const combo = combos[c]!;
           const moves = space.movesFrom(state, combo.shapes, combo.key, kind);
-          next = withRoom(next, space.size);
+          if (next.length < space.size) next = withRoom(next, space.size);
           const count = moves.next.length;
           work += count + 1;
           const upTo = before + optionCost[c]!;
