@@ -311,6 +311,12 @@ export class CollectingTours {
   private readonly fromFront: Float64Array;
   private readonly fromBack: Float64Array;
   private readonly optionCost: Float64Array;
+  /**
+   * By aisle - 1: for each state the aisle step reached, the state before it and the combination
+   * taken. Kept from tour to tour: a tour reads back only states it reached, whose entries it wrote.
+   */
+  private readonly previous: Int32Array[];
+  private readonly taken: Int32Array[];
   /** What `tour` returns as passed and collected, filled again for each tour: a typed array made costs more than the tour's step over an aisle. */
   private readonly passed: Uint8Array;
   private readonly collected: Float64Array;
@@ -352,6 +358,8 @@ export class CollectingTours {
     this.collected = new Float64Array(goods.demand.length);
     this.values = unreached(Math.max(FINISHED + 1, this.space.size));
     this.spare = unreached(this.values.length);
+    this.previous = Array.from({ length: floor.aisles }, () => new Int32Array(this.values.length));
+    this.taken = Array.from({ length: floor.aisles }, () => new Int32Array(this.values.length));
     this.openCombos = new Int32Array(this.combos.length);
     this.gain = new Float64Array(subaisles * SHAPE_COUNT);
     this.counts = new Float64Array(goods.demand.length);
@@ -525,9 +533,7 @@ export class CollectingTours {
     let spare = this.spare.fill(Infinity);
     values[EMPTY] = 0;
     let spareStates: number[] = [];
-    // By aisle: for each state reached, the state before it and the combination taken.
-    const previous: number[][] = [];
-    const taken: number[][] = [];
+    const { previous, taken } = this;
     let work = this.sweepWork;
     const spacing = floor.spacing;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
@@ -546,15 +552,19 @@ export class CollectingTours {
       const reached: number[] = [];
       let next = spare;
       for (const state of spareStates) next[state] = Infinity;
-      const from: number[] = [];
-      const via: number[] = [];
+      let from = fitted(previous[aisle - 1]!, next.length);
+      let via = fitted(taken[aisle - 1]!, next.length);
       for (const state of states) {
         const before = values[state]!;
         for (let o = 0; o < open; o++) {
           const c = openCombos[o]!;
           const combo = combos[c]!;
           const moves = space.movesFrom(state, combo.shapes, combo.key, kind);
-          if (next.length < space.size) next = withRoom(next, space.size);
+          if (next.length < space.size) {
+            next = withRoom(next, space.size);
+            from = fitted(from, next.length);
+            via = fitted(via, next.length);
+          }
           const count = moves.next.length;
           work += count + 1;
           const upTo = before + optionCost[c]!;
@@ -573,8 +583,8 @@ export class CollectingTours {
         }
         if (work > budget) return undefined;
       }
-      previous.push(from);
-      taken.push(via);
+      previous[aisle - 1] = from;
+      taken[aisle - 1] = via;
       [spare, spareStates] = [values, states];
       states = reached;
       values = next;
@@ -849,6 +859,14 @@ export class CollectingTours {
     }
     return { byBoundary: go, work };
   }
+}
+
+/** `entries`, or a longer copy when it has fewer than `length`. */
+function fitted(entries: Int32Array, length: number): Int32Array {
+  if (entries.length >= length) return entries;
+  const grown = new Int32Array(Math.max(length, 2 * entries.length));
+  grown.set(entries);
+  return grown;
 }
 
 /** What the front part as far as place i is paid back: its walk less its value (`fromFront`). Not a closure: it runs for every subaisle of every tour. */
