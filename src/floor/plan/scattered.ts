@@ -105,6 +105,8 @@ class Search {
   private readonly greedy: number[];
   /** No price on any item: a collecting tour that only walks. */
   private readonly noPrices: Float64Array;
+  /** Units by item that `covers` counts in, filled again on each call (it runs at every step of a bound). */
+  private readonly covered: Float64Array;
   private spent = 0;
   /** The places of bound tours completed into covers so far, as keys. */
   private readonly completed = new Set<string>();
@@ -119,6 +121,7 @@ class Search {
     const crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
     this.items = problem.demand.length;
     this.noPrices = new Float64Array(this.items);
+    this.covered = new Float64Array(this.items);
     this.grain = grainOf(layout);
     this.floor =
       crossYs.length <= Math.min(3, MAX_DP_CROSS_AISLES)
@@ -298,9 +301,10 @@ class Search {
     const prices = Float64Array.from(node.prices);
     const gradient = new Float64Array(this.items);
     let bestBound = -Infinity;
-    let bestPrices = prices;
-    let bestPassed: Uint8Array = new Uint8Array(stock.length);
-    let bestCollected: Float64Array = new Float64Array(this.items);
+    // The best bound's prices and tour, copied into these (a tour's own arrays are overwritten by the next).
+    const bestPrices = Float64Array.from(prices);
+    const bestPassed = new Uint8Array(stock.length);
+    const bestCollected = new Float64Array(this.items);
     let tracked: number[] = [];
     /** The prices and tour of the best bound before tracking: what later nodes and the covering program start from. */
     let untracked: { prices: Float64Array; passed: Uint8Array } | undefined;
@@ -325,7 +329,10 @@ class Search {
       if (covers && tour.length < this.best.distance) this.improve(tour.passed);
       else if (!covers && step % 5 === 0) this.completeOnce(tour.passed);
       if (bound > bestBound + 1e-9) {
-        [bestBound, bestPrices, bestPassed, bestCollected, sinceBetter] = [bound, Float64Array.from(prices), tour.passed, tour.collected, 0];
+        [bestBound, sinceBetter] = [bound, 0];
+        bestPrices.set(prices);
+        bestPassed.set(tour.passed);
+        bestCollected.set(tour.collected);
       } else if (++sinceBetter >= STALL_STEPS) {
         [scale, sinceBetter] = [scale / 2, 0];
         if (++halvings >= MAX_HALVINGS) {
@@ -334,7 +341,7 @@ class Search {
           const near = this.best.distance - this.roundUp(bestBound) <= TRACKING_GAP * this.best.distance;
           const more = tracking && near ? this.moreTracked(tracked, bestCollected) : tracked;
           if (more.length === tracked.length) break;
-          untracked ??= { prices: bestPrices, passed: bestPassed };
+          untracked ??= { prices: Float64Array.from(bestPrices), passed: Uint8Array.from(bestPassed) };
           [tracked, halvings, scale, steps] = [more, 0, 2, step + steps];
           prices.set(bestPrices);
           continue;
@@ -521,7 +528,7 @@ class Search {
 
   /** Whether the places (a list, or flags by place, less the `forbidden`) hold every demand. */
   private covers(places: readonly number[] | Uint8Array, forbidden?: Uint8Array): boolean {
-    const covered = new Float64Array(this.items);
+    const covered = this.covered.fill(0);
     const add = (place: number) => {
       if (!forbidden?.[place]) for (const { item, units } of this.problem.stock[place]!) covered[item]! += units;
     };

@@ -44,6 +44,7 @@ export interface CollectingGoods {
   demand: readonly number[];
 }
 
+/** A collecting tour. Its `passed` and `collected` are the tours' own buffers, which the next tour overwrites: copy what is kept. */
 export interface CollectedTour {
   /** The tour's length less the price of the units it is paid for. */
   value: number;
@@ -310,6 +311,18 @@ export class CollectingTours {
   private readonly fromFront: Float64Array;
   private readonly fromBack: Float64Array;
   private readonly optionCost: Float64Array;
+  /**
+   * By aisle - 1: for each state the aisle step reached, the state before it and the combination
+   * taken. Kept from tour to tour: a tour reads back only states it reached, whose entries it wrote.
+   */
+  private readonly previous: Int32Array[];
+  private readonly taken: Int32Array[];
+  /** What `tour` returns as passed and collected, filled again for each tour: a typed array made costs more than the tour's step over an aisle. */
+  private readonly passed: Uint8Array;
+  private readonly collected: Float64Array;
+  /** The dynamic program's values by state for one aisle and the next, used in turn (grown with the state space). */
+  private values: Float64Array;
+  private spare: Float64Array;
   /** The combinations of finite cost in the aisle under way, first `open` of them. */
   private readonly openCombos: Int32Array;
   /** By subaisle and shape: the price of the units the pattern is paid for. */
@@ -341,6 +354,12 @@ export class CollectingTours {
     this.fromFront = new Float64Array(most);
     this.fromBack = new Float64Array(most);
     this.optionCost = new Float64Array(this.combos.length);
+    this.passed = new Uint8Array(floor.ys.length);
+    this.collected = new Float64Array(goods.demand.length);
+    this.values = unreached(Math.max(FINISHED + 1, this.space.size));
+    this.spare = unreached(this.values.length);
+    this.previous = Array.from({ length: floor.aisles }, () => new Int32Array(this.values.length));
+    this.taken = Array.from({ length: floor.aisles }, () => new Int32Array(this.values.length));
     this.openCombos = new Int32Array(this.combos.length);
     this.gain = new Float64Array(subaisles * SHAPE_COUNT);
     this.counts = new Float64Array(goods.demand.length);
@@ -464,8 +483,8 @@ export class CollectingTours {
     const run = tracked.length === 0 ? this.untrackedRun(lastRequired, budget) : this.trackedRun(new Tracking(this.floor, this.goods, tracked, forbidden), prices, required, forbidden, entered, lastRequired, budget);
     if (!run) return undefined;
     const { value, work, patterns } = run;
-    const passed = new Uint8Array(this.floor.ys.length);
-    const collected = new Float64Array(this.goods.demand.length);
+    const passed = this.passed.fill(0);
+    const collected = this.collected.fill(0);
     if (!anyRequired && !(value < 0)) return { value: 0, length: 0, passed, collected, work };
     // The tour's length: its value with the gains of its patterns given back.
     let length = value;
@@ -509,14 +528,12 @@ export class CollectingTours {
   private untrackedRun(lastRequired: number, budget: number): TourRun | undefined {
     const { floor, blocks, combos, cost, optionCost, openCombos, space } = this;
     let states = [EMPTY];
-    let values = unreached(Math.max(FINISHED + 1, space.size));
+    // Two buffers in turn, kept from tour to tour: the next aisle's values go where the aisle before last's were (its states set back to Infinity).
+    let values = this.values.fill(Infinity);
+    let spare = this.spare.fill(Infinity);
     values[EMPTY] = 0;
-    // Two buffers in turn: the next aisle's values go where the aisle before last's were (its states set back to Infinity).
-    let spare = unreached(values.length);
     let spareStates: number[] = [];
-    // By aisle: for each state reached, the state before it and the combination taken.
-    const previous: number[][] = [];
-    const taken: number[][] = [];
+    const { previous, taken } = this;
     let work = this.sweepWork;
     const spacing = floor.spacing;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
@@ -535,15 +552,19 @@ export class CollectingTours {
       const reached: number[] = [];
       let next = spare;
       for (const state of spareStates) next[state] = Infinity;
-      const from: number[] = [];
-      const via: number[] = [];
+      let from = fitted(previous[aisle - 1]!, next.length);
+      let via = fitted(taken[aisle - 1]!, next.length);
       for (const state of states) {
         const before = values[state]!;
         for (let o = 0; o < open; o++) {
           const c = openCombos[o]!;
           const combo = combos[c]!;
           const moves = space.movesFrom(state, combo.shapes, combo.key, kind);
-          next = withRoom(next, space.size);
+          if (next.length < space.size) {
+            next = withRoom(next, space.size);
+            from = fitted(from, next.length);
+            via = fitted(via, next.length);
+          }
           const count = moves.next.length;
           work += count + 1;
           const upTo = before + optionCost[c]!;
@@ -562,12 +583,13 @@ export class CollectingTours {
         }
         if (work > budget) return undefined;
       }
-      previous.push(from);
-      taken.push(via);
+      previous[aisle - 1] = from;
+      taken[aisle - 1] = via;
       [spare, spareStates] = [values, states];
       states = reached;
       values = next;
     }
+    [this.values, this.spare] = [withRoom(values, space.size), withRoom(spare, space.size)];
     const value = values[FINISHED]!;
     const patterns: TourPattern[] = [];
     if (value === Infinity) return { value, work, patterns };
@@ -837,6 +859,14 @@ export class CollectingTours {
     }
     return { byBoundary: go, work };
   }
+}
+
+/** `entries`, or a longer copy when it has fewer than `length`. */
+function fitted(entries: Int32Array, length: number): Int32Array {
+  if (entries.length >= length) return entries;
+  const grown = new Int32Array(Math.max(length, 2 * entries.length));
+  grown.set(entries);
+  return grown;
 }
 
 /** What the front part as far as place i is paid back: its walk less its value (`fromFront`). Not a closure: it runs for every subaisle of every tour. */

@@ -98,7 +98,8 @@ export function shortestCoveringTour(
   const unit = demand.length <= 30 && demand.every((want) => want === 1);
 
   const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!)));
-  const shapesByKey = Array.from({ length: SHAPE_COUNT ** blocks }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
+  const combinationCount = SHAPE_COUNT ** blocks;
+  const shapesByKey = Array.from({ length: combinationCount }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
   const allWanted = demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
   let labels: Label[] = [{ state: EMPTY, code: 0, wanted: allWanted, length: 0, previous: undefined, taken: 0, bound: 0 }];
   let work = 0;
@@ -126,7 +127,12 @@ export function shortestCoveringTour(
       // A pass costs one step where the digits are bits, one per item it adds otherwise.
       work += from.length * (unit ? ways.length : ways.reduce((sum, pass) => sum + 1 + pass.adds.length, 0));
       if (work > budget) return { found: false, proven: false, work };
+      // Place values worked out once per block, not per pass tried.
+      const shapePlace = SHAPE_COUNT ** b;
+      const passPlace = PASS_PACK ** b;
+      const lastBlock = b === blocks - 1;
       for (let e = 0; e < from.length; e++) {
+        const stateKeys = labels[from[e]!]!.state * combinationCount;
         for (let w = 0; w < ways.length; w++) {
           const pass = ways[w]!;
           const length = lengths[e]! + pass.length;
@@ -145,9 +151,9 @@ export function shortestCoveringTour(
             }
           }
           // Only once the aisle's last block is passed: the blocks after this one may still add what is wanted.
-          if (b === blocks - 1 && roundUp(length + least + Math.max(0, wanted)) >= below - 1e-9) continue;
-          const key = keys[e]! + pass.shape * SHAPE_COUNT ** b;
-          const id = (labels[from[e]!]!.state * SHAPE_COUNT ** blocks + key) * total + code;
+          if (lastBlock && roundUp(length + least + Math.max(0, wanted)) >= below - 1e-9) continue;
+          const key = keys[e]! + pass.shape * shapePlace;
+          const id = (stateKeys + key) * total + code;
           const known = at.get(id);
           if (known >= 0 && next.lengths[known]! <= length) continue;
           const index = known >= 0 ? known : next.from.length;
@@ -157,7 +163,7 @@ export function shortestCoveringTour(
           next.codes[index] = code;
           next.wants[index] = wanted;
           next.lengths[index] = length;
-          next.taken[index] = taken[e]! + w * PASS_PACK ** b;
+          next.taken[index] = taken[e]! + w * passPlace;
         }
       }
       ({ from, keys, codes, wants, lengths, taken } = next);

@@ -119,10 +119,8 @@ export class StateSpace {
     return this.movesFrom(state, shapes, key, kind).list;
   }
 
-  /** States numbered so far: every state a transition worked out leads to is below. */
-  get size(): number {
-    return this.frontiers.length;
-  }
+  /** States numbered so far: every state a transition worked out leads to is below. A field, not a getter: the collecting tour reads it for every transition table it looks up. */
+  size = FINISHED + 1;
 
   /** `transitionsFrom` with the next states and widths as typed arrays. */
   movesFrom(state: number, shapes: readonly number[], key: number, kind: number): Moves {
@@ -143,6 +141,7 @@ export class StateSpace {
       id = this.frontiers.length;
       this.ids.set(key, id);
       this.frontiers.push(frontier);
+      this.size = this.frontiers.length;
       this.transitions.push(this.noMoves());
     }
     return id;
