@@ -28,6 +28,26 @@ const EXPECTED: Record<string, string[]> = {
   product_upsert_7_key_alone: PRODUCT_KEYS,
 };
 const BIG_TABLES = new Set(['products', 'orders', 'order_items']);
+// Inside the window where the unique indexes of ~40-character keys are a level taller than the
+// primary key and the heap is still under ten pages.
+const GROWN_ROWS = 150;
+// Known gap: there, the primary key's one-page tree costs less to descend than the taller unique
+// index, a sort of the one row expected costs almost nothing, and these statements plan their key
+// probe as a read of the tenant's rows by the primary key plus a sort, kept on their connection
+// until the table is analyzed. No form of the probe found so far wins this tie by its cost.
+const KNOWN_GROWN_TRAPS = [
+  'batch_lock_named_products',
+  'batch_lock_or_insert_products',
+  'batch_update_products',
+  'create_order_query1',
+  'orders_catalog_and_holds',
+  'orders_lookup',
+  'orders_lookup_taking_keys',
+  'product_upsert_5m9r_location_key',
+  'product_upsert_5m9r_location_key_alone',
+  'product_upsert_7_key',
+  'product_upsert_7_key_alone',
+];
 // Known gap: the batch's UPDATE ... FROM joins its items to the catalog; on an analyzed catalog of
 // thousands the planner hashes the whole catalog rather than probing per item.
 const KNOWN_SCANS: Record<string, string> = { batch_update_products: 'Seq Scan on products' };
@@ -163,11 +183,29 @@ async function seed(database: DatabaseHandle): Promise<void> {
     JOIN products p ON p.tenant_id = o.tenant_id AND p.external_id = 'P-' || ((substr(o.external_id, 3)::int * 3 + k) % 5000 + 1)`.execute(db);
 }
 
+/**
+ * A fresh import's first rows with long keys, never analyzed (autovacuum off, so that it stays
+ * so): the heap under ten pages, which the planner takes for ten, and the unique indexes of long
+ * keys already a level taller than the primary key. Every index leading with tenant_id then reads
+ * one estimated row, and the shorter one costs less to descend.
+ */
+async function seedGrownWithoutStatistics(database: DatabaseHandle): Promise<void> {
+  const db = database.db;
+  for (const table of BIG_TABLES) await sql.raw(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`).execute(db);
+  await sql`INSERT INTO tenants (id, slug, name) VALUES (${TENANT}, 'plans-a', 'A')`.execute(db);
+  await sql`INSERT INTO products (tenant_id, external_id, sku, name)
+    SELECT ${TENANT}::uuid, 'CATALOG-WEBSHOP-EU-2026-PRODUCT-' || lpad(g::text, 10, '0'), 'SKU-WAREHOUSE-EU-2026-' || lpad(g::text, 10, '0'), 'Product ' || g
+    FROM generate_series(1, ${GROWN_ROWS}::int) AS g`.execute(db);
+  await sql`INSERT INTO orders (tenant_id, external_id, order_number, status)
+    SELECT ${TENANT}::uuid, 'SALESORDER-WEBSHOP-EU-2026-' || lpad(g::text, 12, '0'), 'ORDER-NUMBER-EU-2026-' || lpad(g::text, 12, '0'), 'PENDING'
+    FROM generate_series(1, ${GROWN_ROWS}::int) AS g`.execute(db);
+}
+
 describe.skipIf(!usingPostgres)('the generic plans of the named statements (PostgreSQL: PGlite caches no plans)', () => {
   let database: DatabaseHandle;
   let drop: () => Promise<void>;
   let statements: NamedStatement[];
-  const plans: Record<'empty' | 'analyzed', Map<string, string>> = { empty: new Map(), analyzed: new Map() };
+  const plans: Record<'empty' | 'analyzed' | 'grown', Map<string, string>> = { empty: new Map(), analyzed: new Map(), grown: new Map() };
   let keys: ForeignKey[];
   const checks: Record<'empty' | 'analyzed', Map<string, string>> = { empty: new Map(), analyzed: new Map() };
 
@@ -182,6 +220,13 @@ describe.skipIf(!usingPostgres)('the generic plans of the named statements (Post
     await sql`ANALYZE`.execute(database.db);
     plans.analyzed = await genericPlans(database, planned);
     checks.analyzed = await foreignKeyChecks(database, keys);
+    const grown = await openTestDatabase();
+    try {
+      await seedGrownWithoutStatistics(grown.database);
+      plans.grown = await genericPlans(grown.database, [...statements, ...(await functionQueries(grown.database))]);
+    } finally {
+      await grown.drop();
+    }
   }, 120_000);
   afterAll(() => drop?.());
 
@@ -190,8 +235,13 @@ describe.skipIf(!usingPostgres)('the generic plans of the named statements (Post
     expect([...plans.empty.keys()].filter((name) => /_query\d+$/.test(name)).sort()).toEqual(functionQueryNames.sort());
   });
 
-  for (const state of ['empty', 'analyzed'] as const) {
-    it(`read by the index of the key they name, on an ${state === 'empty' ? 'empty catalog without statistics' : 'analyzed catalog of thousands'}`, () => {
+  const described = {
+    empty: 'an empty catalog without statistics',
+    analyzed: 'an analyzed catalog of thousands',
+    grown: 'a catalog and orders of long keys grown without statistics',
+  };
+  for (const state of ['empty', 'analyzed', 'grown'] as const) {
+    it(`read by the index of the key they name, on ${described[state]}`, () => {
       const wrong: string[] = [];
       for (const [name, plan] of plans[state]) {
         const { indexes, scans } = readsOf(plan);
@@ -201,8 +251,11 @@ describe.skipIf(!usingPostgres)('the generic plans of the named statements (Post
         const badScans = scans.filter((scan) => KNOWN_SCANS[name] !== scan);
         // A known scan replaces the index it stands for.
         const excused = scans.some((scan) => KNOWN_SCANS[name] === scan);
+        const trapped = state === 'grown' && KNOWN_GROWN_TRAPS.includes(name) && unexpected.every((index) => /^(products|orders)_pkey$/.test(index));
         if (unexpected.length > 0 || (!excused && missing.length > 0) || badScans.length > 0) {
-          wrong.push(`${name}: reads by [${[...indexes].join(', ')}]${scans.length ? `, ${scans.join(', ')}` : ''}; expected [${[...expected].join(', ')}]\n${plan}`);
+          if (!trapped) wrong.push(`${name}: reads by [${[...indexes].join(', ')}]${scans.length ? `, ${scans.join(', ')}` : ''}; expected [${[...expected].join(', ')}]\n${plan}`);
+        } else if (trapped) {
+          wrong.push(`${name}: no longer trapped, take it off KNOWN_GROWN_TRAPS`);
         }
       }
       expect(wrong).toEqual([]);
