@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { isUniqueViolation, WriteRaced } from '../db/errors';
 import { prepared } from '../db/prepared';
-import { keyProbe } from '../db/key-probe';
+import { primaryKeyProbe, uniqueKeyRow } from '../db/key-probe';
 import { batchItemError } from '../http/batch';
 import type { FieldProblem } from '../http/errors';
 import { lockProductsForOrders, productKeysAndWaitingOrdersSql, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
@@ -136,7 +136,7 @@ export async function upsertBatch(
     written.push(writtenProduct(candidate.input, inserted.get(candidate.input.externalId) as LockedRow));
     succeeded.push(candidate);
   }
-  const updated = await updateProducts(tx, tenantId, toUpdate);
+  const updated = await updateProducts(tx, tenantId, toUpdate, existing);
   for (const candidate of toUpdate) {
     const before = existing.get(candidate.input.externalId) as LockedRow;
     // A product the batch left as it was is not in `updated` and keeps its stock.
@@ -194,16 +194,16 @@ function lockStatement(tenantId: string, candidates: Candidate[]): RawBuilder<Lo
     SELECT p.id, p.external_id, p.sku, p.stock
     FROM unnest(ARRAY(
       SELECT DISTINCT named.id FROM (
-        SELECT (SELECT id FROM products WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, sql`e`)}) AS id FROM unnest(${externalIds}::text[]) AS e
+        SELECT (SELECT id FROM ${uniqueKeyRow('products', 'external_id', tenantId, sql`e`)} AS p) AS id FROM unnest(${externalIds}::text[]) AS e
         UNION ALL
-        SELECT (SELECT id FROM products WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`sku`, sql`s`)}) FROM unnest(${skus}::text[]) AS s
+        SELECT (SELECT id FROM ${uniqueKeyRow('products', 'sku', tenantId, sql`s`)} AS p) FROM unnest(${skus}::text[]) AS s
       ) AS named
       WHERE named.id IS NOT NULL
       ORDER BY named.id
     )) AS found(id)
     -- A subquery with FOR UPDATE is never merged into the join: one locking probe per id, in order.
     CROSS JOIN LATERAL (
-      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`id`, sql`found.id`)} FOR UPDATE
+      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = ${tenantId} AND ${primaryKeyProbe(sql`found.id`)} FOR UPDATE
     ) AS p`;
 }
 
@@ -294,12 +294,14 @@ function raced(error: unknown): never {
 }
 
 /**
- * Updates existing products with the fields each item sent (the document's keys); a product
- * whose sent fields already hold those values is not written, so its `updatedAt` stays. Throws
- * `WriteRaced` when a concurrent request took a sku the batch gives (`raced`).
+ * Updates existing products (`existing`, locked by the batch) with the fields each item sent (the
+ * document's keys), found by their id; a product whose sent fields already hold those values is
+ * not written, so its `updatedAt` stays. Throws `WriteRaced` when a concurrent request took a sku
+ * the batch gives (`raced`).
  */
-async function updateProducts(tx: Tx, tenantId: string, candidates: Candidate[]): Promise<Map<string, LockedRow>> {
+async function updateProducts(tx: Tx, tenantId: string, candidates: Candidate[], existing: ReadonlyMap<string, LockedRow>): Promise<Map<string, LockedRow>> {
   if (candidates.length === 0) return new Map();
+  const ids = candidates.map((c) => (existing.get(c.input.externalId) as LockedRow).id);
   const documents = JSON.stringify(candidates.map((c) => columnDocument(c.input)));
   const writable = PRODUCT_FIELDS.filter((f) => f.column !== 'external_id');
   const sent = (column: string) => sql`i.doc ? ${sql.lit(column)}`;
@@ -315,10 +317,10 @@ async function updateProducts(tx: Tx, tenantId: string, candidates: Candidate[])
   const { rows } = await prepared('batch_update_products', sql<LockedRow>`
     UPDATE products AS p SET ${assignments}, updated_at = now()
     FROM (
-      SELECT e.doc, r.* FROM jsonb_array_elements(${documents}::jsonb) AS e(doc)
+      SELECT e.doc, (${ids}::uuid[])[e.n] AS id, r.* FROM jsonb_array_elements(${documents}::jsonb) WITH ORDINALITY AS e(doc, n)
       CROSS JOIN LATERAL jsonb_to_record(e.doc) AS r(${recordColumns})
     ) AS i
-    WHERE p.tenant_id = ${tenantId} AND p.external_id = i.external_id AND (${differs})
+    WHERE p.tenant_id = ${tenantId} AND p.id = i.id AND (${differs})
     RETURNING p.id, p.external_id, p.sku, p.stock`)
     .execute(tx)
     .catch(raced);

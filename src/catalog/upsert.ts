@@ -1,7 +1,7 @@
 import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { parameter, preparedOnce } from '../db/prepared';
-import { keyProbe } from '../db/key-probe';
+import { primaryKeyProbe, uniqueKeyRow } from '../db/key-probe';
 import { isUniqueViolation } from '../db/errors';
 import { ApiError, concurrentUpdate, conflict } from '../http/errors';
 import { productKeyAndWaitingOrdersWhen, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
@@ -104,12 +104,11 @@ function upsertStatement(columns: SentColumn[], checksLocation: boolean, mode: U
   const waiting = productKeyAndWaitingOrdersWhen(TENANT, EXTERNAL_ID, sql`written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock)`);
   return sql<UpsertRow>`
     WITH old AS (
-      SELECT id, sku, stock FROM products
-      WHERE tenant_id = ${TENANT} AND ${keyProbe(sql`external_id`, EXTERNAL_ID)}
-      FOR UPDATE
+      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
+      SELECT p.id, p.sku, p.stock FROM ${uniqueKeyRow('products', 'external_id', TENANT, EXTERNAL_ID)} AS named
+      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = ${TENANT} AND ${primaryKeyProbe(sql`named.id`)} FOR UPDATE) AS p
     ), sku_owner AS (
-      SELECT external_id FROM products
-      WHERE tenant_id = ${TENANT} AND external_id <> ${EXTERNAL_ID} AND ${keyProbe(sql`sku`, SKU)}
+      SELECT external_id FROM ${uniqueKeyRow('products', 'sku', TENANT, SKU)} AS owner WHERE external_id <> ${EXTERNAL_ID}
     ), written AS (
       INSERT INTO products AS p (tenant_id, ${names})
       SELECT ${TENANT}, ${values}

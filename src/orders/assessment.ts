@@ -1,7 +1,7 @@
 import { sql, type CompiledQuery } from 'kysely';
 import type { Executor } from '../db';
 import { prepared } from '../db/prepared';
-import { keyProbe } from '../db/key-probe';
+import { uniqueKeyRow } from '../db/key-probe';
 import type { DomainEvent, OrderStatus } from '../events/types';
 import type { ItemLine, OrderRow } from './store';
 import type { OrderIssue } from './tables';
@@ -54,10 +54,7 @@ export function catalogQuery(db: Executor, tenantId: string, externalIds: string
       -- One probe of the unique index per name (a subquery with LIMIT is never merged into a join):
       -- as a filter on the tenant's products, the planner, misled by the statistics of a catalog
       -- being synced, read the whole catalog.
-      CROSS JOIN LATERAL (
-        SELECT id, tenant_id, external_id, sku, stock FROM products
-        WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, sql`named.external_id`)}
-      ) AS p
+      CROSS JOIN LATERAL ${uniqueKeyRow('products', 'external_id', tenantId, sql`named.external_id`)} AS p
       -- What the holding orders (but the one rewritten) hold of it: migration 031, inlined here.
       LEFT JOIN LATERAL held_stock(p.tenant_id, p.id, ${HOLDING_STATUSES}::text[], ${exceptOrderId ?? null}::uuid) AS h ON true`,
   ).compile(db);

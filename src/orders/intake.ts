@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { isUniqueViolation, WriteRaced } from '../db/errors';
 import { prepared } from '../db/prepared';
-import { keyProbe } from '../db/key-probe';
+import { uniqueKeyRow } from '../db/key-probe';
 import { executeTogether } from '../db/together';
 import type { DomainEvent } from '../events/types';
 import { ApiError, concurrentUpdate, conflict, validationError } from '../http/errors';
@@ -178,11 +178,11 @@ async function lookup(tx: Tx, tenantId: string, inputs: OrderInput[]): Promise<{
         -- One probe of a unique index per name (a subquery with LIMIT is never merged into a join,
         -- which the planner could answer with a scan of the tenant's orders).
         SELECT o.* FROM unnest(${externalIds}::text[]) AS e CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`external_id`, sql`e`)}
+          SELECT tenant_id, id, external_id, order_number FROM ${uniqueKeyRow('orders', 'external_id', tenantId, sql`e`)} AS named
         ) AS o
         UNION
         SELECT o.* FROM unnest(${orderNumbers}::text[]) AS n CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = ${tenantId} AND ${keyProbe(sql`order_number`, sql`n`)}
+          SELECT tenant_id, id, external_id, order_number FROM ${uniqueKeyRow('orders', 'order_number', tenantId, sql`n`)} AS named
         ) AS o
       ), matches AS (
         SELECT o.id, o.external_id, o.order_number,

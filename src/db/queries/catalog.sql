@@ -39,16 +39,20 @@
     SELECT p.id, p.external_id, p.sku, p.stock
     FROM unnest(ARRAY(
       SELECT DISTINCT named.id FROM (
-        SELECT (SELECT id FROM products WHERE tenant_id = $1 AND external_id BETWEEN e AND e ORDER BY external_id LIMIT 1) AS id FROM unnest($2::text[]) AS e
+        SELECT (SELECT id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1, e) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $2 AND nearest."external_id" = e) AS p) AS id FROM unnest($3::text[]) AS e
         UNION ALL
-        SELECT (SELECT id FROM products WHERE tenant_id = $3 AND sku BETWEEN s AND s ORDER BY sku LIMIT 1) FROM unnest($4::text[]) AS s
+        SELECT (SELECT id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($4, s) ORDER BY tenant_id, "sku" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $5 AND nearest."sku" = s) AS p) FROM unnest($6::text[]) AS s
       ) AS named
       WHERE named.id IS NOT NULL
       ORDER BY named.id
     )) AS found(id)
     -- A subquery with FOR UPDATE is never merged into the join: one locking probe per id, in order.
     CROSS JOIN LATERAL (
-      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $5 AND id BETWEEN found.id AND found.id ORDER BY id LIMIT 1 FOR UPDATE
+      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $7 AND id BETWEEN found.id AND found.id ORDER BY id LIMIT 1 FOR UPDATE
     ) AS p;
 
 -- batch_lock_or_insert_products
@@ -59,30 +63,34 @@
     SELECT p.id, p.external_id, p.sku, p.stock
     FROM unnest(ARRAY(
       SELECT DISTINCT named.id FROM (
-        SELECT (SELECT id FROM products WHERE tenant_id = $1 AND external_id BETWEEN e AND e ORDER BY external_id LIMIT 1) AS id FROM unnest($2::text[]) AS e
+        SELECT (SELECT id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1, e) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $2 AND nearest."external_id" = e) AS p) AS id FROM unnest($3::text[]) AS e
         UNION ALL
-        SELECT (SELECT id FROM products WHERE tenant_id = $3 AND sku BETWEEN s AND s ORDER BY sku LIMIT 1) FROM unnest($4::text[]) AS s
+        SELECT (SELECT id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($4, s) ORDER BY tenant_id, "sku" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $5 AND nearest."sku" = s) AS p) FROM unnest($6::text[]) AS s
       ) AS named
       WHERE named.id IS NOT NULL
       ORDER BY named.id
     )) AS found(id)
     -- A subquery with FOR UPDATE is never merged into the join: one locking probe per id, in order.
     CROSS JOIN LATERAL (
-      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $5 AND id BETWEEN found.id AND found.id ORDER BY id LIMIT 1 FOR UPDATE
+      SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $7 AND id BETWEEN found.id AND found.id ORDER BY id LIMIT 1 FOR UPDATE
     ) AS p),
     inserted AS (
     INSERT INTO products (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-    SELECT $6::uuid, r."external_id", r."sku", r."name", COALESCE(r."stock", 0), r."location_code", r."price", r."weight", r."length", r."width", r."height", r."barcode", r."category", r."supplier", r."brand", COALESCE(r."is_active", true), COALESCE(r."is_combo", false), r."image_url", r."metadata"
-    FROM jsonb_to_recordset($7::jsonb) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb)
+    SELECT $8::uuid, r."external_id", r."sku", r."name", COALESCE(r."stock", 0), r."location_code", r."price", r."weight", r."length", r."width", r."height", r."barcode", r."category", r."supplier", r."brand", COALESCE(r."is_active", true), COALESCE(r."is_combo", false), r."image_url", r."metadata"
+    FROM jsonb_to_recordset($9::jsonb) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb)
     WHERE NOT EXISTS (SELECT FROM locked)
     ORDER BY r.external_id
     RETURNING id, external_id, sku, stock)
     SELECT i.id, i.external_id, i.sku, i.stock, false AS locked, keyed.orders_waiting
     FROM (SELECT CASE WHEN (SELECT count(*) FROM (
       SELECT pg_advisory_xact_lock(k) FROM (
-        SELECT DISTINCT hashtextextended($8::text || ':' || e, 0) AS k FROM unnest(ARRAY(SELECT external_id FROM inserted) || $9::text[]) AS e
+        SELECT DISTINCT hashtextextended($10::text || ':' || e, 0) AS k FROM unnest(ARRAY(SELECT external_id FROM inserted) || $11::text[]) AS e
       ) AS keys ORDER BY k
-    ) AS locked) >= 0 THEN EXISTS (SELECT 1 FROM orders_waiting_for($10::uuid, ARRAY(SELECT external_id FROM inserted) || $11::text[])) END AS orders_waiting) AS keyed
+    ) AS locked) >= 0 THEN EXISTS (SELECT 1 FROM orders_waiting_for($12::uuid, ARRAY(SELECT external_id FROM inserted) || $13::text[])) END AS orders_waiting) AS keyed
     LEFT JOIN inserted AS i ON true
     UNION ALL SELECT id, external_id, sku, stock, true, NULL FROM locked;
 
@@ -92,10 +100,10 @@
 /* prepared batch_update_products */
     UPDATE products AS p SET "sku" = CASE WHEN i.doc ? 'sku' THEN i."sku" ELSE p."sku" END, "name" = CASE WHEN i.doc ? 'name' THEN i."name" ELSE p."name" END, "stock" = CASE WHEN i.doc ? 'stock' THEN i."stock" ELSE p."stock" END, "location_code" = CASE WHEN i.doc ? 'location_code' THEN i."location_code" ELSE p."location_code" END, "price" = CASE WHEN i.doc ? 'price' THEN i."price" ELSE p."price" END, "weight" = CASE WHEN i.doc ? 'weight' THEN i."weight" ELSE p."weight" END, "length" = CASE WHEN i.doc ? 'length' THEN i."length" ELSE p."length" END, "width" = CASE WHEN i.doc ? 'width' THEN i."width" ELSE p."width" END, "height" = CASE WHEN i.doc ? 'height' THEN i."height" ELSE p."height" END, "barcode" = CASE WHEN i.doc ? 'barcode' THEN i."barcode" ELSE p."barcode" END, "category" = CASE WHEN i.doc ? 'category' THEN i."category" ELSE p."category" END, "supplier" = CASE WHEN i.doc ? 'supplier' THEN i."supplier" ELSE p."supplier" END, "brand" = CASE WHEN i.doc ? 'brand' THEN i."brand" ELSE p."brand" END, "is_active" = CASE WHEN i.doc ? 'is_active' THEN i."is_active" ELSE p."is_active" END, "is_combo" = CASE WHEN i.doc ? 'is_combo' THEN i."is_combo" ELSE p."is_combo" END, "image_url" = CASE WHEN i.doc ? 'image_url' THEN i."image_url" ELSE p."image_url" END, "metadata" = CASE WHEN i.doc ? 'metadata' THEN i."metadata" ELSE p."metadata" END, updated_at = now()
     FROM (
-      SELECT e.doc, r.* FROM jsonb_array_elements($1::jsonb) AS e(doc)
+      SELECT e.doc, ($1::uuid[])[e.n] AS id, r.* FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(doc, n)
       CROSS JOIN LATERAL jsonb_to_record(e.doc) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb)
     ) AS i
-    WHERE p.tenant_id = $2 AND p.external_id = i.external_id AND ((i.doc ? 'sku' AND p."sku" IS DISTINCT FROM i."sku") OR (i.doc ? 'name' AND p."name" IS DISTINCT FROM i."name") OR (i.doc ? 'stock' AND p."stock" IS DISTINCT FROM i."stock") OR (i.doc ? 'location_code' AND p."location_code" IS DISTINCT FROM i."location_code") OR (i.doc ? 'price' AND p."price" IS DISTINCT FROM i."price") OR (i.doc ? 'weight' AND p."weight" IS DISTINCT FROM i."weight") OR (i.doc ? 'length' AND p."length" IS DISTINCT FROM i."length") OR (i.doc ? 'width' AND p."width" IS DISTINCT FROM i."width") OR (i.doc ? 'height' AND p."height" IS DISTINCT FROM i."height") OR (i.doc ? 'barcode' AND p."barcode" IS DISTINCT FROM i."barcode") OR (i.doc ? 'category' AND p."category" IS DISTINCT FROM i."category") OR (i.doc ? 'supplier' AND p."supplier" IS DISTINCT FROM i."supplier") OR (i.doc ? 'brand' AND p."brand" IS DISTINCT FROM i."brand") OR (i.doc ? 'is_active' AND p."is_active" IS DISTINCT FROM i."is_active") OR (i.doc ? 'is_combo' AND p."is_combo" IS DISTINCT FROM i."is_combo") OR (i.doc ? 'image_url' AND p."image_url" IS DISTINCT FROM i."image_url") OR (i.doc ? 'metadata' AND p."metadata" IS DISTINCT FROM i."metadata"))
+    WHERE p.tenant_id = $3 AND p.id = i.id AND ((i.doc ? 'sku' AND p."sku" IS DISTINCT FROM i."sku") OR (i.doc ? 'name' AND p."name" IS DISTINCT FROM i."name") OR (i.doc ? 'stock' AND p."stock" IS DISTINCT FROM i."stock") OR (i.doc ? 'location_code' AND p."location_code" IS DISTINCT FROM i."location_code") OR (i.doc ? 'price' AND p."price" IS DISTINCT FROM i."price") OR (i.doc ? 'weight' AND p."weight" IS DISTINCT FROM i."weight") OR (i.doc ? 'length' AND p."length" IS DISTINCT FROM i."length") OR (i.doc ? 'width' AND p."width" IS DISTINCT FROM i."width") OR (i.doc ? 'height' AND p."height" IS DISTINCT FROM i."height") OR (i.doc ? 'barcode' AND p."barcode" IS DISTINCT FROM i."barcode") OR (i.doc ? 'category' AND p."category" IS DISTINCT FROM i."category") OR (i.doc ? 'supplier' AND p."supplier" IS DISTINCT FROM i."supplier") OR (i.doc ? 'brand' AND p."brand" IS DISTINCT FROM i."brand") OR (i.doc ? 'is_active' AND p."is_active" IS DISTINCT FROM i."is_active") OR (i.doc ? 'is_combo' AND p."is_combo" IS DISTINCT FROM i."is_combo") OR (i.doc ? 'image_url' AND p."image_url" IS DISTINCT FROM i."image_url") OR (i.doc ? 'metadata' AND p."metadata" IS DISTINCT FROM i."metadata"))
     RETURNING p.id, p.external_id, p.sku, p.stock;
 
 -- product_upsert_5m9r_location_key
@@ -104,12 +112,15 @@
 -- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
 /* prepared product_upsert_5m9r_location_key */
     WITH old AS (
-      SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1::uuid AND external_id BETWEEN $2::text AND $2::text ORDER BY external_id LIMIT 1
-      FOR UPDATE
+      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
+      SELECT p.id, p.sku, p.stock FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1::uuid, $2::text) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."external_id" = $2::text) AS named
+      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = $1::uuid AND id BETWEEN named.id AND named.id ORDER BY id LIMIT 1 FOR UPDATE) AS p
     ), sku_owner AS (
-      SELECT external_id FROM products
-      WHERE tenant_id = $1::uuid AND external_id <> $2::text AND sku BETWEEN $3::text AND $3::text ORDER BY sku LIMIT 1
+      SELECT external_id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($1::uuid, $3::text) ORDER BY tenant_id, "sku" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."sku" = $3::text) AS owner WHERE external_id <> $2::text
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
       SELECT $1::uuid, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::numeric, $10::numeric, $11::numeric, $12::numeric, $13::numeric, $14::text, $15::text, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $21::jsonb
@@ -136,12 +147,15 @@
 -- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
 /* prepared product_upsert_5m9r_location_key_alone */
     WITH old AS (
-      SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1::uuid AND external_id BETWEEN $2::text AND $2::text ORDER BY external_id LIMIT 1
-      FOR UPDATE
+      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
+      SELECT p.id, p.sku, p.stock FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1::uuid, $2::text) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."external_id" = $2::text) AS named
+      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = $1::uuid AND id BETWEEN named.id AND named.id ORDER BY id LIMIT 1 FOR UPDATE) AS p
     ), sku_owner AS (
-      SELECT external_id FROM products
-      WHERE tenant_id = $1::uuid AND external_id <> $2::text AND sku BETWEEN $3::text AND $3::text ORDER BY sku LIMIT 1
+      SELECT external_id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($1::uuid, $3::text) ORDER BY tenant_id, "sku" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."sku" = $3::text) AS owner WHERE external_id <> $2::text
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
       SELECT $1::uuid, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::numeric, $10::numeric, $11::numeric, $12::numeric, $13::numeric, $14::text, $15::text, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $21::jsonb
@@ -173,12 +187,15 @@
 -- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
 /* prepared product_upsert_7_key */
     WITH old AS (
-      SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1::uuid AND external_id BETWEEN $2::text AND $2::text ORDER BY external_id LIMIT 1
-      FOR UPDATE
+      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
+      SELECT p.id, p.sku, p.stock FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1::uuid, $2::text) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."external_id" = $2::text) AS named
+      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = $1::uuid AND id BETWEEN named.id AND named.id ORDER BY id LIMIT 1 FOR UPDATE) AS p
     ), sku_owner AS (
-      SELECT external_id FROM products
-      WHERE tenant_id = $1::uuid AND external_id <> $2::text AND sku BETWEEN $3::text AND $3::text ORDER BY sku LIMIT 1
+      SELECT external_id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($1::uuid, $3::text) ORDER BY tenant_id, "sku" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."sku" = $3::text) AS owner WHERE external_id <> $2::text
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name")
       SELECT $1::uuid, $4::text, $5::text, $6::text
@@ -205,12 +222,15 @@
 -- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
 /* prepared product_upsert_7_key_alone */
     WITH old AS (
-      SELECT id, sku, stock FROM products
-      WHERE tenant_id = $1::uuid AND external_id BETWEEN $2::text AND $2::text ORDER BY external_id LIMIT 1
-      FOR UPDATE
+      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
+      SELECT p.id, p.sku, p.stock FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1::uuid, $2::text) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."external_id" = $2::text) AS named
+      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = $1::uuid AND id BETWEEN named.id AND named.id ORDER BY id LIMIT 1 FOR UPDATE) AS p
     ), sku_owner AS (
-      SELECT external_id FROM products
-      WHERE tenant_id = $1::uuid AND external_id <> $2::text AND sku BETWEEN $3::text AND $3::text ORDER BY sku LIMIT 1
+      SELECT external_id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($1::uuid, $3::text) ORDER BY tenant_id, "sku" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."sku" = $3::text) AS owner WHERE external_id <> $2::text
     ), written AS (
       INSERT INTO products AS p (tenant_id, "external_id", "sku", "name")
       SELECT $1::uuid, $4::text, $5::text, $6::text

@@ -10,12 +10,11 @@
       -- One probe of the unique index per name (a subquery with LIMIT is never merged into a join):
       -- as a filter on the tenant's products, the planner, misled by the statistics of a catalog
       -- being synced, read the whole catalog.
-      CROSS JOIN LATERAL (
-        SELECT id, tenant_id, external_id, sku, stock FROM products
-        WHERE tenant_id = $2 AND external_id BETWEEN named.external_id AND named.external_id ORDER BY external_id LIMIT 1
-      ) AS p
+      CROSS JOIN LATERAL (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($2, named.external_id) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $3 AND nearest."external_id" = named.external_id) AS p
       -- What the holding orders (but the one rewritten) hold of it: migration 031, inlined here.
-      LEFT JOIN LATERAL held_stock(p.tenant_id, p.id, $3::text[], $4::uuid) AS h ON true;
+      LEFT JOIN LATERAL held_stock(p.tenant_id, p.id, $4::text[], $5::uuid) AS h ON true;
 
 -- orders_create_alone
 -- built by createOrderAlone (src/orders/intake.ts)
@@ -58,11 +57,15 @@
         -- One probe of a unique index per name (a subquery with LIMIT is never merged into a join,
         -- which the planner could answer with a scan of the tenant's orders).
         SELECT o.* FROM unnest($1::text[]) AS e CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $2 AND external_id BETWEEN e AND e ORDER BY external_id LIMIT 1
+          SELECT tenant_id, id, external_id, order_number FROM (SELECT * FROM (
+      SELECT * FROM "orders" WHERE (tenant_id, "external_id") >= ($2, e) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $3 AND nearest."external_id" = e) AS named
         ) AS o
         UNION
-        SELECT o.* FROM unnest($3::text[]) AS n CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $4 AND order_number BETWEEN n AND n ORDER BY order_number LIMIT 1
+        SELECT o.* FROM unnest($4::text[]) AS n CROSS JOIN LATERAL (
+          SELECT tenant_id, id, external_id, order_number FROM (SELECT * FROM (
+      SELECT * FROM "orders" WHERE (tenant_id, "order_number") >= ($5, n) ORDER BY tenant_id, "order_number" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $6 AND nearest."order_number" = n) AS named
         ) AS o
       ), matches AS (
         SELECT o.id, o.external_id, o.order_number,
@@ -79,11 +82,15 @@
         -- One probe of a unique index per name (a subquery with LIMIT is never merged into a join,
         -- which the planner could answer with a scan of the tenant's orders).
         SELECT o.* FROM unnest($1::text[]) AS e CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $2 AND external_id BETWEEN e AND e ORDER BY external_id LIMIT 1
+          SELECT tenant_id, id, external_id, order_number FROM (SELECT * FROM (
+      SELECT * FROM "orders" WHERE (tenant_id, "external_id") >= ($2, e) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $3 AND nearest."external_id" = e) AS named
         ) AS o
         UNION
-        SELECT o.* FROM unnest($3::text[]) AS n CROSS JOIN LATERAL (
-          SELECT tenant_id, id, external_id, order_number FROM orders WHERE tenant_id = $4 AND order_number BETWEEN n AND n ORDER BY order_number LIMIT 1
+        SELECT o.* FROM unnest($4::text[]) AS n CROSS JOIN LATERAL (
+          SELECT tenant_id, id, external_id, order_number FROM (SELECT * FROM (
+      SELECT * FROM "orders" WHERE (tenant_id, "order_number") >= ($5, n) ORDER BY tenant_id, "order_number" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $6 AND nearest."order_number" = n) AS named
         ) AS o
       ), matches AS (
         SELECT o.id, o.external_id, o.order_number,
@@ -93,6 +100,6 @@
       SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'externalId', m.external_id, 'orderNumber', m.order_number, 'products', m.products)), '[]') FROM matches m) AS matches
         , (SELECT count(*) FROM (
       SELECT pg_advisory_xact_lock(k) FROM (
-        SELECT DISTINCT hashtextextended($5::text || ':' || e, 0) AS k FROM unnest(ARRAY(SELECT unnest($6::text[]) UNION SELECT unnest(m.products) FROM matches m WHERE m.external_id = ANY ($7::text[]))) AS e
+        SELECT DISTINCT hashtextextended($7::text || ':' || e, 0) AS k FROM unnest(ARRAY(SELECT unnest($8::text[]) UNION SELECT unnest(m.products) FROM matches m WHERE m.external_id = ANY ($9::text[]))) AS e
       ) AS keys ORDER BY k
     ) AS locked) AS keys;
