@@ -16,6 +16,13 @@ const HAND_WRITTEN = '/work/shared/benchmarks/hand-written-route.mjs';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** `FRESH_IMPORT_ONLY=products`: the new products' rounds alone, without the orders after them. */
 const PRODUCTS_ONLY = process.env.FRESH_IMPORT_ONLY === 'products';
+/**
+ * A key as the ERP sends it: short (`fp-12`), or with `FRESH_IMPORT_KEYS=long` about 40 characters
+ * (`fp-erp-webshop-eu-2026-000000000012`), which makes a unique index of keys a level taller than
+ * the primary key within the first hundred rows.
+ */
+const LONG_KEYS = process.env.FRESH_IMPORT_KEYS === 'long';
+const keyOf = (prefix: string, n: number) => (LONG_KEYS ? `${prefix}-erp-webshop-eu-2026-${String(n).padStart(12, '0')}` : `${prefix}-${n}`);
 
 /** New products' bodies, numbered per contender: the orders name products the service holds. */
 const productBodies = () => {
@@ -23,7 +30,7 @@ const productBodies = () => {
   return {
     next: () => {
       made++;
-      return JSON.stringify({ externalId: `fp-${made}`, sku: `FS-${made}`, name: `Fresh product ${made}`, stock: 100 + (made % 50), price: 9.99 });
+      return JSON.stringify({ externalId: keyOf('fp', made), sku: keyOf('FS', made), name: `Fresh product ${made}`, stock: 100 + (made % 50), price: 9.99 });
     },
     count: () => made,
   };
@@ -35,8 +42,8 @@ const orderBody = () => {
   orders++;
   // Products of the catalog just imported (the first nine tenths: every request of those succeeded).
   const pick = (k: number) => 1 + ((orders * 7919 + k * 104729) % Math.max(1, Math.floor(servedProducts.count() * 0.9)));
-  const items = [0, 1, 2].map((k) => ({ productExternalId: `fp-${pick(k)}`, productSku: `FS-${pick(k)}`, quantity: 1 }));
-  return JSON.stringify({ externalId: `fo-${orders}`, orderNumber: `FN-${orders}`, items });
+  const items = [0, 1, 2].map((k) => ({ productExternalId: keyOf('fp', pick(k)), productSku: keyOf('FS', pick(k)), quantity: 1 }));
+  return JSON.stringify({ externalId: keyOf('fo', orders), orderNumber: keyOf('FN', orders), items });
 };
 
 /** A process answering HTTP on a database of its own, created empty for this run. */
