@@ -296,7 +296,7 @@ function insertWithItems(tenantId: string, documents: object[], lines: object[])
 /**
  * POST /orders of a new order as one autocommitted statement, which is all most new orders need
  * (docs/orders.md): it takes the keys of the order's products (store.ts) and then calls
- * `create_order` (migrations 031, 033), which, in fresh snapshots, finds every line resolved and its
+ * `create_order` (migration 031), which, in fresh snapshots, finds every line resolved and its
  * stock available, and writes the order, PENDING without issues (no events), unless an order holds
  * its externalId or orderNumber (its insert does nothing on that conflict). It saves BEGIN, COMMIT and a round trip for the insert, and the
  * function's statements keep their plans for the connection. Anything else (an update, a taken
