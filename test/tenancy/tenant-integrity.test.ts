@@ -76,4 +76,21 @@ describe('rows of products and events always belong to an existing tenant', () =
     });
     expect(await deletion).toBe('23503');
   });
+
+  it.skipIf(!usingPostgres)('makes a write to a tenant wait for a deletion of that tenant under way, then refuses it', async () => {
+    const tenant = await newTenant('integrity-deleting');
+    const before = await productCount();
+    let write: Promise<unknown> | undefined;
+    await database.db.transaction().execute(async (tx) => {
+      await sql`DELETE FROM tenants WHERE id = ${tenant}`.execute(tx);
+      write = insertProducts([tenant]).then(
+        () => 'written',
+        (error: { code?: string }) => error.code,
+      );
+      const settled = await Promise.race([write, new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+      expect(settled).toBe('waiting');
+    });
+    expect(await write).toBe('23503');
+    expect(await productCount()).toBe(before);
+  });
 });
