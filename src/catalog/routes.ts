@@ -79,7 +79,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: BatchBody,
         response: responses({ 200: BatchResponse }, 409, 413),
       },
-      preValidation: atMostItems('products', MAX_BATCH_PRODUCTS, 'products'),
+      preValidation: atMostItems('products', MAX_BATCH_PRODUCTS),
     },
     async (request, reply) => {
       // Each product is validated on its own: problems inside products[i] fail that product only.

@@ -29,11 +29,11 @@ export function batchItemError(index: number, item: unknown, failure: ItemFailur
  * A batch route's `preValidation`: more than `max` items is a 413 before anything is validated or
  * stored, so an oversized batch costs no validation of its items.
  */
-export function atMostItems(key: string, max: number, noun: string) {
+export function atMostItems(key: string, max: number) {
   return async (request: FastifyRequest) => {
     const items = (request.body as Record<string, unknown> | undefined)?.[key];
     if (Array.isArray(items) && items.length > max) {
-      throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${max} ${noun}; got ${items.length}`);
+      throw new ApiError('PAYLOAD_TOO_LARGE', `A batch takes at most ${max} ${key}; got ${items.length}`);
     }
   };
 }

@@ -5,7 +5,7 @@ import { prepared } from '../db/prepared';
 import { uniqueKeyRow } from '../db/key-probe';
 import { executeTogether } from '../db/together';
 import type { DomainEvent } from '../events/types';
-import { ApiError, concurrentUpdate, conflict, validationError } from '../http/errors';
+import { ApiError, concurrentUpdate, conflict, validationError, type FieldProblem } from '../http/errors';
 import { assessItems, assessLines, catalogFor, catalogOf, catalogQuery, HOLDING_STATUSES, issueEvents, type Assessment, type CatalogProduct } from './assessment';
 import { canMove, statusChanged } from './lifecycle';
 import { prepareRecheck, runRecheck } from './revalidation';
@@ -62,8 +62,8 @@ interface Creation {
 /**
  * Order intake, for POST /orders (a batch of one) and POST /orders/batch alike (docs/orders.md),
  * inside the caller's transaction. Returns each order's result, by index: the outcome with
- * the events to emit, or the ApiError that refused it (`invalid` holds the orders already refused
- * by their schema). A refused order writes nothing, so the others commit without savepoints.
+ * the events to emit, or the ApiError that refused it (`invalid` holds the problems of the orders
+ * their schema refused). A refused order writes nothing, so the others commit without savepoints.
  *
  * Orders are decided in index order, exactly as if they came one after another, but by statements
  * for the whole batch: one looks up every order named by externalId or orderNumber and takes the
@@ -81,7 +81,7 @@ export async function upsertOrders(
   tx: Tx,
   tenantId: string,
   orders: readonly unknown[],
-  invalid: ReadonlyMap<number, ApiError> = new Map(),
+  invalid: ReadonlyMap<number, FieldProblem[]> = new Map(),
 ): Promise<OrderResult[]> {
   const results: OrderResult[] = [];
   const valid = orders.flatMap((order, index) => (invalid.has(index) ? [] : [order as OrderInput]));
@@ -106,7 +106,8 @@ export async function upsertOrders(
 
   for (const [index, order] of orders.entries()) {
     const input = order as OrderInput;
-    const refusal = invalid.get(index) ?? repeatedProducts(input.items);
+    const problems = invalid.get(index);
+    const refusal = problems ? validationError(problems) : repeatedProducts(input.items);
     if (refusal) {
       results[index] = refusal;
       continue;
@@ -298,10 +299,11 @@ function insertWithItems(tenantId: string, documents: object[], lines: object[])
  * (docs/orders.md): it takes the keys of the order's products (store.ts) and then calls
  * `create_order` (migration 031), which, in fresh snapshots, finds every line resolved and its
  * stock available, and writes the order, PENDING without issues (no events), unless an order holds
- * its externalId or orderNumber (its insert does nothing on that conflict). It saves BEGIN, COMMIT and a round trip for the insert, and the
- * function's statements keep their plans for the connection. Anything else (an update, a taken
- * orderNumber, a line with an issue, a repeated product, an order created concurrently) writes
- * nothing and resolves to undefined: `upsertOrder` decides it in a transaction and words the answer.
+ * its externalId or orderNumber (its insert does nothing on that conflict). It saves BEGIN, COMMIT
+ * and a round trip for the insert, and the function's statements keep their plans for the
+ * connection. Anything else (an update, a taken orderNumber, a line with an issue, a repeated
+ * product, an order created concurrently) writes nothing and resolves to undefined: `upsertOrder`
+ * decides it in a transaction and words the answer.
  */
 export async function createOrderAlone(db: Executor, tenantId: string, input: OrderInput): Promise<UpsertOutcome | undefined> {
   if (repeatedProducts(input.items)) return undefined;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { tenantOf } from '../http/auth';
 import { atMostItems, batchItemError, problemsByItem } from '../http/batch';
-import { ApiError, notFound, validationError } from '../http/errors';
+import { ApiError, notFound } from '../http/errors';
 import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { cancelOrder } from './cancel';
@@ -68,7 +68,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       bodyLimit: MAX_BATCH_BYTES,
       config: { permission: 'orders:write' },
       attachValidation: true,
-      preValidation: atMostItems('orders', MAX_BATCH_ORDERS, 'orders'),
+      preValidation: atMostItems('orders', MAX_BATCH_ORDERS),
       schema: {
         tags,
         security,
@@ -80,7 +80,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { orders } = request.body;
       // Each order is validated on its own, and answered as it would be alone: one bad order does not fail the others.
-      const invalid = new Map([...problemsByItem(request, 'orders', 'in-item')].map(([index, problems]) => [index, validationError(problems)]));
+      const invalid = problemsByItem(request, 'orders', 'in-item');
       const tenantId = tenantOf(request);
       return respondWithWrite(request, reply, {
         tenantId,
