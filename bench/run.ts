@@ -13,6 +13,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   waiting: () => import('./suites/waiting'),
   webhooks: () => import('./suites/webhooks'),
   floor: () => import('./suites/floor'),
+  mip: () => import('./suites/mip'),
   waves: () => import('./suites/waves'),
   slotting: () => import('./suites/slotting'),
   insight: () => import('./suites/insight'),

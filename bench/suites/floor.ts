@@ -4,7 +4,7 @@ import { routePicks } from '../../src/floor/plan/walks';
 import { routeItems } from '../../src/floor/plan/items';
 import { sprpInstances, twoBlockInstances, type SprpInstance } from '../../test/helpers/sprp';
 import { mulberry32 } from '../../src/floor/plan/random';
-import { percentile, type Measurement } from '../harness';
+import { cpuTimed, percentile, type Measurement } from '../harness';
 
 const between = (next: () => number, min: number, max: number) => min + Math.floor(next() * (max - min + 1));
 const placeOn = (layout: Layout, next: () => number): Place => ({
@@ -179,14 +179,6 @@ function twoBlockRoutes(): Measurement[] {
     { name: 'optimal route, two blocks (240 published instances), p50', unit: 'ms', service: percentile(optimal, 0.5), baseline: percentile(sShape, 0.5), higherIsBetter: false },
     { name: 'optimal route, two blocks (240 published instances), p99', unit: 'ms', service: percentile(optimal, 0.99), baseline: percentile(sShape, 0.99), higherIsBetter: false, target: 'under 5 ms' },
   ];
-}
-
-/** CPU milliseconds `fn` takes (a shared machine's load inflates them less than the clock), and what it returns. */
-function cpuTimed<T>(fn: () => T): { value: T; ms: number } {
-  const start = process.cpuUsage();
-  const value = fn();
-  const used = process.cpuUsage(start);
-  return { value, ms: (used.user + used.system) / 1000 };
 }
 
 /**

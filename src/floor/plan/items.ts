@@ -75,7 +75,7 @@ export function routeItems<L extends Location>(layout: Layout, needs: readonly I
 }
 
 /** The needs as places holding units of items; a need its slots cannot cover takes them all and is short of the rest. */
-function scatteredProblem<L extends Location>(layout: Layout, given: readonly ItemNeed<L>[]) {
+export function scatteredProblem<L extends Location>(layout: Layout, given: readonly ItemNeed<L>[]) {
   const short: ItemPick[] = [];
   const needs = given.flatMap((need) => {
     const slots = need.slots.filter((slot) => slot.quantity > 0);
