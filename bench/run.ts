@@ -25,7 +25,9 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
 };
 
 const wanted = process.argv.slice(2);
-const selected = wanted.length > 0 ? wanted : Object.keys(suites);
+/** Run only when named: a measure of a choice made (a MIP solver against our search), not of the service. */
+const onlyWhenNamed = new Set(['mip']);
+const selected = wanted.length > 0 ? wanted : Object.keys(suites).filter((name) => !onlyWhenNamed.has(name));
 const database = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)';
 console.log(`Pickport benchmarks: ${availableParallelism()} cores, Node ${process.version}, database ${database}, Redis ${process.env.REDIS_URL ? 'on' : 'off'}\n`);
 
