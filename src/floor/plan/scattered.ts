@@ -4,6 +4,7 @@ import { CollectingTours, type CollectingFloor } from './walks/collecting';
 import { shortestCoveringTour } from './walks/covering';
 import { leastOf } from './walks/least-of';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
+import { mulberry32 } from './random';
 
 /*
  * Which places to take items from when each item stands at several (the single picker routing
@@ -20,7 +21,8 @@ import { MAX_DP_CROSS_AISLES } from './walks/optimal';
  * items out of the best walk and putting them back where the walk is shortest given the rest
  * (the covering dynamic program over those items alone, exact for them); a walk left unproven
  * is improved last by large-neighbourhood search over the choice of places (cover-search.ts),
- * from the best walk and from the first greedy cover. Branch and bound (a
+ * from the best walk and from the first greedy cover, then by putting a few items chosen at
+ * random back the same exact way, round after round. Branch and bound (a
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
  * can within half of the allowance; where it cannot, the covering dynamic program
  * (walks/covering.ts), bounded by the root's prices, settles the rest or the walk stays unproven.
@@ -78,6 +80,16 @@ const TRACKING_GAP = 0.03;
 const TRACKING_SHARE = 0.5;
 /** Labels the narrow covering search keeps past each aisle. */
 const BEAM = 1000;
+/** Rounds of putting a few items chosen at random back where the walk is shortest, at most (its share of the allowance may end them sooner). */
+const REPAIR_ROUNDS = 300;
+/** The share of the allowance those rounds may spend beyond what the search has spent before them. */
+const REPAIR_SHARE = 0.5;
+/** Combinations of units of the items put back at once in those rounds, at most: the covering program's states multiply by them. */
+const REPAIRED_COMBINATIONS = 256;
+/** Neighbouring aisles whose items are put back at once in those rounds, at most. */
+const REPAIRED_AISLES = 3;
+/** How far, in aisles, from a place of the best walk the items put back with its own may lie. */
+const REPAIR_REACH = 3;
 
 export function chooseScattered(problem: ScatteredProblem, work = SEARCH_WORK): ScatteredChoice {
   return new Search(problem, work).run();
@@ -187,6 +199,7 @@ class Search {
     if (rootPrices && !this.gaveUp && this.settledByCovering(rootPrices)) return { ...this.best, exact: true };
     this.improveLocally();
     this.searchNeighbours();
+    this.reinsertAtRandom();
     return { ...this.best, exact: false };
   }
 
@@ -205,6 +218,47 @@ class Search {
       const found = searchCovers(this.problem, start, { seed: this.best.distance, measures: NEIGHBOURS_MEASURED });
       this.spent += found.measured * MEASURE_COST;
       this.improve(found.places);
+    }
+  }
+
+  /**
+   * Large-neighbourhood search whose repair is exact: a few items of the best walk are taken out
+   * and put back where the walk is shortest given the rest (`reinsertItems`), those it takes in one
+   * to three neighbouring aisles, or about half of those it takes near one of its places. It
+   * shortens walks the search over places leaves (its repair is an estimate of the walk, this one
+   * the covering program), and more with both than with either alone.
+   */
+  private reinsertAtRandom(): void {
+    const { places, stock, demand } = this.problem;
+    const random = mulberry32(this.best.distance);
+    const pick = (count: number) => Math.floor(random() * count);
+    const until = this.spent + REPAIR_SHARE * this.budget;
+    for (let round = 0; round < REPAIR_ROUNDS && this.spent < until && this.best.places.length > 0; round++) {
+      const walk = this.best.places;
+      let takenOut: number[];
+      if (random() < 0.5) {
+        const aisles = [...new Set(walk.map((place) => places[place]!.aisle))].sort((a, b) => a - b);
+        const first = pick(aisles.length);
+        const chosen = new Set(aisles.slice(first, first + 1 + pick(REPAIRED_AISLES)));
+        takenOut = walk.filter((place) => chosen.has(places[place]!.aisle));
+      } else {
+        const aisle = places[walk[pick(walk.length)]!]!.aisle;
+        takenOut = walk.filter((place) => Math.abs(places[place]!.aisle - aisle) <= REPAIR_REACH && random() < 0.5);
+      }
+      const items = [...new Set(takenOut.flatMap((place) => stock[place]!.map(({ item }) => item)))];
+      // In random order, as many as the covering program's states allow.
+      for (let i = items.length - 1; i > 0; i--) {
+        const j = pick(i + 1);
+        [items[i], items[j]] = [items[j]!, items[i]!];
+      }
+      const putBack: number[] = [];
+      let combinations = 1;
+      for (const item of items) {
+        if (combinations * (demand[item]! + 1) > REPAIRED_COMBINATIONS) continue;
+        combinations *= demand[item]! + 1;
+        putBack.push(item);
+      }
+      if (putBack.length > 0) this.reinsertItems(putBack, until);
     }
   }
 
@@ -251,8 +305,11 @@ class Search {
     }
   }
 
-  /** Drops the places that serve only `items` from the best walk and covers them again where the walk is shortest. */
-  private reinsertItems(items: readonly number[]): void {
+  /**
+   * Drops the places that serve only `items` from the best walk and covers them again where the
+   * walk is shortest, unless the work spent reaches `until` first.
+   */
+  private reinsertItems(items: readonly number[], until = this.budget * REBUILD_OVERRUN): void {
     const { stock, demand } = this.problem;
     const out = new Set(items);
     const wanted = new Map(items.map((item) => [item, demand[item]!]));
@@ -271,7 +328,7 @@ class Search {
     const shortStock = stock.map((here) => here.flatMap(({ item, units }) => (number.has(item) ? [{ item: number.get(item)!, units: Math.min(units, wanted.get(item)!) }] : [])));
     const { byBoundary: toGo, work } = this.tours!.toGo(this.noPrices, required);
     this.spent += work;
-    const left = (this.budget * REBUILD_OVERRUN - this.spent) / COVERING_PASS_COST;
+    const left = (until - this.spent) / COVERING_PASS_COST;
     const problem = { floor: this.floor!, stock: shortStock, demand: short.map((item) => wanted.get(item)!), required };
     const outcome = shortestCoveringTour(problem, new Float64Array(short.length), toGo, this.best.distance, (bound) => this.roundUp(bound), Math.min(COVERING_WORK, left));
     this.spent += outcome.work * COVERING_PASS_COST;
