@@ -24,8 +24,9 @@ import { mulberry32 } from './random';
  * from the best walk and from the first greedy cover, then by putting a few items chosen at
  * random back the same exact way, round after round. Branch and bound (a
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
- * can within half of the allowance; where it cannot, the covering dynamic program
- * (walks/covering.ts), bounded by the root's prices, settles the rest or the walk stays unproven.
+ * can within 40% of the allowance; where it cannot, the covering dynamic program
+ * (walks/covering.ts), bounded by the root's prices, settles the rest within three quarters of it
+ * or the walk stays unproven.
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
  */
@@ -40,10 +41,12 @@ export interface ScatteredChoice {
 }
 
 /**
- * Transitions of the dynamic program the search may spend: a count, not a clock, so that a
- * route is the same on every run (what it takes in time is in docs/benchmarks.md).
+ * Work the search may spend, in transitions of the collecting tour: a count, not a clock, so that a
+ * route is the same on every run. The other steps are counted at what they cost next to such a
+ * transition, so that the allowance takes about the same time whatever the search spends it on (what it
+ * takes in time is in docs/benchmarks.md).
  */
-const SEARCH_WORK = 15_000_000;
+const SEARCH_WORK = 38_000_000;
 /** Subgradient steps at the first node, and at every node after. */
 const ROOT_STEPS = 150;
 const NODE_STEPS = 30;
@@ -57,18 +60,26 @@ const CANDIDATES_MEASURED = 4;
 const REBUILD_ROUNDS = 3;
 /** Items put back at once at most: the covering dynamic program's states double with each. */
 const REINSERTED_AT_MOST = 10;
-/** Ruin and recreate may run on past the allowance by this share of it (it is what improves a walk found when time is up). */
-const REBUILD_OVERRUN = 1.25;
+/** The share of the allowance past which ruin and recreate (and putting items back aisle by aisle) stop. */
+const REBUILD_SHARE = 0.85;
 /** Exact walks the large-neighbourhood search may measure from each start. */
 const NEIGHBOURS_MEASURED = 200;
-/** An exact walk through a set of places, measured, counted as this many transitions. */
-const MEASURE_COST = 20_000;
-/** Steps each run of the covering dynamic program may take (a narrow run, then a full one). */
-const COVERING_WORK = 500_000;
+/** An exact walk through a set of places, measured, counted as this many transitions: on one block, on two. */
+const MEASURE_COST = [3_000, 15_000];
+/** A walk measured by the large-neighbourhood search, its repair included: on one block, on two. */
+const NEIGHBOUR_COST = [19_000, 35_000];
+/** The narrow covering run's part of what the allowance leaves the covering dynamic program. */
+const BEAM_PART = 0.25;
 /** A covering step (a pass tried, with its share of keeping labels) costs about as much as this many transitions of the collecting tour. */
-const COVERING_PASS_COST = 30;
+const COVERING_PASS_COST = 8;
+/** A collecting tour's values to go cost about this many times its transitions. */
+const TO_GO_COST = 2;
+/** Steps the covering dynamic program may take when it puts a few items back. */
+const REINSERT_WORK = 500_000;
 /** The share of the allowance branching may spend before the covering dynamic program takes over. */
-const BRANCHING_SHARE = 0.5;
+const BRANCHING_SHARE = 0.4;
+/** The share of the allowance past which the covering dynamic program stops: the rest improves an unproven walk. */
+const PROOF_SHARE = 0.75;
 /** Combinations of units taken of the tracked items a collecting tour may carry in its state at most: its states multiply by them. */
 const TRACKED_COMBINATIONS = 256;
 /**
@@ -82,8 +93,8 @@ const TRACKING_SHARE = 0.5;
 const BEAM = 1000;
 /** Rounds of putting a few items chosen at random back where the walk is shortest, at most (its share of the allowance may end them sooner). */
 const REPAIR_ROUNDS = 300;
-/** The share of the allowance those rounds may spend beyond what the search has spent before them. */
-const REPAIR_SHARE = 0.5;
+/** The share of the allowance those rounds may spend beyond what the search has spent before them, at least; they may spend what is left of the allowance. */
+const REPAIR_SHARE = 0.1;
 /** Combinations of units of the items put back at once in those rounds, at most: the covering program's states multiply by them. */
 const REPAIRED_COMBINATIONS = 256;
 /** Neighbouring aisles whose items are put back at once in those rounds, at most. */
@@ -109,6 +120,8 @@ class Search {
   /** By place: its subaisle's number (aisle-major, then block). */
   private readonly subaisleOf: Int32Array;
   private readonly items: number;
+  /** 1 or 2 where the search can prove (the floor's blocks), 2 beyond: what a measured walk costs. */
+  private readonly blocks: number;
   private readonly grain: number;
   private best: { places: number[]; distance: number };
 
@@ -135,6 +148,7 @@ class Search {
     this.noPrices = new Float64Array(this.items);
     this.covered = new Float64Array(this.items);
     this.grain = grainOf(layout);
+    this.blocks = Math.min(2, crossYs.length - 1);
     this.floor =
       crossYs.length <= Math.min(3, MAX_DP_CROSS_AISLES)
         ? {
@@ -216,7 +230,7 @@ class Search {
   private searchNeighbours(): void {
     for (const start of [this.best.places, this.greedy]) {
       const found = searchCovers(this.problem, start, { seed: this.best.distance, measures: NEIGHBOURS_MEASURED });
-      this.spent += found.measured * MEASURE_COST;
+      this.spent += found.measured * NEIGHBOUR_COST[this.blocks - 1]!;
       this.improve(found.places);
     }
   }
@@ -232,7 +246,7 @@ class Search {
     const { places, stock, demand } = this.problem;
     const random = mulberry32(this.best.distance);
     const pick = (count: number) => Math.floor(random() * count);
-    const until = this.spent + REPAIR_SHARE * this.budget;
+    const until = Math.max(this.spent + REPAIR_SHARE * this.budget, this.budget);
     for (let round = 0; round < REPAIR_ROUNDS && this.spent < until && this.best.places.length > 0; round++) {
       const walk = this.best.places;
       let takenOut: number[];
@@ -269,14 +283,15 @@ class Search {
   private settledByCovering(prices: Float64Array): boolean {
     const { stock, demand } = this.problem;
     const { byBoundary: toGo, work } = this.tours!.toGo(prices);
-    this.spent += work;
+    this.spent += work * TO_GO_COST;
     const problem = { floor: this.floor!, stock, demand };
     const roundUp = (bound: number) => this.roundUp(bound);
     // A narrow search first, for a shorter walk to prune the full one by.
-    const quick = shortestCoveringTour(problem, prices, toGo, this.best.distance, roundUp, COVERING_WORK, BEAM);
+    const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
+    const quick = shortestCoveringTour(problem, prices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM);
     this.spent += quick.work * COVERING_PASS_COST;
     if (quick.found) this.improve(quick.places);
-    const outcome = shortestCoveringTour(problem, prices, toGo, this.best.distance, roundUp, COVERING_WORK);
+    const outcome = shortestCoveringTour(problem, prices, toGo, this.best.distance, roundUp, steps());
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve(outcome.places);
     return outcome.found || outcome.proven;
@@ -298,7 +313,7 @@ class Search {
         for (const { item } of this.problem.stock[place]!) items.add(item);
       }
       for (const items of byAisle.values()) {
-        if (this.spent > this.budget * REBUILD_OVERRUN) return;
+        if (this.spent > this.budget * REBUILD_SHARE) return;
         if (items.size <= REINSERTED_AT_MOST) this.reinsertItems([...items]);
       }
       if (this.best.distance >= before) return;
@@ -309,7 +324,7 @@ class Search {
    * Drops the places that serve only `items` from the best walk and covers them again where the
    * walk is shortest, unless the work spent reaches `until` first.
    */
-  private reinsertItems(items: readonly number[], until = this.budget * REBUILD_OVERRUN): void {
+  private reinsertItems(items: readonly number[], until = this.budget * REBUILD_SHARE): void {
     const { stock, demand } = this.problem;
     const out = new Set(items);
     const wanted = new Map(items.map((item) => [item, demand[item]!]));
@@ -327,10 +342,10 @@ class Search {
     const number = new Map(short.map((item, index) => [item, index]));
     const shortStock = stock.map((here) => here.flatMap(({ item, units }) => (number.has(item) ? [{ item: number.get(item)!, units: Math.min(units, wanted.get(item)!) }] : [])));
     const { byBoundary: toGo, work } = this.tours!.toGo(this.noPrices, required);
-    this.spent += work;
+    this.spent += work * TO_GO_COST;
     const left = (until - this.spent) / COVERING_PASS_COST;
     const problem = { floor: this.floor!, stock: shortStock, demand: short.map((item) => wanted.get(item)!), required };
-    const outcome = shortestCoveringTour(problem, new Float64Array(short.length), toGo, this.best.distance, (bound) => this.roundUp(bound), Math.min(COVERING_WORK, left));
+    const outcome = shortestCoveringTour(problem, new Float64Array(short.length), toGo, this.best.distance, (bound) => this.roundUp(bound), Math.min(REINSERT_WORK, left));
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve([...new Set([...kept, ...outcome.places])]);
   }
@@ -561,7 +576,7 @@ class Search {
     for (let round = 0; round < REBUILD_ROUNDS; round++) {
       const before = this.best.distance;
       for (const aisle of new Set(this.best.places.map((place) => places[place]!.aisle))) {
-        if (this.spent > this.budget * REBUILD_OVERRUN) return;
+        if (this.spent > this.budget * REBUILD_SHARE) return;
         const kept = new Uint8Array(places.length);
         for (const place of this.best.places) if (places[place]!.aisle !== aisle) kept[place] = 1;
         this.improve(this.cover(kept, aisle));
@@ -598,7 +613,7 @@ class Search {
   private measure(places: readonly number[]): number {
     const before = this.walks.measured;
     const distance = this.walks.length(places);
-    this.spent += (this.walks.measured - before) * MEASURE_COST;
+    this.spent += (this.walks.measured - before) * MEASURE_COST[this.blocks - 1]!;
     return distance;
   }
 

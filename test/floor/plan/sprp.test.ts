@@ -31,12 +31,12 @@ describe("Heßler & Irnich's benchmark", () => {
       const below: string[] = [];
       const wrongExact: string[] = [];
       let exact = 0;
-      let unprovenExcess = 0;
+      let excess = 0;
       for (const { name, storage, layout, needs, optimum } of instances) {
         const route = routeItems(layout, needs, 'optimal');
         expect(route.short).toEqual([]);
         if (route.distance < optimum - 1e-6) below.push(`${name}: ${route.distance} below ${optimum}`);
-        if (!route.exact) unprovenExcess += route.distance / optimum - 1;
+        excess += route.distance / optimum - 1;
         if (!route.exact) continue;
         exact++;
         // Some published two-block optima of varying demand are below every walk that covers the order (see PUBLISHED_BELOW_EVERY_COVER).
@@ -45,7 +45,7 @@ describe("Heßler & Irnich's benchmark", () => {
       expect(below).toEqual([]);
       expect(wrongExact).toEqual([]);
       expect(exact / instances.length).toBeGreaterThanOrEqual(EXACT_SHARE[blocks]);
-      expect(unprovenExcess / (instances.length - exact)).toBeLessThanOrEqual(UNPROVEN_GAP[blocks]);
+      expect(excess / instances.length).toBeLessThanOrEqual(MEAN_EXCESS[blocks]);
     }, 600_000);
   }
 
@@ -62,9 +62,12 @@ describe("Heßler & Irnich's benchmark", () => {
 });
 
 /** The share of the sample proven optimal the tests hold the search to (docs/benchmarks.md has the figures of every seed). */
-const EXACT_SHARE = { 1: 0.76, 2: 0.62 };
-/** How far above the published optimum, on average, the walks not proven shortest may be. */
-const UNPROVEN_GAP = { 1: 0.009, 2: 0.049 };
+const EXACT_SHARE = { 1: 0.88, 2: 0.66 };
+/**
+ * How far above the published optimum the walks may be on average, over the whole sample: over the
+ * unproven ones alone the figure rises whenever a walk already at its optimum gets proven.
+ */
+const MEAN_EXCESS = { 1: 0.0003, 2: 0.025 };
 
 /**
  * Two-block instances of varying demand whose published optimum is below the shortest walk that

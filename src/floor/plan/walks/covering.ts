@@ -97,12 +97,15 @@ export function shortestCoveringTour(
   const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
   const unit = demand.length <= 30 && demand.every((want) => want === 1);
 
-  const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!)));
+  // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
+  const setup = { work: 0 };
+  const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, unit, setup)));
   const combinationCount = SHAPE_COUNT ** blocks;
   const shapesByKey = Array.from({ length: combinationCount }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
   const allWanted = demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
   let labels: Label[] = [{ state: EMPTY, code: 0, wanted: allWanted, length: 0, previous: undefined, taken: 0, bound: 0 }];
-  let work = 0;
+  let work = setup.work;
+  if (work > budget) return { found: false, proven: false, work };
   let narrowed = false;
   const at = new NumberIndex();
   const reachedAt = new NumberIndex();
@@ -221,21 +224,36 @@ export function shortestCoveringTour(
   return { found: true, length: best.length, places, work };
 }
 
-/** The ways through one subaisle worth considering, none shorter with the same units added; each passes the required places. */
-function subaislePasses(problem: CoveringProblem, places: readonly number[], front: number, back: number): Pass[] {
+/**
+ * The ways through one subaisle worth considering, none shorter with the same units added; each
+ * passes the required places. Where one unit of each item is wanted, what a pass adds is its mask
+ * alone (`adds` stays empty). Adds the steps it took to `counted`.
+ */
+function subaislePasses(problem: CoveringProblem, places: readonly number[], front: number, back: number, unit: boolean, counted: { work: number }): Pass[] {
   const { floor, stock, demand, required } = problem;
   const n = places.length;
   const length = back - front;
-  const added = (from: number, to: number) => {
-    const units = new Map<number, number>();
-    for (let i = from; i < to; i++) for (const { item, units: u } of stock[places[i]!]!) units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + u));
+  // Units added by the places before each index (from the front) and from each index on (from the back), built once.
+  const add = (units: Map<number, number>, place: number) => {
+    for (const { item, units: u } of stock[place]!) units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + u));
     return units;
   };
-  const addsOf = (units: Map<number, number>) => [...units].map(([item, count]) => ({ item, units: count }));
-  const everything = addsOf(added(0, n));
+  const before: Map<number, number>[] = [new Map()];
+  for (let i = 0; i < n; i++) before.push(add(new Map(before[i]!), places[i]!));
+  const after: Map<number, number>[] = Array.from({ length: n + 1 }, () => new Map());
+  for (let j = n - 1; j >= 0; j--) after[j] = add(new Map(after[j + 1]!), places[j]!);
+  const addsOf = (units: Map<number, number>) => (unit ? [] : [...units].map(([item, count]) => ({ item, units: count })));
+  const maskOf = (units: Map<number, number>) => {
+    let bits = 0;
+    for (const item of units.keys()) if (item < 30) bits |= 1 << item;
+    return bits;
+  };
+  const frontMasks = before.map(maskOf);
+  const backMasks = after.map(maskOf);
+  const everything = addsOf(before[n]!);
   const passes: Pass[] = [
-    { shape: ONCE, length, adds: everything, mask: 0, front: n - 1, back: n },
-    { shape: TWICE, length: 2 * length, adds: everything, mask: 0, front: n - 1, back: n },
+    { shape: ONCE, length, adds: everything, mask: frontMasks[n]!, front: n - 1, back: n },
+    { shape: TWICE, length: 2 * length, adds: everything, mask: frontMasks[n]!, front: n - 1, back: n },
   ];
   const mustPass = places.flatMap((place, i) => (required?.[place] ? [i] : []));
   const nothing: Pass = { shape: NOTHING, length: 0, adds: [], mask: 0, front: -1, back: n };
@@ -245,25 +263,30 @@ function subaislePasses(problem: CoveringProblem, places: readonly number[], fro
   // Places worth reaching from the front: those that add a unit not yet had from the places before, and the required ones.
   const same = (a: Map<number, number>, b: Map<number, number>) => a.size === b.size && [...a].every(([item, count]) => b.get(item) === count);
   const fronts: number[] = [];
-  for (let i = 0; i < n; i++) if (required?.[places[i]!] || !same(added(0, i + 1), added(0, i))) fronts.push(i);
+  for (let i = 0; i < n; i++) if (required?.[places[i]!] || !same(before[i + 1]!, before[i]!)) fronts.push(i);
   const backs: number[] = [];
-  for (let j = n - 1; j >= 0; j--) if (required?.[places[j]!] || !same(added(j, n), added(j + 1, n))) backs.push(j);
+  for (let j = n - 1; j >= 0; j--) if (required?.[places[j]!] || !same(after[j]!, after[j + 1]!)) backs.push(j);
   // A required place left out between the front part and the back part.
   const skips = (i: number, j: number) => mustPass.some((r) => r > i && r < j);
-  for (const i of fronts) if (!skips(i, n)) passes.push({ shape: FROM_FRONT, length: 2 * (y(i) - front), adds: addsOf(added(0, i + 1)), mask: 0, front: i, back: n });
-  for (const j of backs) if (!skips(-1, j)) passes.push({ shape: FROM_BACK, length: 2 * (back - y(j)), adds: addsOf(added(j, n)), mask: 0, front: -1, back: j });
+  for (const i of fronts) if (!skips(i, n)) passes.push({ shape: FROM_FRONT, length: 2 * (y(i) - front), adds: addsOf(before[i + 1]!), mask: frontMasks[i + 1]!, front: i, back: n });
+  for (const j of backs) if (!skips(-1, j)) passes.push({ shape: FROM_BACK, length: 2 * (back - y(j)), adds: addsOf(after[j]!), mask: backMasks[j]!, front: -1, back: j });
   for (const i of fronts) {
     for (const j of backs) {
       if (j <= i || skips(i, j)) continue;
       const walk = 2 * (y(i) - front) + 2 * (back - y(j));
       if (walk >= 2 * length) continue;
-      const units = added(0, i + 1);
-      for (const [item, count] of added(j, n)) units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + count));
-      passes.push({ shape: BOTH_ENDS, length: walk, adds: addsOf(units), mask: 0, front: i, back: j });
+      const mask = frontMasks[i + 1]! | backMasks[j]!;
+      if (unit) {
+        passes.push({ shape: BOTH_ENDS, length: walk, adds: [], mask, front: i, back: j });
+        continue;
+      }
+      const units = new Map(before[i + 1]!);
+      for (const [item, count] of after[j]!) units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + count));
+      passes.push({ shape: BOTH_ENDS, length: walk, adds: addsOf(units), mask, front: i, back: j });
     }
   }
-  for (const pass of passes) pass.mask = pass.adds.reduce((bits, { item }) => (item < 30 ? bits | (1 << item) : bits), 0);
-  return undominated(passes);
+  counted.work += passes.length;
+  return undominated(passes, unit, counted);
 }
 
 /**
@@ -282,11 +305,26 @@ function unbeatenLabels(labels: readonly Label[]): Label[] {
   return [...byState.values()].flat();
 }
 
-/** Leaves out each pass another of the same shape beats: no longer, and adding at least as many units of every item. */
-function undominated(passes: Pass[]): Pass[] {
-  const covers = (a: Pass, b: Pass) => b.adds.every(({ item, units }) => (a.adds.find((entry) => entry.item === item)?.units ?? 0) >= units);
-  const sorted = [...passes].sort((a, b) => a.length - b.length || b.adds.length - a.adds.length);
+/**
+ * Leaves out each pass another of the same shape beats: no longer, and adding at least as many
+ * units of every item (by masks where one unit of each is wanted). Adds its comparisons to `counted`.
+ */
+function undominated(passes: Pass[], unit: boolean, counted: { work: number }): Pass[] {
+  const covers = unit
+    ? (a: Pass, b: Pass) => (a.mask & b.mask) === b.mask
+    : (a: Pass, b: Pass) => b.adds.every(({ item, units }) => (a.adds.find((entry) => entry.item === item)?.units ?? 0) >= units);
+  const size = (pass: Pass) => (unit ? bitCount(pass.mask) : pass.adds.length);
+  const sorted = [...passes].sort((a, b) => a.length - b.length || size(b) - size(a));
   const kept: Pass[] = [];
-  for (const pass of sorted) if (!kept.some((other) => other.shape === pass.shape && covers(other, pass))) kept.push(pass);
+  for (const pass of sorted) {
+    counted.work += kept.length;
+    if (!kept.some((other) => other.shape === pass.shape && covers(other, pass))) kept.push(pass);
+  }
   return kept;
+}
+
+function bitCount(bits: number): number {
+  let count = 0;
+  for (let rest = bits; rest !== 0; rest &= rest - 1) count++;
+  return count;
 }
