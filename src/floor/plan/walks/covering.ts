@@ -40,6 +40,7 @@ export type CoveringOutcome =
 interface Pass {
   shape: number;
   length: number;
+  /** The units it adds; left empty where one unit of each item is wanted (`mask` says it there). */
   adds: { item: number; units: number }[];
   /** The items it adds as bits (item i is bit i), for floors where one unit of each is wanted. */
   mask: number;
