@@ -235,8 +235,9 @@ function subaislePasses(problem: CoveringProblem, places: readonly number[], fro
   const n = places.length;
   const length = back - front;
   // Units added by the places before each index (from the front) and from each index on (from the back), built once.
+  const addUnits = (units: Map<number, number>, item: number, count: number) => units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + count));
   const add = (units: Map<number, number>, place: number) => {
-    for (const { item, units: u } of stock[place]!) units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + u));
+    for (const { item, units: count } of stock[place]!) addUnits(units, item, count);
     return units;
   };
   const before: Map<number, number>[] = [new Map()];
@@ -282,7 +283,7 @@ function subaislePasses(problem: CoveringProblem, places: readonly number[], fro
         continue;
       }
       const units = new Map(before[i + 1]!);
-      for (const [item, count] of after[j]!) units.set(item, Math.min(demand[item]!, (units.get(item) ?? 0) + count));
+      for (const [item, count] of after[j]!) addUnits(units, item, count);
       passes.push({ shape: BOTH_ENDS, length: walk, adds: addsOf(units), mask, front: i, back: j });
     }
   }
