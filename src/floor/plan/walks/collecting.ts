@@ -466,8 +466,10 @@ export class CollectingTours {
     else gain[base + BOTH_ENDS] = frontGainOf(ys, places, front, fromFront, frontReach[base + BOTH_ENDS]!) + backGainOf(ys, places, back, fromBack, backReach[base + BOTH_ENDS]!);
     // Where the tour may leave the subaisle alone, an in-and-out walk that pays back less than it
     // costs never helps: it hangs off a cross aisle the tour passes anyway. Fewer patterns, fewer
-    // combinations of blocks to try.
-    if (cost[base + NOTHING] === 0) for (let shape = FROM_FRONT; shape <= BOTH_ENDS; shape++) if (cost[base + shape]! >= 0) cost[base + shape] = Infinity;
+    // combinations of blocks to try. Not so from the depot into its own aisle: the rest of a tour
+    // can be that walk alone, and then it passes no cross aisle.
+    const fromDepot = at === (this.floor.depotAisle - 1) * this.blocks;
+    if (cost[base + NOTHING] === 0) for (let shape = FROM_FRONT; shape <= BOTH_ENDS; shape++) if (cost[base + shape]! >= 0 && !(fromDepot && shape === FROM_FRONT)) cost[base + shape] = Infinity;
   }
 
   /**

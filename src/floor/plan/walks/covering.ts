@@ -16,7 +16,10 @@ const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_
  * both, each kept only where it reaches a place that adds something. A label is dropped when
  * the length walked, the least the rest of the tour can cost under the Lagrangian prices (a
  * collecting tour's value to go) and the prices of what is still wanted reach a length already
- * known: what is left are the labels that could still beat it.
+ * known, or when the length walked and the way to the farthest aisle the rest must reach do
+ * (what is still wanted can only come from the aisles ahead); and when another label of its
+ * state is no longer and has taken at least as much of every item. What is left are the labels
+ * that could still beat the length known.
  */
 
 export interface CoveringProblem {
@@ -51,6 +54,12 @@ interface Pass {
 
 /** How many of the shortest labels of a state each label is checked against for being beaten. */
 const DOMINANCE_CHECKS = 64;
+
+/** Steps counted for working out the ways through a subaisle that holds something, before its places and passes. */
+const SUBAISLE_COST = 50;
+
+/** Steps counted for taking up a partial label before its passes. */
+const LABEL_COST = 4;
 
 /** Pass numbers of an aisle's blocks, packed into one number. */
 const PASS_PACK = 1 << 16;
@@ -97,10 +106,44 @@ export function shortestCoveringTour(
   if (total > 2 ** 40) return { found: false, proven: false, work: 0 };
   const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
   const unit = demand.length <= 30 && demand.every((want) => want === 1);
+  const fields = unit ? undefined : fieldsFor(demand, radix);
 
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
   const setup = { work: 0 };
   const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, unit, setup)));
+  // By aisle and item: the units held in that aisle and the aisles after it.
+  const heldFrom: number[][] = Array.from({ length: floor.aisles + 2 }, () => new Array<number>(demand.length).fill(0));
+  for (let a = floor.aisles; a >= 1; a--) {
+    heldFrom[a] = [...heldFrom[a + 1]!];
+    for (const places of floor.candidates[a - 1]!) {
+      for (const place of places) for (const { item, units } of problem.stock[place]!) heldFrom[a]![item]! += units;
+      setup.work += places.length;
+    }
+  }
+  /** The farthest aisle after `aisle` a tour that has taken `code` must still reach; Infinity when what is left there cannot cover the rest. */
+  const farthestAisleNeeded = (code: number, aisle: number): number => {
+    let farthest = aisle;
+    for (let item = 0; item < demand.length; item++) {
+      const had = unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1);
+      const missing = demand[item]! - had;
+      if (missing === 0) continue;
+      if (heldFrom[aisle + 1]![item]! < missing) return Infinity;
+      while (heldFrom[aisle + 1]![item]! - heldFrom[farthest + 1]![item]! < missing) farthest++;
+    }
+    return farthest;
+  };
+  // By aisle and block: the most the prices of what that block and the aisle's blocks behind it hold can take off the bound.
+  const gainFrom = passes.map((byBlock) => {
+    const most = [0];
+    for (let b = byBlock.length - 1; b >= 0; b--) {
+      const all = byBlock[b]!.find((pass) => pass.shape === ONCE)!;
+      let gained = most[0]!;
+      if (unit) for (let bits = all.mask; bits !== 0; bits &= bits - 1) gained += Math.max(0, prices[31 - Math.clz32(bits & -bits)]!);
+      else for (const { item, units } of all.adds) gained += Math.max(0, prices[item]!) * units;
+      most.unshift(gained);
+    }
+    return most;
+  });
   const combinationCount = SHAPE_COUNT ** blocks;
   const shapesByKey = Array.from({ length: combinationCount }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
   const allWanted = demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
@@ -128,18 +171,24 @@ export function shortestCoveringTour(
       const ways = passes[aisle - 1]![b]!;
       at.clear();
       const next = { from: [] as number[], keys: [] as number[], codes: [] as number[], wants: [] as number[], lengths: [] as number[], taken: [] as number[] };
-      // A pass costs one step where the digits are bits, one per item it adds otherwise.
-      work += from.length * (unit ? ways.length : ways.reduce((sum, pass) => sum + 1 + pass.adds.length, 0));
-      if (work > budget) return { found: false, proven: false, work };
+      const gainHere = gainFrom[aisle - 1]![b]!;
+      const gainBehind = gainFrom[aisle - 1]![b + 1]!;
       // Place values worked out once per block, not per pass tried.
       const shapePlace = SHAPE_COUNT ** b;
       const passPlace = PASS_PACK ** b;
-      const lastBlock = b === blocks - 1;
       for (let e = 0; e < from.length; e++) {
+        // Taking up a partial label costs steps of its own, whether or not a pass gets under the bound.
+        work += LABEL_COST;
+        if (work > budget) return { found: false, proven: false, work };
         const stateKeys = labels[from[e]!]!.state * combinationCount;
+        // Passes come shortest first: once even all this block and those behind it offer cannot bring a pass under the bound, no longer one can.
+        const leastLeft = least + Math.max(0, wants[e]! - gainHere);
         for (let w = 0; w < ways.length; w++) {
           const pass = ways[w]!;
           const length = lengths[e]! + pass.length;
+          // A pass costs one step where the digits are bits, one per item it adds otherwise.
+          work += unit ? 1 : 1 + pass.adds.length;
+          if (roundUp(length + leastLeft) >= below - 1e-9) break;
           let code = codes[e]!;
           let wanted = wants[e]!;
           if (unit) {
@@ -154,8 +203,8 @@ export function shortestCoveringTour(
               wanted -= (now - had) * prices[item]!;
             }
           }
-          // Only once the aisle's last block is passed: the blocks after this one may still add what is wanted.
-          if (lastBlock && roundUp(length + least + Math.max(0, wanted)) >= below - 1e-9) continue;
+          // The aisle's blocks behind this one may still add what is wanted, at most what they hold.
+          if (roundUp(length + least + Math.max(0, wanted - gainBehind)) >= below - 1e-9) continue;
           const key = keys[e]! + pass.shape * shapePlace;
           const id = (stateKeys + key) * total + code;
           const known = at.get(id);
@@ -176,6 +225,8 @@ export function shortestCoveringTour(
     reachedAt.clear();
     for (let e = 0; e < from.length; e++) {
       const label = labels[from[e]!]!;
+      // Worked out for the first transition the prices do not rule out: most labels have none.
+      let crossing = -1;
       const transitions = space.transitionsFrom(label.state, shapesByKey[keys[e]!]!, keys[e]!, kind);
       // A transition tried costs a step too: on two blocks a label has many.
       work += transitions.length;
@@ -188,6 +239,14 @@ export function shortestCoveringTour(
         if (future === undefined) continue;
         const length = lengths[e]! + transition.width * floor.spacing;
         if (roundUp(length + future + Math.max(0, wants[e]!)) >= below - 1e-9) continue;
+        if (crossing < 0) {
+          const farthest = lastAisle ? aisle : farthestAisleNeeded(codes[e]!, aisle);
+          work += demand.length >> 2;
+          if (farthest === Infinity) break;
+          // Reaching the farthest aisle still needed and coming back crosses each boundary on the way twice.
+          crossing = 2 * Math.max(0, farthest - aisle - 1) * floor.spacing;
+        }
+        if (transition.width > 0 && roundUp(length + crossing) >= below - 1e-9) continue;
         const id = state * total + codes[e]!;
         const bound = length + future + Math.max(0, wants[e]!);
         const index = reachedAt.get(id);
@@ -206,7 +265,9 @@ export function shortestCoveringTour(
         known.bound = bound;
       }
     }
-    labels = unit ? unbeatenLabels(reached) : reached;
+    const checked = { work: 0 };
+    labels = unbeatenLabels(reached, unit ? undefined : fields, checked);
+    work += checked.work;
     if (labels.length > beam) {
       labels = leastOf(labels, beam, (label) => label.bound);
       narrowed = true;
@@ -230,7 +291,32 @@ export function shortestCoveringTour(
  * passes the required places. Where one unit of each item is wanted, what a pass adds is its mask
  * alone (`adds` stays empty). Adds the steps it took to `counted`.
  */
-function subaislePasses(problem: CoveringProblem, places: readonly number[], front: number, back: number, unit: boolean, counted: { work: number }): Pass[] {
+function subaislePasses(problem: CoveringProblem, candidates: readonly number[], front: number, back: number, unit: boolean, counted: { work: number }): Pass[] {
+  const { stock, required } = problem;
+  // Only the places that hold something or must be passed matter; the passes say where they stop as indexes into `candidates`.
+  const held: number[] = [];
+  for (let i = 0; i < candidates.length; i++) if (stock[candidates[i]!]!.length > 0 || required?.[candidates[i]!]) held.push(i);
+  // Most subaisles hold nothing wanted when only a few items are put back: walk past, through or twice.
+  if (held.length === 0) {
+    const length = back - front;
+    return [
+      { shape: NOTHING, length: 0, adds: [], mask: 0, front: -1, back: candidates.length },
+      { shape: ONCE, length, adds: [], mask: 0, front: candidates.length - 1, back: candidates.length },
+      { shape: TWICE, length: 2 * length, adds: [], mask: 0, front: candidates.length - 1, back: candidates.length },
+    ];
+  }
+  counted.work += SUBAISLE_COST;
+  const places = held.map((i) => candidates[i]!);
+  const passes = passesThrough(problem, places, front, back, unit, counted);
+  for (const pass of passes) {
+    pass.front = pass.front < 0 ? -1 : held[pass.front]!;
+    pass.back = pass.back >= places.length ? candidates.length : held[pass.back]!;
+  }
+  return passes;
+}
+
+/** `subaislePasses` over the places that matter, front and back as indexes into them. */
+function passesThrough(problem: CoveringProblem, places: readonly number[], front: number, back: number, unit: boolean, counted: { work: number }): Pass[] {
   const { floor, stock, demand, required } = problem;
   const n = places.length;
   const length = back - front;
@@ -287,40 +373,102 @@ function subaislePasses(problem: CoveringProblem, places: readonly number[], fro
       passes.push({ shape: BOTH_ENDS, length: walk, adds: addsOf(units), mask, front: i, back: j });
     }
   }
-  counted.work += passes.length;
-  return undominated(passes, unit, counted);
+  // Building a pass costs a step per item it adds; running sums and masks a step per place.
+  counted.work += n + passes.reduce((sum, pass) => sum + 1 + pass.adds.length, 0);
+  return undominated(passes, unit, demand.length <= 30, counted);
 }
 
 /**
- * Where one unit of each item is wanted: leaves out the labels that one of the few shortest of
- * their state beats (no longer, every item it has taken also taken). Checking against all would
- * cost more than it saves.
+ * Leaves out the labels that one of the few shortest of their state beats: no longer, and at
+ * least as many units of every item taken. Where one unit of each is wanted the code's bits say
+ * it; otherwise the units are packed into `fields` first. Checking against all would cost more
+ * than it saves.
  */
-function unbeatenLabels(labels: readonly Label[]): Label[] {
-  const byState = new Map<number, Label[]>();
-  for (const label of [...labels].sort((a, b) => a.length - b.length)) {
+function unbeatenLabels(labels: readonly Label[], fields: Fields | undefined, counted: { work: number }): Label[] {
+  const words = fields?.guards.length ?? 0;
+  const packed = fields ? new Int32Array(labels.length * words) : undefined;
+  if (fields) labels.forEach((label, index) => pack(fields, label.code, packed!, index * words));
+  counted.work += labels.length * (2 + ((fields?.demand.length ?? 0) >> 2));
+  const order = labels.map((_, index) => index).sort((a, b) => labels[a]!.length - labels[b]!.length);
+  const byState = new Map<number, number[]>();
+  for (const index of order) {
+    const label = labels[index]!;
     const kept = byState.get(label.state) ?? byState.set(label.state, []).get(label.state)!;
     let beaten = false;
-    for (let i = 0; i < Math.min(kept.length, DOMINANCE_CHECKS) && !beaten; i++) beaten = (kept[i]!.code & label.code) === label.code;
-    if (!beaten) kept.push(label);
+    counted.work += Math.min(kept.length, DOMINANCE_CHECKS) >> 2;
+    for (let i = 0; i < Math.min(kept.length, DOMINANCE_CHECKS) && !beaten; i++) {
+      beaten = packed ? holdsAtLeast(fields!.guards, packed, kept[i]! * words, index * words) : (labels[kept[i]!]!.code & label.code) === label.code;
+    }
+    if (!beaten) kept.push(index);
   }
-  return [...byState.values()].flat();
+  return [...byState.values()].flatMap((kept) => kept.map((index) => labels[index]!));
+}
+
+/**
+ * Units taken of each item as bit fields in 31-bit words, each field one bit wider than its
+ * demand needs: with that top bit set in one label's fields, subtracting another's clears it
+ * exactly where the other holds more, so one subtraction compares every field of a word.
+ */
+interface Fields {
+  demand: readonly number[];
+  radix: readonly number[];
+  word: number[];
+  shift: number[];
+  /** By word: the top bit of each of its fields. */
+  guards: number[];
+}
+
+function fieldsFor(demand: readonly number[], radix: readonly number[]): Fields {
+  const fields: Fields = { demand, radix, word: [], shift: [], guards: [0] };
+  let used = 0;
+  for (const want of demand) {
+    const width = 32 - Math.clz32(want) + 1;
+    if (used + width > 31) {
+      fields.guards.push(0);
+      used = 0;
+    }
+    fields.word.push(fields.guards.length - 1);
+    fields.shift.push(used);
+    fields.guards[fields.guards.length - 1]! |= 1 << (used + width - 1);
+    used += width;
+  }
+  return fields;
+}
+
+function pack(fields: Fields, code: number, into: Int32Array, at: number): void {
+  const { demand, radix, word, shift } = fields;
+  for (let item = 0; item < demand.length; item++) {
+    into[at + word[item]!]! |= (Math.floor(code / radix[item]!) % (demand[item]! + 1)) << shift[item]!;
+  }
+}
+
+/** True when the units packed at `a` are at least those at `b`, field by field. */
+function holdsAtLeast(guards: readonly number[], packed: Int32Array, a: number, b: number): boolean {
+  for (let w = 0; w < guards.length; w++) {
+    if ((((packed[a + w]! | guards[w]!) - packed[b + w]!) & guards[w]!) !== guards[w]) return false;
+  }
+  return true;
 }
 
 /**
  * Leaves out each pass another of the same shape beats: no longer, and adding at least as many
  * units of every item (by masks where one unit of each is wanted). Adds its comparisons to `counted`.
  */
-function undominated(passes: Pass[], unit: boolean, counted: { work: number }): Pass[] {
+function undominated(passes: Pass[], unit: boolean, masked: boolean, counted: { work: number }): Pass[] {
+  // Masks say which items a pass adds wherever every item has a bit: a pass that lacks one cannot cover.
   const covers = unit
     ? (a: Pass, b: Pass) => (a.mask & b.mask) === b.mask
-    : (a: Pass, b: Pass) => b.adds.every(({ item, units }) => (a.adds.find((entry) => entry.item === item)?.units ?? 0) >= units);
+    : (a: Pass, b: Pass) => (!masked || (a.mask & b.mask) === b.mask) && b.adds.every(({ item, units }) => (a.adds.find((entry) => entry.item === item)?.units ?? 0) >= units);
   const size = (pass: Pass) => (unit ? bitCount(pass.mask) : pass.adds.length);
   const sorted = [...passes].sort((a, b) => a.length - b.length || size(b) - size(a));
   const kept: Pass[] = [];
+  const keptByShape: Pass[][] = Array.from({ length: SHAPE_COUNT }, () => []);
   for (const pass of sorted) {
-    counted.work += kept.length;
-    if (!kept.some((other) => other.shape === pass.shape && covers(other, pass))) kept.push(pass);
+    const same = keptByShape[pass.shape]!;
+    counted.work += same.length;
+    if (same.some((other) => covers(other, pass))) continue;
+    same.push(pass);
+    kept.push(pass);
   }
   return kept;
 }
