@@ -344,9 +344,7 @@ function passesThrough(problem: CoveringProblem, places: readonly number[], fron
     { shape: TWICE, length: 2 * length, adds: everything, mask: frontMasks[n]!, front: n - 1, back: n },
   ];
   const mustPass = places.flatMap((place, i) => (required?.[place] ? [i] : []));
-  const nothing: Pass = { shape: NOTHING, length: 0, adds: [], mask: 0, front: -1, back: n };
-  if (n === 0) return [nothing, ...passes];
-  if (mustPass.length === 0) passes.push(nothing);
+  if (mustPass.length === 0) passes.push({ shape: NOTHING, length: 0, adds: [], mask: 0, front: -1, back: n });
   const y = (i: number) => floor.ys[places[i]!]!;
   // Places worth reaching from the front: those that add a unit not yet had from the places before, and the required ones.
   const same = (a: Map<number, number>, b: Map<number, number>) => a.size === b.size && [...a].every(([item, count]) => b.get(item) === count);
