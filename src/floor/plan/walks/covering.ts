@@ -106,7 +106,9 @@ export function shortestCoveringTour(
   if (total > 2 ** 40) return { found: false, proven: false, work: 0 };
   const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
   const unit = demand.length <= 30 && demand.every((want) => want === 1);
-  const fields = unit ? undefined : fieldsFor(demand, radix);
+  /** The units of `item` a label of `code` has taken. */
+  const unitsTaken = (code: number, item: number) => (unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1));
+  const fields = unit ? undefined : fieldsFor(demand, unitsTaken);
 
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
   const setup = { work: 0 };
@@ -124,8 +126,7 @@ export function shortestCoveringTour(
   const farthestAisleNeeded = (code: number, aisle: number): number => {
     let farthest = aisle;
     for (let item = 0; item < demand.length; item++) {
-      const had = unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1);
-      const missing = demand[item]! - had;
+      const missing = demand[item]! - unitsTaken(code, item);
       if (missing === 0) continue;
       if (heldFrom[aisle + 1]![item]! < missing) return Infinity;
       while (heldFrom[aisle + 1]![item]! - heldFrom[farthest + 1]![item]! < missing) farthest++;
@@ -197,7 +198,7 @@ export function shortestCoveringTour(
             code |= pass.mask;
           } else {
             for (const { item, units } of pass.adds) {
-              const had = Math.floor(code / radix[item]!) % (demand[item]! + 1);
+              const had = unitsTaken(code, item);
               const now = Math.min(demand[item]!, had + units);
               code += (now - had) * radix[item]!;
               wanted -= (now - had) * prices[item]!;
@@ -386,7 +387,7 @@ function unbeatenLabels(labels: readonly Label[], fields: Fields | undefined, co
   const words = fields?.guards.length ?? 0;
   const packed = fields ? new Int32Array(labels.length * words) : undefined;
   if (fields) labels.forEach((label, index) => pack(fields, label.code, packed!, index * words));
-  counted.work += labels.length * (2 + ((fields?.demand.length ?? 0) >> 2));
+  counted.work += labels.length * (2 + ((fields?.word.length ?? 0) >> 2));
   const order = labels.map((_, index) => index).sort((a, b) => labels[a]!.length - labels[b]!.length);
   const byState = new Map<number, number[]>();
   for (const index of order) {
@@ -408,16 +409,16 @@ function unbeatenLabels(labels: readonly Label[], fields: Fields | undefined, co
  * exactly where the other holds more, so one subtraction compares every field of a word.
  */
 interface Fields {
-  demand: readonly number[];
-  radix: readonly number[];
+  taken: (code: number, item: number) => number;
+  /** By item: the word its field is in, and where in it. */
   word: number[];
   shift: number[];
   /** By word: the top bit of each of its fields. */
   guards: number[];
 }
 
-function fieldsFor(demand: readonly number[], radix: readonly number[]): Fields {
-  const fields: Fields = { demand, radix, word: [], shift: [], guards: [0] };
+function fieldsFor(demand: readonly number[], taken: Fields['taken']): Fields {
+  const fields: Fields = { taken, word: [], shift: [], guards: [0] };
   let used = 0;
   for (const want of demand) {
     const width = 32 - Math.clz32(want) + 1;
@@ -434,10 +435,8 @@ function fieldsFor(demand: readonly number[], radix: readonly number[]): Fields 
 }
 
 function pack(fields: Fields, code: number, into: Int32Array, at: number): void {
-  const { demand, radix, word, shift } = fields;
-  for (let item = 0; item < demand.length; item++) {
-    into[at + word[item]!]! |= (Math.floor(code / radix[item]!) % (demand[item]! + 1)) << shift[item]!;
-  }
+  const { taken, word, shift } = fields;
+  for (let item = 0; item < word.length; item++) into[at + word[item]!]! |= taken(code, item) << shift[item]!;
 }
 
 /** True when the units packed at `a` are at least those at `b`, field by field. */
