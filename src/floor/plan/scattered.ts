@@ -25,7 +25,8 @@ import { mulberry32 } from './random';
  * random back the same exact way, round after round. Branch and bound (a
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
  * can within 40% of the allowance; where it cannot, the covering dynamic program
- * (walks/covering.ts), bounded by the root's prices, settles the rest within three quarters of it
+ * (walks/covering.ts), bounded by the root's prices and the places every cover visits, settles
+ * the rest within three quarters of it
  * or the walk stays unproven.
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
@@ -179,13 +180,15 @@ class Search {
     const subaisles = this.floor.aisles * (this.floor.crossYs.length - 1);
     const stack: Node[] = [{ required: new Uint8Array(all), forbidden: new Uint8Array(all), entered: new Uint8Array(subaisles), prices: new Float64Array(this.items) }];
     let root = true;
-    let rootPrices: Float64Array | undefined;
+    /** The first node's prices, and the places every cover visits: what bounds the covering dynamic program. */
+    let rootBound: { prices: Float64Array; required: Uint8Array } | undefined;
     while (stack.length > 0 && !this.gaveUp && this.spent <= this.budget * BRANCHING_SHARE) {
       const node = stack.pop()!;
       if (!this.settle(node)) continue;
       const outcome = this.bound(node, root ? ROOT_STEPS : NODE_STEPS, root);
       if (root && outcome) {
-        rootPrices = outcome.prices;
+        // A copy: the node's children that do not copy its required places mark more of them.
+        rootBound = { prices: outcome.prices, required: Uint8Array.from(node.required) };
         this.improveLocally();
       }
       root = false;
@@ -209,8 +212,8 @@ class Search {
       stack.push(without, withIt);
     }
     if (stack.length === 0 && !this.gaveUp) return { ...this.best, exact: true };
-    // Branching has not settled it: the covering dynamic program, bounded by the root's prices, may.
-    if (rootPrices && !this.gaveUp && this.settledByCovering(rootPrices)) return { ...this.best, exact: true };
+    // Branching has not settled it: the covering dynamic program, bounded by what the root knows, may.
+    if (rootBound && !this.gaveUp && this.settledByCovering(rootBound.prices, rootBound.required)) return { ...this.best, exact: true };
     this.improveLocally();
     this.searchNeighbours();
     this.reinsertAtRandom();
@@ -278,13 +281,15 @@ class Search {
 
   /**
    * The dynamic program that tracks what is covered, bounded by the root's prices: true when it
-   * settles the shortest walk (finding a shorter one or proving there is none).
+   * settles the shortest walk (finding a shorter one or proving there is none). The places every
+   * cover visits are required of it: the values to go then count the walk to them, which is most
+   * of the bound where an item has too few units elsewhere.
    */
-  private settledByCovering(prices: Float64Array): boolean {
+  private settledByCovering(prices: Float64Array, required: Uint8Array): boolean {
     const { stock, demand } = this.problem;
-    const { byBoundary: toGo, work } = this.tours!.toGo(prices);
+    const { byBoundary: toGo, work } = this.tours!.toGo(prices, required);
     this.spent += work * TO_GO_COST;
-    const problem = { floor: this.floor!, stock, demand };
+    const problem = { floor: this.floor!, stock, demand, required };
     const roundUp = (bound: number) => this.roundUp(bound);
     // A narrow search first, for a shorter walk to prune the full one by.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
