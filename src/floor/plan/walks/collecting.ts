@@ -803,7 +803,7 @@ export class CollectingTours {
    * collecting tour can have at `prices`, passing the `required` places after the boundary.
    * What a partial tour can still gain, for bounding; `work` counts the transitions looked at.
    */
-  toGo(prices: Float64Array, required = new Uint8Array(this.floor.ys.length)): { byBoundary: number[][]; work: number } {
+  toGo(prices: Float64Array, required: Uint8Array = new Uint8Array(this.floor.ys.length)): { byBoundary: number[][]; work: number } {
     const { floor, blocks, combos, cost, optionCost, space } = this;
     let work = this.sweepWork;
     let lastRequired = floor.depotAisle;
