@@ -1,7 +1,7 @@
 import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
 import { minimalCover, searchCovers, WalkLengths, type ScatteredProblem } from './cover-search';
 import { CollectingTours, type CollectingFloor } from './walks/collecting';
-import { shortestCoveringTour } from './walks/covering';
+import { shortestCoveringTour, type CoveringProblem } from './walks/covering';
 import { leastOf } from './walks/least-of';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
 import { mulberry32 } from './random';
@@ -286,20 +286,46 @@ class Search {
    * of the bound where an item has too few units elsewhere.
    */
   private settledByCovering(prices: Float64Array, required: Uint8Array): boolean {
-    const { stock, demand } = this.problem;
-    const { byBoundary: toGo, work } = this.tours!.toGo(prices, required);
+    const everyItem = this.problem.demand.map((_, item) => item);
+    const { short, problem } = this.leftOver(everyItem, required);
+    // The required places alone hold every demand: no cover is shorter than theirs.
+    if (short.length === 0) {
+      this.improve([...required.keys()].filter((place) => required[place]));
+      return true;
+    }
+    // The values to go of what is left: the required places' units are not paid for again.
+    const shortPrices = Float64Array.from(short, (item) => prices[item]!);
+    const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required);
     this.spent += work * TO_GO_COST;
-    const problem = { floor: this.floor!, stock, demand, required };
     const roundUp = (bound: number) => this.roundUp(bound);
     // A narrow search first, for a shorter walk to prune the full one by.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
-    const quick = shortestCoveringTour(problem, prices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM);
+    const quick = shortestCoveringTour(problem, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM);
     this.spent += quick.work * COVERING_PASS_COST;
     if (quick.found) this.improve(quick.places);
-    const outcome = shortestCoveringTour(problem, prices, toGo, this.best.distance, roundUp, steps());
+    const outcome = shortestCoveringTour(problem, shortPrices, toGo, this.best.distance, roundUp, steps());
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve(outcome.places);
     return outcome.found || outcome.proven;
+  }
+
+  /**
+   * What the covering program is asked once the `required` places are passed anyway: of `items`,
+   * the units those places lack (`short`, numbered from 0 in its order), from the other places.
+   * Fewer units wanted, fewer combinations of units taken for it to tell apart.
+   */
+  private leftOver(items: readonly number[], required: Uint8Array): { short: number[]; problem: CoveringProblem } {
+    const { stock, demand } = this.problem;
+    const asked = new Set(items);
+    const wanted = new Map(items.map((item) => [item, demand[item]!]));
+    stock.forEach((here, place) => {
+      if (!required[place]) return;
+      for (const { item, units } of here) if (asked.has(item)) wanted.set(item, wanted.get(item)! - units);
+    });
+    const short = items.filter((item) => wanted.get(item)! > 0);
+    const number = new Map(short.map((item, index) => [item, index]));
+    const shortStock = stock.map((here, place) => (required[place] ? [] : here.flatMap(({ item, units }) => (number.has(item) ? [{ item: number.get(item)!, units: Math.min(units, wanted.get(item)!) }] : []))));
+    return { short, problem: { floor: this.floor!, stock: shortStock, demand: short.map((item) => wanted.get(item)!), required } };
   }
 
   /**
@@ -330,26 +356,16 @@ class Search {
    * walk is shortest, unless the work spent reaches `until` first.
    */
   private reinsertItems(items: readonly number[], until = this.budget * REBUILD_SHARE): void {
-    const { stock, demand } = this.problem;
+    const { stock } = this.problem;
     const out = new Set(items);
-    const wanted = new Map(items.map((item) => [item, demand[item]!]));
     const required = new Uint8Array(stock.length);
-    const kept: number[] = [];
-    for (const place of this.best.places) {
-      if (stock[place]!.every(({ item }) => out.has(item))) continue;
-      required[place] = 1;
-      kept.push(place);
-      for (const { item, units } of stock[place]!) if (out.has(item)) wanted.set(item, wanted.get(item)! - units);
-    }
-    // The items still short, numbered from 0 for the covering program.
-    const short = items.filter((item) => wanted.get(item)! > 0);
+    const kept = this.best.places.filter((place) => !stock[place]!.every(({ item }) => out.has(item)));
+    for (const place of kept) required[place] = 1;
+    const { short, problem } = this.leftOver(items, required);
     if (short.length === 0) return this.improve(kept);
-    const number = new Map(short.map((item, index) => [item, index]));
-    const shortStock = stock.map((here) => here.flatMap(({ item, units }) => (number.has(item) ? [{ item: number.get(item)!, units: Math.min(units, wanted.get(item)!) }] : [])));
     const { byBoundary: toGo, work } = this.tours!.toGo(this.noPrices, required);
     this.spent += work * TO_GO_COST;
     const left = (until - this.spent) / COVERING_PASS_COST;
-    const problem = { floor: this.floor!, stock: shortStock, demand: short.map((item) => wanted.get(item)!), required };
     const outcome = shortestCoveringTour(problem, new Float64Array(short.length), toGo, this.best.distance, (bound) => this.roundUp(bound), Math.min(REINSERT_WORK, left));
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve([...new Set([...kept, ...outcome.places])]);

@@ -17,7 +17,8 @@ const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_
  * the length walked, the least the rest of the tour can cost under the Lagrangian prices (a
  * collecting tour's value to go) and the prices of what is still wanted reach a length already
  * known, or when the length walked and the way to the farthest aisle the rest must reach do
- * (what is still wanted can only come from the aisles ahead); and when another label of its
+ * (what is still wanted can only come from the aisles ahead, and the required places and the
+ * depot there must be reached too); and when another label of its
  * state is no longer and has taken at least as much of every item. What is left are the labels
  * that could still beat the length known.
  */
@@ -113,18 +114,25 @@ export function shortestCoveringTour(
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
   const setup = { work: 0 };
   const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, unit, setup)));
-  // By aisle and item: the units held in that aisle and the aisles after it.
+  // By aisle and item: the units held in that aisle and the aisles after it. And the last aisle with a required place.
   const heldFrom: number[][] = Array.from({ length: floor.aisles + 2 }, () => new Array<number>(demand.length).fill(0));
+  let lastRequired = 0;
   for (let a = floor.aisles; a >= 1; a--) {
     heldFrom[a] = [...heldFrom[a + 1]!];
     for (const places of floor.candidates[a - 1]!) {
-      for (const place of places) for (const { item, units } of problem.stock[place]!) heldFrom[a]![item]! += units;
+      for (const place of places) {
+        for (const { item, units } of problem.stock[place]!) heldFrom[a]![item]! += units;
+        if (problem.required?.[place]) lastRequired = Math.max(lastRequired, a);
+      }
       setup.work += places.length;
     }
   }
-  /** The farthest aisle after `aisle` a tour that has taken `code` must still reach; Infinity when what is left there cannot cover the rest. */
+  /**
+   * The farthest aisle after `aisle` a tour that has taken `code` must still reach (for what it
+   * lacks, a required place, or the depot); Infinity when what is left there cannot cover the rest.
+   */
   const farthestAisleNeeded = (code: number, aisle: number): number => {
-    let farthest = aisle;
+    let farthest = Math.max(aisle, lastRequired, floor.depotAisle);
     for (let item = 0; item < demand.length; item++) {
       const missing = demand[item]! - unitsTaken(code, item);
       if (missing === 0) continue;
