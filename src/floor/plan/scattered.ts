@@ -115,6 +115,11 @@ interface Node {
   prices: Float64Array;
 }
 
+/** A child of the node, with its own copies of what settling and branching mark. */
+function childOf(node: Node, prices: Float64Array): Node {
+  return { required: Uint8Array.from(node.required), forbidden: Uint8Array.from(node.forbidden), entered: Uint8Array.from(node.entered), prices: Float64Array.from(prices) };
+}
+
 class Search {
   private readonly floor: CollectingFloor | undefined;
   private readonly tours: CollectingTours | undefined;
@@ -180,40 +185,39 @@ class Search {
     const subaisles = this.floor.aisles * (this.floor.crossYs.length - 1);
     const stack: Node[] = [{ required: new Uint8Array(all), forbidden: new Uint8Array(all), entered: new Uint8Array(subaisles), prices: new Float64Array(this.items) }];
     let root = true;
-    /** The first node's prices, and the places every cover visits: what bounds the covering dynamic program. */
-    let rootBound: { prices: Float64Array; required: Uint8Array } | undefined;
+    /** The first node's prices, and the places and subaisles every cover visits: what bounds the covering dynamic program. */
+    let rootBound: { prices: Float64Array; required: Uint8Array; entered: Uint8Array } | undefined;
     while (stack.length > 0 && !this.gaveUp && this.spent <= this.budget * BRANCHING_SHARE) {
       const node = stack.pop()!;
       if (!this.settle(node)) continue;
       const outcome = this.bound(node, root ? ROOT_STEPS : NODE_STEPS, root);
       if (root && outcome) {
-        // A copy: the node's children that do not copy its required places mark more of them.
-        rootBound = { prices: outcome.prices, required: Uint8Array.from(node.required) };
+        rootBound = { prices: outcome.prices, required: node.required, entered: node.entered };
         this.improveLocally();
       }
       root = false;
       if (!outcome) continue;
       const subaisle = this.branchSubaisle(node, outcome.passed, outcome.prices);
       if (subaisle !== undefined) {
-        const closed = { ...node, forbidden: Uint8Array.from(node.forbidden), entered: Uint8Array.from(node.entered), prices: outcome.prices };
+        const closed = childOf(node, outcome.prices);
         closed.entered[subaisle] = 2;
         this.subaisleOf.forEach((at, place) => at === subaisle && (closed.forbidden[place] = 1));
-        const walkedIn = { ...node, required: Uint8Array.from(node.required), entered: Uint8Array.from(node.entered), prices: Float64Array.from(outcome.prices) };
+        const walkedIn = childOf(node, outcome.prices);
         walkedIn.entered[subaisle] = 1;
         stack.push(closed, walkedIn);
         continue;
       }
       const place = this.branchPlace(node, outcome.passed, outcome.prices);
       if (place === undefined) continue;
-      const without = { ...node, forbidden: Uint8Array.from(node.forbidden), prices: outcome.prices };
+      const without = childOf(node, outcome.prices);
       without.forbidden[place] = 1;
-      const withIt = { ...node, required: Uint8Array.from(node.required), prices: Float64Array.from(outcome.prices) };
+      const withIt = childOf(node, outcome.prices);
       withIt.required[place] = 1;
       stack.push(without, withIt);
     }
     if (stack.length === 0 && !this.gaveUp) return { ...this.best, exact: true };
     // Branching has not settled it: the covering dynamic program, bounded by what the root knows, may.
-    if (rootBound && !this.gaveUp && this.settledByCovering(rootBound.prices, rootBound.required)) return { ...this.best, exact: true };
+    if (rootBound && !this.gaveUp && this.settledByCovering(rootBound)) return { ...this.best, exact: true };
     this.improveLocally();
     this.searchNeighbours();
     this.reinsertAtRandom();
@@ -285,7 +289,7 @@ class Search {
    * cover visits are required of it: the values to go then count the walk to them, which is most
    * of the bound where an item has too few units elsewhere.
    */
-  private settledByCovering(prices: Float64Array, required: Uint8Array): boolean {
+  private settledByCovering({ prices, required, entered }: { prices: Float64Array; required: Uint8Array; entered: Uint8Array }): boolean {
     const everyItem = this.problem.demand.map((_, item) => item);
     const { short, problem } = this.leftOver(everyItem, required);
     // The required places alone hold every demand: no cover is shorter than theirs.
@@ -295,7 +299,7 @@ class Search {
     }
     // The values to go of what is left: the required places' units are not paid for again.
     const shortPrices = Float64Array.from(short, (item) => prices[item]!);
-    const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required);
+    const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required, entered);
     this.spent += work * TO_GO_COST;
     const roundUp = (bound: number) => this.roundUp(bound);
     // A narrow search first, for a shorter walk to prune the full one by.
@@ -371,15 +375,29 @@ class Search {
     if (outcome.found) this.improve([...new Set([...kept, ...outcome.places])]);
   }
 
-  /** Marks the places every cover left at the node must visit; false when no cover is left. */
+  /**
+   * Marks the places every cover left at the node must visit, and the subaisles it must walk
+   * into (an item has too few units outside them); false when no cover is left.
+   */
   private settle(node: Node): boolean {
+    const { stock, demand } = this.problem;
     const capacity = new Float64Array(this.items);
-    this.problem.stock.forEach((here, place) => {
-      if (!node.forbidden[place]) for (const { item, units } of here) capacity[item]! += units;
+    // By subaisle and item: the units its places open at the node hold.
+    const held = new Float64Array(node.entered.length * this.items);
+    stock.forEach((here, place) => {
+      if (node.forbidden[place]) return;
+      for (const { item, units } of here) {
+        capacity[item]! += units;
+        held[this.subaisleOf[place]! * this.items + item]! += units;
+      }
     });
-    if (this.problem.demand.some((want, item) => capacity[item]! < want)) return false;
-    this.problem.stock.forEach((here, place) => {
-      if (!node.forbidden[place] && here.some(({ item, units }) => capacity[item]! - units < this.problem.demand[item]!)) node.required[place] = 1;
+    if (demand.some((want, item) => capacity[item]! < want)) return false;
+    stock.forEach((here, place) => {
+      if (!node.forbidden[place] && here.some(({ item, units }) => capacity[item]! - units < demand[item]!)) node.required[place] = 1;
+    });
+    held.forEach((units, at) => {
+      const item = at % this.items;
+      if (units > 0 && capacity[item]! - units < demand[item]!) node.entered[Math.floor(at / this.items)] = 1;
     });
     return true;
   }

@@ -800,10 +800,11 @@ export class CollectingTours {
 
   /**
    * By boundary (after aisle j, j = 0..aisles) and state there: the least value the rest of a
-   * collecting tour can have at `prices`, passing the `required` places after the boundary.
-   * What a partial tour can still gain, for bounding; `work` counts the transitions looked at.
+   * collecting tour can have at `prices`, passing the `required` places and walking into the
+   * subaisles `entered` marks after the boundary. What a partial tour can still gain, for
+   * bounding; `work` counts the transitions looked at.
    */
-  toGo(prices: Float64Array, required: Uint8Array = new Uint8Array(this.floor.ys.length)): { byBoundary: number[][]; work: number } {
+  toGo(prices: Float64Array, required: Uint8Array = new Uint8Array(this.floor.ys.length), entered?: Uint8Array): { byBoundary: number[][]; work: number } {
     const { floor, blocks, combos, cost, optionCost, space } = this;
     let work = this.sweepWork;
     let lastRequired = floor.depotAisle;
@@ -812,8 +813,9 @@ export class CollectingTours {
       for (let b = 0; b < blocks; b++) {
         const at = (aisle - 1) * blocks + b;
         const places = floor.candidates[aisle - 1]![b]!;
-        this.subaisle(at, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, prices, undefined, required, false);
-        if (places.some((place) => required[place])) lastRequired = Math.max(lastRequired, aisle);
+        const enter = entered?.[at] === 1;
+        this.subaisle(at, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, prices, undefined, required, enter);
+        if (enter || places.some((place) => required[place])) lastRequired = Math.max(lastRequired, aisle);
       }
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
       for (let c = 0; c < combos.length; c++) {

@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { scatteredProblem, type ItemNeed, type Location } from '../../../src/floor/plan/items';
+import type { Layout } from '../../../src/floor/plan/layout';
+import { chooseScattered } from '../../../src/floor/plan/scattered';
+import { CollectingTours } from '../../../src/floor/plan/walks/collecting';
+import { shortestCoveringTour } from '../../../src/floor/plan/walks/covering';
+import { collectingFloorOf } from './arbitraries';
+
+/** Floors of one or two blocks with more slots than trying every choice allows: four to eight items at three to eight slots each. */
+const instances = fc
+  .record({
+    aisles: fc.integer({ min: 2, max: 12 }),
+    half: fc.integer({ min: 3, max: 10 }),
+    twoBlocks: fc.boolean(),
+    depotAisle: fc.integer({ min: 1, max: 12 }),
+    items: fc.array(
+      fc.record({
+        quantity: fc.integer({ min: 1, max: 3 }),
+        slots: fc.array(fc.record({ aisle: fc.nat(), position: fc.nat(), quantity: fc.integer({ min: 1, max: 3 }) }), { minLength: 3, maxLength: 8 }),
+      }),
+      { minLength: 4, maxLength: 8 },
+    ),
+  })
+  .map(({ aisles, half, twoBlocks, depotAisle, items }) => {
+    const layout: Layout = { aisles, positionsPerAisle: 2 * half, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: Math.min(depotAisle, aisles), crossAisles: twoBlocks ? [{ afterPosition: half, width: 1 }] : [] };
+    const needs: ItemNeed<Location>[] = items.map(({ quantity, slots }, i) => {
+      const byCode = new Map<string, { place: Location; quantity: number }>();
+      for (const slot of slots) {
+        const place = { aisle: 1 + (slot.aisle % aisles), position: 1 + (slot.position % (2 * half)) };
+        const code = `${place.aisle}-${place.position}`;
+        const known = byCode.get(code);
+        if (known) known.quantity += slot.quantity;
+        else byCode.set(code, { place: { ...place, code }, quantity: slot.quantity });
+      }
+      return { item: `item-${i}`, quantity, slots: [...byCode.values()] };
+    });
+    return { layout, needs };
+  });
+
+/** Less than a route's allowance, so that the search stops in branching and in the covering program as well as finishing. */
+const WORK = 3_000_000;
+
+describe('the choice of places (property)', () => {
+  it('says exact only of the shortest walk over every choice, and is never shorter: the covering program given no limit judges', () => {
+    fc.assert(
+      fc.property(instances, ({ layout, needs }) => {
+        const problem = scatteredProblem(layout, needs);
+        const choice = chooseScattered(problem, WORK);
+        const floor = collectingFloorOf(layout, problem.places);
+        const noPrices = new Float64Array(problem.demand.length);
+        const { byBoundary } = new CollectingTours(floor, problem).toGo(noPrices);
+        const judge = shortestCoveringTour({ floor, stock: problem.stock, demand: problem.demand }, noPrices, byBoundary, 1e9, (bound) => bound, Infinity);
+        expect(judge.found).toBe(true);
+        const shortest = judge.found ? judge.length : NaN;
+        expect(choice.distance).toBeGreaterThanOrEqual(shortest - 1e-9);
+        if (choice.exact) expect(choice.distance).toBeCloseTo(shortest, 9);
+      }),
+      { numRuns: 300 },
+    );
+  }, 120_000);
+});
