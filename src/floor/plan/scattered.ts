@@ -1,7 +1,7 @@
 import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
 import { minimalCover, searchCovers, WalkLengths, type ScatteredProblem } from './cover-search';
 import { CollectingTours, type CollectingFloor } from './walks/collecting';
-import { shortestCoveringTour, type CoveringProblem } from './walks/covering';
+import { prepareCovering, shortestCoveringTour, type CoveringProblem } from './walks/covering';
 import { leastOf } from './walks/least-of';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
 import { mulberry32 } from './random';
@@ -297,17 +297,19 @@ class Search {
       this.improve([...required.keys()].filter((place) => required[place]));
       return true;
     }
+    const prepared = prepareCovering(problem);
+    if (!prepared) return false;
     // The values to go of what is left: the required places' units are not paid for again.
     const shortPrices = Float64Array.from(short, (item) => prices[item]!);
     const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required, entered);
-    this.spent += work * TO_GO_COST;
+    this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
     const roundUp = (bound: number) => this.roundUp(bound);
-    // A narrow search first, for a shorter walk to prune the full one by.
+    // A narrow search first, for a shorter walk to prune the full one by; both work on the same passes.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
-    const quick = shortestCoveringTour(problem, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM);
+    const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM);
     this.spent += quick.work * COVERING_PASS_COST;
     if (quick.found) this.improve(quick.places);
-    const outcome = shortestCoveringTour(problem, shortPrices, toGo, this.best.distance, roundUp, steps());
+    const outcome = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps());
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve(outcome.places);
     return outcome.found || outcome.proven;
@@ -367,10 +369,12 @@ class Search {
     for (const place of kept) required[place] = 1;
     const { short, problem } = this.leftOver(items, required);
     if (short.length === 0) return this.improve(kept);
+    const prepared = prepareCovering(problem);
+    if (!prepared) return;
     const { byBoundary: toGo, work } = this.tours!.toGo(this.noPrices, required);
-    this.spent += work * TO_GO_COST;
+    this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
     const left = (until - this.spent) / COVERING_PASS_COST;
-    const outcome = shortestCoveringTour(problem, new Float64Array(short.length), toGo, this.best.distance, (bound) => this.roundUp(bound), Math.min(REINSERT_WORK, left));
+    const outcome = shortestCoveringTour(prepared, new Float64Array(short.length), toGo, this.best.distance, (bound) => this.roundUp(bound), Math.min(REINSERT_WORK - prepared.work, left));
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve([...new Set([...kept, ...outcome.places])]);
   }

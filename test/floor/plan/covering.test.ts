@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Place } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
 import type { CollectingFloor } from '../../../src/floor/plan/walks/collecting';
-import { shortestCoveringTour } from '../../../src/floor/plan/walks/covering';
+import { prepareCovering, shortestCoveringTour } from '../../../src/floor/plan/walks/covering';
 import { collectingFloorOf, collectingInstances, collectingToursOf } from './arbitraries';
 
 /** Every set of places (as bits) that holds every demand and the required places. */
@@ -38,7 +38,8 @@ describe('the covering program (property)', () => {
         const floor = collectingFloorOf(layout, places);
         // The values to go may ask for the subaisles every cover walks into: the program stays exact.
         const { byBoundary } = collectingToursOf(instance).toGo(prices, required, subaislesEveryCoverEnters(floor, sets));
-        const cover = (below: number) => shortestCoveringTour({ floor, stock, demand, required }, prices, byBoundary, below, (bound) => bound, Infinity);
+        const prepared = prepareCovering({ floor, stock, demand, required })!;
+        const cover = (below: number) => shortestCoveringTour(prepared, prices, byBoundary, below, (bound) => bound, Infinity);
         expect(cover(shortest)).toMatchObject({ found: false, proven: true });
         if (shortest === Infinity) return;
         const found = cover(shortest + 1e-6);

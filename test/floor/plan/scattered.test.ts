@@ -4,7 +4,7 @@ import { scatteredProblem, type ItemNeed, type Location } from '../../../src/flo
 import type { Layout } from '../../../src/floor/plan/layout';
 import { chooseScattered } from '../../../src/floor/plan/scattered';
 import { CollectingTours } from '../../../src/floor/plan/walks/collecting';
-import { shortestCoveringTour } from '../../../src/floor/plan/walks/covering';
+import { prepareCovering, shortestCoveringTour } from '../../../src/floor/plan/walks/covering';
 import { collectingFloorOf } from './arbitraries';
 
 /** Floors of one or two blocks with more slots than trying every choice allows: four to eight items at three to eight slots each. */
@@ -50,7 +50,7 @@ describe('the choice of places (property)', () => {
         const floor = collectingFloorOf(layout, problem.places);
         const noPrices = new Float64Array(problem.demand.length);
         const { byBoundary } = new CollectingTours(floor, problem).toGo(noPrices);
-        const judge = shortestCoveringTour({ floor, stock: problem.stock, demand: problem.demand }, noPrices, byBoundary, 1e9, (bound) => bound, Infinity);
+        const judge = shortestCoveringTour(prepareCovering({ floor, stock: problem.stock, demand: problem.demand })!, noPrices, byBoundary, 1e9, (bound) => bound, Infinity);
         expect(judge.found).toBe(true);
         const shortest = judge.found ? judge.length : NaN;
         expect(choice.distance).toBeGreaterThanOrEqual(shortest - 1e-9);

@@ -78,25 +78,31 @@ interface Label {
   bound: number;
 }
 
+/** What the covering program works out of a problem before any run: the same for every run on it. */
+export interface PreparedCovering {
+  problem: CoveringProblem;
+  /** Whether one unit of each item is wanted: the code's digits are then bits. */
+  unit: boolean;
+  /** Place value of each item's digit in the code, the number of codes, and the code of every demand met. */
+  radix: number[];
+  total: number;
+  full: number;
+  /** By aisle and block: the ways through the subaisle worth considering. */
+  passes: Pass[][][];
+  /** By aisle and item: the units held in that aisle and the aisles after it. */
+  heldFrom: number[][];
+  /** The last aisle with a required place (0 for none). */
+  lastRequired: number;
+  /** The steps working this out took, counted as the program's are. */
+  work: number;
+}
+
 /**
- * The shortest tour covering every demand if one is shorter than `below` (bounds rounded up by
- * `roundUp`), within `budget` steps (a pass tried, and one more per item it adds where more than
- * one unit is wanted); `prices` and `toGo` come from the Lagrangian bound. `work` says how many
- * steps it took. With a `beam`, only that many labels go on past each
- * aisle (those of least bound): a quick search for a short walk that proves nothing.
+ * The passes and sums the covering program needs for `problem`, worked out once however many
+ * runs it takes; undefined when the combinations of units taken are too many to number.
  */
-export function shortestCoveringTour(
-  problem: CoveringProblem,
-  prices: Float64Array,
-  toGo: readonly (readonly number[])[],
-  below: number,
-  roundUp: (bound: number) => number,
-  budget: number,
-  beam = Infinity,
-): CoveringOutcome & { work: number } {
+export function prepareCovering(problem: CoveringProblem): PreparedCovering | undefined {
   const { floor, demand } = problem;
-  const blocks = floor.crossYs.length - 1;
-  const space = spaceFor(floor.crossYs.length);
   // Units taken of each item, as digits of one number: item i's digit counts 0..demand[i].
   const radix: number[] = [];
   let total = 1;
@@ -104,17 +110,12 @@ export function shortestCoveringTour(
     radix.push(total);
     total *= want + 1;
   }
-  if (total > 2 ** 40) return { found: false, proven: false, work: 0 };
+  if (total > 2 ** 40) return undefined;
   const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
   const unit = demand.length <= 30 && demand.every((want) => want === 1);
-  /** The units of `item` a label of `code` has taken. */
-  const unitsTaken = (code: number, item: number) => (unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1));
-  const fields = unit ? undefined : fieldsFor(demand, unitsTaken);
-
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
   const setup = { work: 0 };
   const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, unit, setup)));
-  // By aisle and item: the units held in that aisle and the aisles after it. And the last aisle with a required place.
   const heldFrom: number[][] = Array.from({ length: floor.aisles + 2 }, () => new Array<number>(demand.length).fill(0));
   let lastRequired = 0;
   for (let a = floor.aisles; a >= 1; a--) {
@@ -127,6 +128,32 @@ export function shortestCoveringTour(
       setup.work += places.length;
     }
   }
+  return { problem, unit, radix, total, full, passes, heldFrom, lastRequired, work: setup.work };
+}
+
+/**
+ * The shortest tour covering every demand if one is shorter than `below` (bounds rounded up by
+ * `roundUp`), within `budget` steps (a pass tried, and one more per item it adds where more than
+ * one unit is wanted; working out the passes is counted apart); `prices` and `toGo` come from
+ * the Lagrangian bound. `work` says how many steps it took. With a `beam`, only that many labels
+ * go on past each aisle (those of least bound): a quick search for a short walk that proves nothing.
+ */
+export function shortestCoveringTour(
+  prepared: PreparedCovering,
+  prices: Float64Array,
+  toGo: readonly (readonly number[])[],
+  below: number,
+  roundUp: (bound: number) => number,
+  budget: number,
+  beam = Infinity,
+): CoveringOutcome & { work: number } {
+  const { problem, unit, radix, total, full, passes, heldFrom, lastRequired } = prepared;
+  const { floor, demand } = problem;
+  const blocks = floor.crossYs.length - 1;
+  const space = spaceFor(floor.crossYs.length);
+  /** The units of `item` a label of `code` has taken. */
+  const unitsTaken = (code: number, item: number) => (unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1));
+  const fields = unit ? undefined : fieldsFor(demand, unitsTaken);
   /**
    * The farthest aisle after `aisle` a tour that has taken `code` must still reach (for what it
    * lacks, a required place, or the depot); Infinity when what is left there cannot cover the rest.
@@ -157,8 +184,7 @@ export function shortestCoveringTour(
   const shapesByKey = Array.from({ length: combinationCount }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
   const allWanted = demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
   let labels: Label[] = [{ state: EMPTY, code: 0, wanted: allWanted, length: 0, previous: undefined, taken: 0, bound: 0 }];
-  let work = setup.work;
-  if (work > budget) return { found: false, proven: false, work };
+  let work = 0;
   let narrowed = false;
   const at = new NumberIndex();
   const reachedAt = new NumberIndex();
