@@ -62,6 +62,12 @@ const SUBAISLE_COST = 50;
 /** Steps counted for taking up a partial label before its passes. */
 const LABEL_COST = 4;
 
+/**
+ * Label keys number the state, the shapes of the aisle's passes and the code in one number,
+ * which a double holds exactly below this: it bounds how many codes a problem may have.
+ */
+const EXACT_KEYS = 2 ** 53;
+
 /** Pass numbers of an aisle's blocks, packed into one number. */
 const PASS_PACK = 1 << 16;
 
@@ -110,7 +116,9 @@ export function prepareCovering(problem: CoveringProblem): PreparedCovering | un
     radix.push(total);
     total *= want + 1;
   }
-  if (total > 2 ** 40) return undefined;
+  // The states met so far on floors of this shape: more may be met, which the runs check.
+  const keysPerCode = spaceFor(floor.crossYs.length).size * SHAPE_COUNT ** (floor.crossYs.length - 1);
+  if (total * keysPerCode >= EXACT_KEYS) return undefined;
   const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
   const unit = demand.length <= 30 && demand.every((want) => want === 1);
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
@@ -181,6 +189,8 @@ export function shortestCoveringTour(
     return most;
   });
   const combinationCount = SHAPE_COUNT ** blocks;
+  // More states than this and label keys would no longer be exact.
+  const mostStates = Math.floor(EXACT_KEYS / (combinationCount * total)) - 1;
   const shapesByKey = Array.from({ length: combinationCount }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
   const allWanted = demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
   let labels: Label[] = [{ state: EMPTY, code: 0, wanted: allWanted, length: 0, previous: undefined, taken: 0, bound: 0 }];
@@ -265,7 +275,7 @@ export function shortestCoveringTour(
       const transitions = space.transitionsFrom(label.state, shapesByKey[keys[e]!]!, keys[e]!, kind);
       // A transition tried costs a step too: on two blocks a label has many.
       work += transitions.length;
-      if (work > budget) return { found: false, proven: false, work };
+      if (work > budget || space.size > mostStates) return { found: false, proven: false, work };
       for (const transition of transitions) {
         if (lastAisle && transition.width > 0) continue;
         const state = transition.next;
