@@ -25,8 +25,8 @@ import { mulberry32 } from './random';
  * random back the same exact way, round after round. Branch and bound (a
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
  * can within 40% of the allowance; where it cannot, the covering dynamic program
- * (walks/covering.ts), bounded by the root's prices and the places every cover visits, settles
- * the rest within three quarters of it
+ * (walks/covering.ts), bounded by the root's prices and the places and subaisles every cover
+ * visits, settles the rest within three quarters of it
  * or the walk stays unproven.
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
@@ -286,8 +286,9 @@ class Search {
   /**
    * The dynamic program that tracks what is covered, bounded by the root's prices: true when it
    * settles the shortest walk (finding a shorter one or proving there is none). The places every
-   * cover visits are required of it: the values to go then count the walk to them, which is most
-   * of the bound where an item has too few units elsewhere.
+   * cover visits are required of it, and its values to go walk into the subaisles every cover
+   * walks into: they then count the walk there, which is most of the bound where an item has too
+   * few units elsewhere.
    */
   private settledByCovering({ prices, required, entered }: { prices: Float64Array; required: Uint8Array; entered: Uint8Array }): boolean {
     const everyItem = this.problem.demand.map((_, item) => item);

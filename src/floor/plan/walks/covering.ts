@@ -118,7 +118,7 @@ export function prepareCovering(problem: CoveringProblem): PreparedCovering | un
   }
   // The states met so far on floors of this shape: more may be met, which the runs check.
   const keysPerCode = spaceFor(floor.crossYs.length).size * SHAPE_COUNT ** (floor.crossYs.length - 1);
-  if (total * keysPerCode >= EXACT_KEYS) return undefined;
+  if (total * keysPerCode > EXACT_KEYS) return undefined;
   const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
   const unit = demand.length <= 30 && demand.every((want) => want === 1);
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
@@ -190,7 +190,7 @@ export function shortestCoveringTour(
   });
   const combinationCount = SHAPE_COUNT ** blocks;
   // More states than this and label keys would no longer be exact.
-  const mostStates = Math.floor(EXACT_KEYS / (combinationCount * total)) - 1;
+  const mostStates = Math.floor(EXACT_KEYS / (combinationCount * total));
   const shapesByKey = Array.from({ length: combinationCount }, (_, key) => Array.from({ length: blocks }, (_, b) => Math.floor(key / SHAPE_COUNT ** b) % SHAPE_COUNT));
   const allWanted = demand.reduce((sum, want, item) => sum + prices[item]! * want, 0);
   let labels: Label[] = [{ state: EMPTY, code: 0, wanted: allWanted, length: 0, previous: undefined, taken: 0, bound: 0 }];
