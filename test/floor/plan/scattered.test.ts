@@ -40,9 +40,11 @@ const instances = fc
 
 /** Less than a route's allowance, so that the search stops in branching and in the covering program as well as finishing. */
 const WORK = 3_000_000;
+const RUNS = 300;
 
 describe('the choice of places (property)', () => {
   it('says exact only of the shortest walk over every choice, and is never shorter: the covering program given no limit judges', () => {
+    let proven = 0;
     fc.assert(
       fc.property(instances, ({ layout, needs }) => {
         const problem = scatteredProblem(layout, needs);
@@ -54,9 +56,13 @@ describe('the choice of places (property)', () => {
         expect(judge.found).toBe(true);
         const shortest = judge.found ? judge.length : NaN;
         expect(choice.distance).toBeGreaterThanOrEqual(shortest - 1e-9);
-        if (choice.exact) expect(choice.distance).toBeCloseTo(shortest, 9);
+        if (!choice.exact) return;
+        proven++;
+        expect(choice.distance).toBeCloseTo(shortest, 9);
       }),
-      { numRuns: 300 },
+      { numRuns: RUNS },
     );
+    // Most of these floors are proven within the allowance: the claim above is tested, not skipped.
+    expect(proven).toBeGreaterThan(RUNS / 2);
   }, 120_000);
 });
