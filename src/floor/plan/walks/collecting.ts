@@ -807,16 +807,9 @@ export class CollectingTours {
   toGo(prices: Float64Array, required: Uint8Array = new Uint8Array(this.floor.ys.length), entered?: Uint8Array): { byBoundary: number[][]; work: number } {
     const { floor, blocks, combos, cost, optionCost, space } = this;
     let work = this.sweepWork;
-    let lastRequired = floor.depotAisle;
+    const { lastRequired } = this.prepare(prices, required, undefined, entered);
     const options: Float64Array[] = [];
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
-      for (let b = 0; b < blocks; b++) {
-        const at = (aisle - 1) * blocks + b;
-        const places = floor.candidates[aisle - 1]![b]!;
-        const enter = entered?.[at] === 1;
-        this.subaisle(at, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, prices, undefined, required, enter);
-        if (enter || places.some((place) => required[place])) lastRequired = Math.max(lastRequired, aisle);
-      }
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
       for (let c = 0; c < combos.length; c++) {
         let sum = 0;

@@ -89,10 +89,15 @@ export interface PreparedCovering {
   problem: CoveringProblem;
   /** Whether one unit of each item is wanted: the code's digits are then bits. */
   unit: boolean;
-  /** Place value of each item's digit in the code, the number of codes, and the code of every demand met. */
-  radix: number[];
+  /** The number of codes, and the code of every demand met. */
   total: number;
   full: number;
+  /** The units of `item` a label of `code` has taken. */
+  unitsTaken: (code: number, item: number) => number;
+  /** Where more than one unit is wanted: the units taken packed as fields, for comparing labels. */
+  fields: Fields | undefined;
+  /** Place value of each item's digit in the code. */
+  radix: number[];
   /** By aisle and block: the ways through the subaisle worth considering. */
   passes: Pass[][][];
   /** By aisle and item: the units held in that aisle and the aisles after it. */
@@ -121,6 +126,8 @@ export function prepareCovering(problem: CoveringProblem): PreparedCovering | un
   if (total * keysPerCode > EXACT_KEYS) return undefined;
   const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
   const unit = demand.length <= 30 && demand.every((want) => want === 1);
+  const unitsTaken = (code: number, item: number) => (unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1));
+  const fields = unit ? undefined : fieldsFor(demand, unitsTaken);
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
   const setup = { work: 0 };
   const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, unit, setup)));
@@ -136,7 +143,7 @@ export function prepareCovering(problem: CoveringProblem): PreparedCovering | un
       setup.work += places.length;
     }
   }
-  return { problem, unit, radix, total, full, passes, heldFrom, lastRequired, work: setup.work };
+  return { problem, unit, total, full, unitsTaken, fields, radix, passes, heldFrom, lastRequired, work: setup.work };
 }
 
 /**
@@ -155,13 +162,10 @@ export function shortestCoveringTour(
   budget: number,
   beam = Infinity,
 ): CoveringOutcome & { work: number } {
-  const { problem, unit, radix, total, full, passes, heldFrom, lastRequired } = prepared;
+  const { problem, unit, total, full, unitsTaken, fields, radix, passes, heldFrom, lastRequired } = prepared;
   const { floor, demand } = problem;
   const blocks = floor.crossYs.length - 1;
   const space = spaceFor(floor.crossYs.length);
-  /** The units of `item` a label of `code` has taken. */
-  const unitsTaken = (code: number, item: number) => (unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1));
-  const fields = unit ? undefined : fieldsFor(demand, unitsTaken);
   /**
    * The farthest aisle after `aisle` a tour that has taken `code` must still reach (for what it
    * lacks, a required place, or the depot); Infinity when what is left there cannot cover the rest.
@@ -311,7 +315,7 @@ export function shortestCoveringTour(
       }
     }
     const checked = { work: 0 };
-    labels = unbeatenLabels(reached, unit ? undefined : fields, checked);
+    labels = unbeatenLabels(reached, fields, checked);
     work += checked.work;
     if (labels.length > beam) {
       labels = leastOf(labels, beam, (label) => label.bound);
