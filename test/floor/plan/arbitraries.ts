@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { backY, middleCrossAisleYs, positionY, type Layout, type Place } from '../../../src/floor/plan/layout';
+import type { Location } from '../../../src/floor/plan/items';
 import { CollectingTours, type CollectingFloor } from '../../../src/floor/plan/walks/collecting';
 
 /**
@@ -28,6 +29,17 @@ export function layoutArbitrary(options: { aisles: number; positions: { min: num
 /** Any place of the layout. */
 export function placeArbitrary(layout: Layout): fc.Arbitrary<Place> {
   return fc.record({ aisle: fc.integer({ min: 1, max: layout.aisles }), position: fc.integer({ min: 1, max: layout.positionsPerAisle }) });
+}
+
+/** An item's slots with one per location: a location listed twice holds the sum. */
+export function mergeSlots(slots: { place: Location; quantity: number }[]) {
+  const byCode = new Map<string, { place: Location; quantity: number }>();
+  for (const slot of slots) {
+    const known = byCode.get(slot.place.code);
+    if (known) known.quantity += slot.quantity;
+    else byCode.set(slot.place.code, { ...slot });
+  }
+  return [...byCode.values()];
 }
 
 /** A small floor of one or two blocks, places holding units of up to four items, prices, and places required or forbidden. */

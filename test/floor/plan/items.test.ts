@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { routeItems, type ItemNeed, type Location } from '../../../src/floor/plan/items';
 import { POLICIES, type Layout } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
-import { layoutArbitrary, placeArbitrary } from './arbitraries';
+import { layoutArbitrary, mergeSlots, placeArbitrary } from './arbitraries';
 
 const close = (actual: number, expected: number) => Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
 
@@ -41,16 +41,6 @@ function instances(): fc.Arbitrary<{ layout: Layout; needs: ItemNeed<Location>[]
         needs: needs.map((n, i) => ({ item: `item-${i}`, quantity: n.quantity, slots: mergeSlots(n.slots) })),
       }));
   });
-}
-
-function mergeSlots(slots: { place: Location; quantity: number }[]) {
-  const byCode = new Map<string, { place: Location; quantity: number }>();
-  for (const slot of slots) {
-    const known = byCode.get(slot.place.code);
-    if (known) known.quantity += slot.quantity;
-    else byCode.set(slot.place.code, { ...slot });
-  }
-  return [...byCode.values()];
 }
 
 describe('routes for items kept at several slots (property)', () => {

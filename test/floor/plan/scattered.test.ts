@@ -5,7 +5,7 @@ import type { Layout } from '../../../src/floor/plan/layout';
 import { chooseScattered } from '../../../src/floor/plan/scattered';
 import { CollectingTours } from '../../../src/floor/plan/walks/collecting';
 import { prepareCovering, shortestCoveringTour } from '../../../src/floor/plan/walks/covering';
-import { collectingFloorOf } from './arbitraries';
+import { collectingFloorOf, mergeSlots } from './arbitraries';
 
 /** Floors of one or two blocks with more slots than trying every choice allows: four to eight items at three to eight slots each. */
 const instances = fc
@@ -25,15 +25,11 @@ const instances = fc
   .map(({ aisles, half, twoBlocks, depotAisle, items }) => {
     const layout: Layout = { aisles, positionsPerAisle: 2 * half, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: Math.min(depotAisle, aisles), crossAisles: twoBlocks ? [{ afterPosition: half, width: 1 }] : [] };
     const needs: ItemNeed<Location>[] = items.map(({ quantity, slots }, i) => {
-      const byCode = new Map<string, { place: Location; quantity: number }>();
-      for (const slot of slots) {
+      const located = slots.map((slot) => {
         const place = { aisle: 1 + (slot.aisle % aisles), position: 1 + (slot.position % (2 * half)) };
-        const code = `${place.aisle}-${place.position}`;
-        const known = byCode.get(code);
-        if (known) known.quantity += slot.quantity;
-        else byCode.set(code, { place: { ...place, code }, quantity: slot.quantity });
-      }
-      return { item: `item-${i}`, quantity, slots: [...byCode.values()] };
+        return { place: { ...place, code: `${place.aisle}-${place.position}` }, quantity: slot.quantity };
+      });
+      return { item: `item-${i}`, quantity, slots: mergeSlots(located) };
     });
     return { layout, needs };
   });
