@@ -72,7 +72,7 @@ const NEIGHBOUR_COST = [19_000, 35_000];
 /** The narrow covering run's part of what the allowance leaves the covering dynamic program. */
 const BEAM_PART = 0.25;
 /** A covering step (a pass tried, with its share of keeping labels) costs about as much as this many transitions of the collecting tour. */
-const COVERING_PASS_COST = 10;
+const COVERING_PASS_COST = 4;
 /** A collecting tour's values to go cost about this many times its transitions. */
 const TO_GO_COST = 2;
 /** Steps the covering dynamic program may take when it puts a few items back. */
