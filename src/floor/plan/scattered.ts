@@ -1,6 +1,6 @@
 import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
 import { minimalCover, searchCovers, WalkLengths, type ScatteredProblem } from './cover-search';
-import { CollectingTours, type CollectingFloor } from './walks/collecting';
+import { CollectingTours, type CollectingFloor, type TrackedValuesToGo } from './walks/collecting';
 import { prepareCovering, shortestCoveringTour, type CoveringProblem } from './walks/covering';
 import { leastOf } from './walks/least-of';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
@@ -26,8 +26,8 @@ import { mulberry32 } from './random';
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
  * can within 40% of the allowance; where it cannot, the covering dynamic program
  * (walks/covering.ts), bounded by the root's prices and the places and subaisles every cover
- * visits, settles the rest within three quarters of it
- * or the walk stays unproven.
+ * visits, and by values to go that cover the dearest few items exactly and price the rest,
+ * settles the rest within three quarters of it or the walk stays unproven.
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
  */
@@ -79,6 +79,10 @@ const TO_GO_COST = 2;
 const REINSERT_WORK = 500_000;
 /** The share of the allowance branching may spend before the covering dynamic program takes over. */
 const BRANCHING_SHARE = 0.4;
+/** The share of the allowance the covering program's values to go that cover a few items exactly may cost at most. */
+const COVERED_SHARE = 0.3;
+/** Combinations of units of the items those values to go cover exactly, at most. */
+const COVERED_COMBINATIONS = 256;
 /** The share of the allowance past which the covering dynamic program stops: the rest improves an unproven walk. */
 const PROOF_SHARE = 0.75;
 /** Combinations of units taken of the tracked items a collecting tour may carry in its state at most: its states multiply by them. */
@@ -305,15 +309,44 @@ class Search {
     const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required, entered);
     this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
     const roundUp = (bound: number) => this.roundUp(bound);
+    // On two blocks, whose frontier states are many more, its table cost more proofs than it brought (docs/benchmarks.md).
+    const tracked = this.blocks === 1 ? this.coveredExactly(problem, shortPrices, required, entered) : undefined;
     // A narrow search first, for a shorter walk to prune the full one by; both work on the same passes.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
-    const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM);
+    const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM, tracked);
     this.spent += quick.work * COVERING_PASS_COST;
     if (quick.found) this.improve(quick.places);
-    const outcome = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps());
+    const outcome = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps(), Infinity, tracked);
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve(outcome.places);
     return outcome.found || outcome.proven;
+  }
+
+  /**
+   * Values to go for the covering program that cover a few items exactly: those of dearest
+   * price, as many as keep their combinations of units few, each unit priced at the best walk's
+   * length, so that a partial tour's rest must take what it still lacks of them; the other items
+   * keep their prices. Prices however high still give a bound, and covering some items outright
+   * closes much of the gap that pricing them leaves. Undefined when it would cost more than its
+   * share of the allowance.
+   */
+  private coveredExactly(problem: CoveringProblem, prices: Float64Array, required: Uint8Array, entered: Uint8Array): TrackedValuesToGo | undefined {
+    const { demand } = problem;
+    const items: number[] = [];
+    let combinations = 1;
+    for (const item of demand.map((_, item) => item).sort((a, b) => prices[b]! - prices[a]!)) {
+      if (combinations * (demand[item]! + 1) > COVERED_COMBINATIONS) continue;
+      combinations *= demand[item]! + 1;
+      items.push(item);
+    }
+    if (items.length === 0) return undefined;
+    const above = this.best.distance;
+    const covering = Float64Array.from(prices);
+    for (const item of items) covering[item] = above;
+    const allowed = this.budget * COVERED_SHARE;
+    const found = new CollectingTours(this.floor!, problem).trackedToGo(covering, items, required, entered, allowed, prices);
+    this.spent += found?.work ?? allowed;
+    return found;
   }
 
   /**

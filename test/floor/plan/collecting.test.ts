@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Layout, Place } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
+import { EMPTY } from '../../../src/floor/plan/walks/optimal';
 import { collectingInstances, collectingToursOf } from './arbitraries';
 
 /** The least, over every set of places holding the required ones, of the shortest walk through them less the price of the units they hold (at most each demand; nothing at a forbidden place). */
@@ -31,6 +32,26 @@ describe('collecting tours that track items (property)', () => {
         expect(every.value).toBeCloseTo(least, 9);
         expect(some.value).toBeLessThanOrEqual(every.value + 1e-9);
         expect(none.value).toBeLessThanOrEqual(some.value + 1e-9);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('values to go that track items start where the tracked tour ends, and at the start are what is lacking at each count of units taken', () => {
+    fc.assert(
+      fc.property(collectingInstances, (instance) => {
+        const tours = collectingToursOf(instance);
+        const { prices, required, demand, tracked } = instance;
+        const toGo = tours.trackedToGo(prices, tracked, required, undefined, Infinity)!;
+        const tour = tours.tour(prices, required, undefined, undefined, Infinity, tracked)!;
+        // Staying at the depot is a tour too where nothing is required.
+        const stay = required.some((flag) => flag) ? Infinity : 0;
+        expect(Math.min(stay, toGo.byBoundary[0]![EMPTY * toGo.total]!)).toBeCloseTo(tour.value, 9);
+        // With every tracked unit already taken, the rest is the tour that pays for the others alone.
+        const taken = tracked.reduce((code, item, j) => code + demand[item]! * toGo.radix[j]!, 0);
+        const untracked = Float64Array.from(prices, (price, item) => (tracked.includes(item) ? 0 : price));
+        const rest = tours.tour(untracked, required)!;
+        expect(Math.min(stay, toGo.byBoundary[0]![EMPTY * toGo.total + taken]!)).toBeCloseTo(rest.value, 9);
       }),
       { numRuns: 400 },
     );

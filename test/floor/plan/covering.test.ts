@@ -39,15 +39,20 @@ describe('the covering program (property)', () => {
         // The values to go may ask for the subaisles every cover walks into: the program stays exact.
         const { byBoundary } = collectingToursOf(instance).toGo(prices, required, subaislesEveryCoverEnters(floor, sets));
         const prepared = prepareCovering({ floor, stock, demand, required })!;
-        const cover = (below: number) => shortestCoveringTour(prepared, prices, byBoundary, below, (bound) => bound, Infinity);
-        expect(cover(shortest)).toMatchObject({ found: false, proven: true });
-        if (shortest === Infinity) return;
-        const found = cover(shortest + 1e-6);
-        expect(found.found).toBe(true);
-        if (!found.found) return;
-        expect(found.length).toBeCloseTo(shortest, 9);
-        const walked = found.places.map((place) => places[place]!);
-        expect(walked.length === 0 ? 0 : shortestRouteLength(layout, walked)).toBeCloseTo(shortest, 9);
+        // Values to go that cover the tracked items exactly (a price above any walk) bound the labels too.
+        const above = Float64Array.from(prices, (price, item) => (instance.tracked.includes(item) ? 1_000 : price));
+        const tracked = collectingToursOf(instance).trackedToGo(above, instance.tracked, required, undefined, Infinity, prices)!;
+        for (const covered of [undefined, tracked]) {
+          const cover = (below: number) => shortestCoveringTour(prepared, prices, byBoundary, below, (bound) => bound, Infinity, Infinity, covered);
+          expect(cover(shortest)).toMatchObject({ found: false, proven: true });
+          if (shortest === Infinity) return;
+          const found = cover(shortest + 1e-6);
+          expect(found.found).toBe(true);
+          if (!found.found) return;
+          expect(found.length).toBeCloseTo(shortest, 9);
+          const walked = found.places.map((place) => places[place]!);
+          expect(walked.length === 0 ? 0 : shortestRouteLength(layout, walked)).toBeCloseTo(shortest, 9);
+        }
       }),
       { numRuns: 400 },
     );

@@ -130,11 +130,14 @@ class Tracking {
   private readonly here: number[][];
   /** By subaisle, then its tracked items in the order of `here`: the units of that item in its first i places (forbidden ones left out). */
   private readonly unitsBefore: Float64Array[][];
-  private readonly radix: number[] = [];
+  /** Place value of each tracked item's digit in the code. */
+  readonly radix: number[] = [];
   private readonly wants: number[];
   /** Whether one unit of each tracked item is wanted: the code is a bit per item. */
   private readonly bits: boolean;
   private readonly capsByCode = new Map<number, Float64Array>();
+  /** The depot's subaisle (aisle-major, then block). */
+  private readonly depotAt: number;
 
   constructor(
     floor: CollectingFloor,
@@ -143,6 +146,7 @@ class Tracking {
     forbidden: Uint8Array | undefined,
   ) {
     this.wants = tracked.map((item) => goods.demand[item]!);
+    this.depotAt = (floor.depotAisle - 1) * (floor.crossYs.length - 1);
     this.untrackedCaps = Float64Array.from(goods.demand);
     for (const item of tracked) this.untrackedCaps[item] = 0;
     this.bits = this.wants.every((want) => want === 1);
@@ -176,6 +180,11 @@ class Tracking {
 
   private digit(code: number, j: number): number {
     return Math.floor(code / this.radix[j]!) % (this.wants[j]! + 1);
+  }
+
+  /** The units tracked item j still lacks when the tracked items have the units of `code`. */
+  lacking(code: number, j: number): number {
+    return this.wants[j]! - this.digit(code, j);
   }
 
   /** The code's digits of the tracked items the subaisle holds (the others zero). */
@@ -225,7 +234,8 @@ class Tracking {
         next += (had + paid) * this.radix[j]!;
       }
       const cost = reach.cost - gain;
-      if (free && cost >= 0 && reach.shape !== ONCE && reach.shape !== TWICE) continue;
+      // Not so from the depot into its own aisle: the rest of a tour can be that walk alone.
+      if (free && cost >= 0 && reach.shape !== ONCE && reach.shape !== TWICE && !(at === this.depotAt && reach.shape === FROM_FRONT)) continue;
       const id = reach.shape * this.total + next;
       const known = best.get(id);
       if (!known || cost < known.cost) best.set(id, { shape: reach.shape, cost, gain: reach.gain + gain, frontReach: reach.frontReach, backReach: reach.backReach, next });
@@ -658,24 +668,9 @@ export class CollectingTours {
       for (const i of order) {
         if (keys[i]! % total !== code) {
           code = keys[i]! % total;
-          ways = [{ cost: 0, code, shapesKey: 0, picks: [] }];
-          for (let b = 0; b < blocks; b++) {
-            const at = (aisle - 1) * blocks + b;
-            const best = new Map<number, AisleWay>();
-            for (const way of ways) {
-              const options = optionsAt(at, way.code);
-              work += options.length;
-              for (const option of options) {
-                const after = way.code - tracking.part(way.code, at) + option.next;
-                const shapesKey = way.shapesKey + option.shape * SHAPE_COUNT ** b;
-                const id = shapesKey * total + after;
-                const cost = way.cost + option.cost;
-                const known = best.get(id);
-                if (!known || cost < known.cost) best.set(id, { cost, code: after, shapesKey, picks: [...way.picks, option] });
-              }
-            }
-            ways = [...best.values()];
-          }
+          const found = aisleWays(aisle, blocks, code, tracking, optionsAt);
+          ways = found.ways;
+          work += found.work;
         }
         const before = values[i]!;
         const state = Math.floor(keys[i]! / total);
@@ -856,6 +851,141 @@ export class CollectingTours {
     }
     return { byBoundary: go, work };
   }
+
+  /**
+   * `toGo` with the units taken of each `tracked` item in the state: each is paid for at most
+   * what it still lacks over the whole rest of the tour, so a partial tour's bound no longer
+   * counts units it has taken already, nor the same units in several aisles. With a price on a
+   * tracked item above any walk, the rest must take what it lacks: those items are covered
+   * exactly, the others priced. Each entry is what the rest costs beyond the `counted` prices of
+   * the tracked units still lacking (the price they are paid at less the counted one is added),
+   * for a caller that counts what is still wanted at other prices. Undefined when the work would
+   * exceed `budget`.
+   */
+  trackedToGo(prices: Float64Array, tracked: readonly number[], required: Uint8Array, entered: Uint8Array | undefined, budget: number, counted = prices): TrackedValuesToGo | undefined {
+    const { floor, blocks, space } = this;
+    const tracking = new Tracking(floor, this.goods, tracked, undefined);
+    const { total } = tracking;
+    const { lastRequired } = this.prepare(prices, required, undefined, entered);
+    let work = this.sweepWork;
+    const reaches: Reaches[] = [];
+    for (let at = 0; at < floor.aisles * blocks; at++) {
+      reaches.push(this.trackedReaches(at, tracking, prices, undefined, required, entered?.[at] === 1));
+      work += tracking.sweepWork[at]! + reaches[at]!.work;
+    }
+    // The combinations each aisle may take: a shape per block that some reach (or leaving it alone) has.
+    const open = (aisle: number) =>
+      this.combos.filter((combo) =>
+        combo.shapes.every((shape, b) => {
+          const { reaches: ways, free } = reaches[(aisle - 1) * blocks + b]!;
+          return (shape === NOTHING && free) || ways.some((reach) => reach.shape === shape);
+        }),
+      );
+    const kindOf = (aisle: number) => (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
+    const met: number[][] = [[EMPTY]];
+    for (let aisle = 1; aisle <= floor.aisles; aisle++) {
+      const seen = new Set<number>();
+      const combos = open(aisle);
+      for (const state of met[aisle - 1]!) {
+        for (const combo of combos) {
+          const transitions = space.transitionsFrom(state, combo.shapes, combo.key, kindOf(aisle));
+          work += transitions.length + 1;
+          for (const transition of transitions) seen.add(transition.next);
+        }
+      }
+      met.push([...seen]);
+    }
+    const size = space.size;
+    const go = met.map(() => new Float64Array(size * total).fill(Infinity));
+    go[floor.aisles]!.fill(0, FINISHED * total, (FINISHED + 1) * total);
+    const comboByKey = new Map(this.combos.map((combo) => [combo.key, combo]));
+    const cached = new Map<number, TrackedOption[]>();
+    /** The ways through the subaisle when the tracked items have the units of `code`. */
+    const optionsAt = (at: number, code: number): TrackedOption[] => {
+      const part = tracking.part(code, at);
+      let options = cached.get(at * total + part);
+      if (!options) {
+        options = tracking.options(reaches[at]!, at, part, prices);
+        work += reaches[at]!.reaches.length;
+        cached.set(at * total + part, options);
+      }
+      return options;
+    };
+    for (let aisle = floor.aisles; aisle >= 1; aisle--) {
+      const after = go[aisle]!;
+      const here = go[aisle - 1]!;
+      const lastAisle = aisle === floor.aisles;
+      const kind = kindOf(aisle);
+      for (let code = 0; code < total; code++) {
+        const { ways, work: found } = aisleWays(aisle, blocks, code, tracking, optionsAt);
+        work += found;
+        for (const state of met[aisle - 1]!) {
+          let least = Infinity;
+          for (const way of ways) {
+            const combo = comboByKey.get(way.shapesKey)!;
+            const moves = space.movesFrom(state, combo.shapes, combo.key, kind);
+            const count = moves.next.length;
+            work += count + 1;
+            for (let t = 0; t < count; t++) {
+              const width = moves.width[t]!;
+              if (lastAisle && width > 0) continue;
+              const next = moves.next[t]!;
+              if (next >= size) continue;
+              const value = way.cost + width * floor.spacing + after[next * total + way.code]!;
+              if (value < least) least = value;
+            }
+          }
+          here[state * total + code] = least;
+        }
+        if (work * TRACKED_STEP_COST > budget) return undefined;
+      }
+    }
+    const beyond = Float64Array.from({ length: total }, (_, code) => tracked.reduce((sum, item, j) => sum + (prices[item]! - counted[item]!) * tracking.lacking(code, j), 0));
+    for (const values of go) values.forEach((value, at) => (values[at] = value + beyond[at % total]!));
+    return { items: tracked, byBoundary: go, total, radix: tracking.radix, work: work * TRACKED_STEP_COST };
+  }
+}
+
+/**
+ * The ways through an aisle's blocks when the tracked items have the units of `code`, block by
+ * block (`optionsAt` gives a subaisle's): for each combination of shapes and code after them, the
+ * cheapest. `work` counts the options tried.
+ */
+function aisleWays(aisle: number, blocks: number, code: number, tracking: Tracking, optionsAt: (at: number, code: number) => TrackedOption[]): { ways: AisleWay[]; work: number } {
+  let ways: AisleWay[] = [{ cost: 0, code, shapesKey: 0, picks: [] }];
+  let work = 0;
+  for (let b = 0; b < blocks; b++) {
+    const at = (aisle - 1) * blocks + b;
+    const best = new Map<number, AisleWay>();
+    for (const way of ways) {
+      const options = optionsAt(at, way.code);
+      work += options.length;
+      for (const option of options) {
+        const after = way.code - tracking.part(way.code, at) + option.next;
+        const shapesKey = way.shapesKey + option.shape * SHAPE_COUNT ** b;
+        const id = shapesKey * tracking.total + after;
+        const cost = way.cost + option.cost;
+        const known = best.get(id);
+        if (!known || cost < known.cost) best.set(id, { cost, code: after, shapesKey, picks: [...way.picks, option] });
+      }
+    }
+    ways = [...best.values()];
+  }
+  return { ways, work };
+}
+
+/**
+ * Values to go with the units taken of a few tracked items (`items`): by boundary, the entry at
+ * `state * total + code` is the least value the rest of a collecting tour can have from that
+ * frontier state when the tracked items have the units of `code` (tracked item j's digit at
+ * place value `radix[j]`); Infinity where no rest finishes the tour.
+ */
+export interface TrackedValuesToGo {
+  items: readonly number[];
+  byBoundary: Float64Array[];
+  total: number;
+  radix: number[];
+  work: number;
 }
 
 /** `entries`, or a longer copy when it has fewer than `length`. */

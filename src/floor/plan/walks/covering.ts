@@ -1,4 +1,4 @@
-import type { CollectingFloor } from './collecting';
+import type { CollectingFloor, TrackedValuesToGo } from './collecting';
 import { leastOf } from './least-of';
 import { NumberIndex } from './number-index';
 import * as optimal from './optimal';
@@ -152,6 +152,8 @@ export function prepareCovering(problem: CoveringProblem): PreparedCovering | un
  * one unit is wanted; working out the passes is counted apart); `prices` and `toGo` come from
  * the Lagrangian bound. `work` says how many steps it took. With a `beam`, only that many labels
  * go on past each aisle (those of least bound): a quick search for a short walk that proves nothing.
+ * `tracked` values to go (at the same prices for what is still wanted), where given, bound a label
+ * too, by the units it has taken of their items: the larger of the two bounds prunes.
  */
 export function shortestCoveringTour(
   prepared: PreparedCovering,
@@ -161,6 +163,7 @@ export function shortestCoveringTour(
   roundUp: (bound: number) => number,
   budget: number,
   beam = Infinity,
+  tracked?: TrackedValuesToGo,
 ): CoveringOutcome & { work: number } {
   const { problem, unit, total, full, unitsTaken, fields, radix, passes, heldFrom, lastRequired } = prepared;
   const { floor, demand } = problem;
@@ -206,6 +209,7 @@ export function shortestCoveringTour(
     const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= floor.depotAisle ? 2 : 0);
     const lastAisle = aisle === floor.aisles;
     const rest = toGo[aisle]!;
+    const trackedRest = tracked?.byBoundary[aisle];
     // The least any state after this aisle can still cost: a bound before the state is known.
     let least = Infinity;
     for (const value of rest) if (value !== undefined && value < least) least = value;
@@ -276,6 +280,11 @@ export function shortestCoveringTour(
       const label = labels[from[e]!]!;
       // Worked out for the first transition the prices do not rule out: most labels have none.
       let crossing = -1;
+      let trackedCode = 0;
+      if (tracked) {
+        tracked.items.forEach((item, j) => (trackedCode += unitsTaken(codes[e]!, item) * tracked.radix[j]!));
+        work += tracked.items.length >> 2;
+      }
       const transitions = space.transitionsFrom(label.state, shapesByKey[keys[e]!]!, keys[e]!, kind);
       // A transition tried costs a step too: on two blocks a label has many.
       work += transitions.length;
@@ -284,8 +293,9 @@ export function shortestCoveringTour(
         if (lastAisle && transition.width > 0) continue;
         const state = transition.next;
         if (state === FINISHED && codes[e] !== full) continue;
-        const future = rest[state];
-        if (future === undefined) continue;
+        const untrackedFuture = rest[state];
+        if (untrackedFuture === undefined) continue;
+        const future = Math.max(untrackedFuture, trackedRest?.[state * tracked!.total + trackedCode] ?? -Infinity);
         const length = lengths[e]! + transition.width * floor.spacing;
         if (roundUp(length + future + Math.max(0, wants[e]!)) >= below - 1e-9) continue;
         if (crossing < 0) {
