@@ -112,6 +112,9 @@ interface AisleWay {
 /** A step of the tracked dynamic program (a label's way through an aisle, a check, a reach priced) costs about as much as this many transitions of the untracked one. */
 const TRACKED_STEP_COST = 4;
 
+/** The same for the tracked values to go, worked backwards: each step there is cheaper (no labels to keep or compare). */
+const TRACKED_TO_GO_STEP_COST = 2;
+
 /** Labels of one frontier state each label is checked against for being beaten, the cheapest first. */
 const DOMINANCE_CHECKS = 32;
 
@@ -937,12 +940,12 @@ export class CollectingTours {
           }
           here[state * total + code] = least;
         }
-        if (work * TRACKED_STEP_COST > budget) return undefined;
+        if (work * TRACKED_TO_GO_STEP_COST > budget) return undefined;
       }
     }
     const beyond = Float64Array.from({ length: total }, (_, code) => tracked.reduce((sum, item, j) => sum + (prices[item]! - counted[item]!) * tracking.lacking(code, j), 0));
     for (const values of go) values.forEach((value, at) => (values[at] = value + beyond[at % total]!));
-    return { items: tracked, byBoundary: go, total, radix: tracking.radix, work: work * TRACKED_STEP_COST };
+    return { items: tracked, byBoundary: go, total, radix: tracking.radix, work: work * TRACKED_TO_GO_STEP_COST };
   }
 }
 
