@@ -37,7 +37,7 @@ describe('collecting tours that track items (property)', () => {
     );
   });
 
-  it('values to go that track items start where the tracked tour ends, and at the start are what is lacking at each count of units taken', () => {
+  it('values to go that track items agree with the tracked tour at the start, and with the tour that pays for the other items alone once every tracked unit is taken', () => {
     fc.assert(
       fc.property(collectingInstances, (instance) => {
         const tours = collectingToursOf(instance);

@@ -22,6 +22,8 @@ const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_
  * carried in the state, so it is paid for at most its demand over the whole tour. That is still
  * a bound (a walk that covers the demands takes no more than them), and tracking every item
  * makes it the least, over every set of places, of the walk through them less what they hold.
+ * The same tracking worked backwards from the last aisle gives values to go by frontier state and
+ * units taken, which bound the covering program's partial tours by what they have taken.
  */
 
 /** The floor as the collecting tour sees it: where the candidate places stand. */

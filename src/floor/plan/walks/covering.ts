@@ -15,7 +15,8 @@ const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_
  * traversal (once or twice), in and out from the front as far as some place, from the back, or
  * both, each kept only where it reaches a place that adds something. A label is dropped when
  * the length walked, the least the rest of the tour can cost under the Lagrangian prices (a
- * collecting tour's value to go) and the prices of what is still wanted reach a length already
+ * collecting tour's value to go, or where it is given one that knows the units taken of a few
+ * items, whichever is larger) and the prices of what is still wanted reach a length already
  * known, or when the length walked and the way to the farthest aisle the rest must reach do
  * (what is still wanted can only come from the aisles ahead, and the required places and the
  * depot there must be reached too); and when another label of its
