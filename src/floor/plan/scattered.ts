@@ -328,7 +328,7 @@ class Search {
    * length, so that a partial tour's rest must take what it still lacks of them; the other items
    * keep their prices. Prices however high still give a bound, and covering some items outright
    * closes much of the gap that pricing them leaves. Undefined when it would cost more than its
-   * share of the allowance.
+   * share of the allowance or than the covering program has left.
    */
   private coveredExactly(problem: CoveringProblem, prices: Float64Array, required: Uint8Array, entered: Uint8Array): TrackedValuesToGo | undefined {
     const { demand } = problem;
@@ -343,7 +343,9 @@ class Search {
     const above = this.best.distance;
     const covering = Float64Array.from(prices);
     for (const item of items) covering[item] = above;
-    const allowed = this.budget * COVERED_SHARE;
+    // Never more than the covering program has left: what it spends there, the program cannot.
+    const allowed = Math.min(this.budget * COVERED_SHARE, this.budget * PROOF_SHARE - this.spent);
+    if (allowed <= 0) return undefined;
     const found = new CollectingTours(this.floor!, problem).trackedToGo(covering, items, required, entered, allowed, prices);
     this.spent += found?.work ?? allowed;
     return found;
