@@ -819,26 +819,14 @@ export class CollectingTours {
       options.push(Float64Array.from(optionCost));
     }
     const kindOf = (aisle: number) => (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
-    // The states met at each boundary, going forward.
-    const met: number[][] = [[EMPTY]];
-    for (let aisle = 1; aisle <= floor.aisles; aisle++) {
-      const seen = new Set<number>();
-      for (const state of met[aisle - 1]!) {
-        combos.forEach((combo, c) => {
-          if (options[aisle - 1]![c] === Infinity) return;
-          const transitions = space.transitionsFrom(state, combo.shapes, combo.key, kindOf(aisle));
-          work += transitions.length + 1;
-          for (const transition of transitions) seen.add(transition.next);
-        });
-      }
-      met.push([...seen]);
-    }
-    const go: number[][] = met.map(() => []);
+    const met = this.statesMet((aisle) => combos.filter((_, c) => options[aisle - 1]![c] !== Infinity), kindOf);
+    work += met.work;
+    const go: number[][] = met.states.map(() => []);
     go[floor.aisles]![FINISHED] = 0;
     for (let aisle = floor.aisles; aisle >= 1; aisle--) {
       const after = go[aisle]!;
       const lastAisle = aisle === floor.aisles;
-      for (const state of met[aisle - 1]!) {
+      for (const state of met.states[aisle - 1]!) {
         let best = Infinity;
         combos.forEach((combo, c) => {
           const option = options[aisle - 1]![c]!;
@@ -855,6 +843,28 @@ export class CollectingTours {
       }
     }
     return { byBoundary: go, work };
+  }
+
+  /**
+   * The frontier states met at each boundary (after aisle j, j = 0..aisles), going forward from
+   * the empty one through the combinations `open` gives each aisle; `work` counts the transitions.
+   */
+  private statesMet(open: (aisle: number) => readonly Combination[], kindOf: (aisle: number) => number): { states: number[][]; work: number } {
+    const states: number[][] = [[EMPTY]];
+    let work = 0;
+    for (let aisle = 1; aisle <= this.floor.aisles; aisle++) {
+      const seen = new Set<number>();
+      const combos = open(aisle);
+      for (const state of states[aisle - 1]!) {
+        for (const combo of combos) {
+          const transitions = this.space.transitionsFrom(state, combo.shapes, combo.key, kindOf(aisle));
+          work += transitions.length + 1;
+          for (const transition of transitions) seen.add(transition.next);
+        }
+      }
+      states.push([...seen]);
+    }
+    return { states, work };
   }
 
   /**
@@ -887,19 +897,8 @@ export class CollectingTours {
         }),
       );
     const kindOf = (aisle: number) => (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
-    const met: number[][] = [[EMPTY]];
-    for (let aisle = 1; aisle <= floor.aisles; aisle++) {
-      const seen = new Set<number>();
-      const combos = open(aisle);
-      for (const state of met[aisle - 1]!) {
-        for (const combo of combos) {
-          const transitions = space.transitionsFrom(state, combo.shapes, combo.key, kindOf(aisle));
-          work += transitions.length + 1;
-          for (const transition of transitions) seen.add(transition.next);
-        }
-      }
-      met.push([...seen]);
-    }
+    const { states: met, work: metWork } = this.statesMet(open, kindOf);
+    work += metWork;
     const size = space.size;
     const go = met.map(() => new Float64Array(size * total).fill(Infinity));
     go[floor.aisles]!.fill(0, FINISHED * total, (FINISHED + 1) * total);
