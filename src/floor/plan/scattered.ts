@@ -70,7 +70,7 @@ const MEASURE_COST = [3_000, 15_000];
 /** A walk measured by the large-neighbourhood search, its repair included: on one block, on two. */
 const NEIGHBOUR_COST = [19_000, 35_000];
 /** The narrow covering run's part of what the allowance leaves the covering dynamic program. */
-const BEAM_PART = 0.25;
+const BEAM_PART = 0.1;
 /** A covering step (a pass tried, with its share of keeping labels) costs about as much as this many transitions of the collecting tour. */
 const COVERING_PASS_COST = 4;
 /** A collecting tour's values to go cost about this many times its transitions. */
@@ -79,10 +79,13 @@ const TO_GO_COST = 2;
 const REINSERT_WORK = 500_000;
 /** The share of the allowance branching may spend before the covering dynamic program takes over. */
 const BRANCHING_SHARE = 0.4;
-/** The share of the allowance the covering program's values to go that cover a few items exactly may cost at most. */
+/** The share of the allowance the covering program's values to go that cover a few items exactly may cost at most, all of them. */
 const COVERED_SHARE = 0.3;
-/** Combinations of units of the items those values to go cover exactly, at most. */
-const COVERED_COMBINATIONS = 256;
+/**
+ * Combinations of units of the items each table of those values to go covers exactly, at most,
+ * table by table: the first takes the dearest items, each next the dearest of the rest.
+ */
+const COVERED_COMBINATIONS = [256, 128, 128];
 /** The share of the allowance past which the covering dynamic program stops: the rest improves an unproven walk. */
 const PROOF_SHARE = 0.75;
 /** Combinations of units taken of the tracked items a collecting tour may carry in its state at most: its states multiply by them. */
@@ -309,8 +312,8 @@ class Search {
     const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required, entered);
     this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
     const roundUp = (bound: number) => this.roundUp(bound);
-    // On two blocks, whose frontier states are many more, its table cost more proofs than it brought (docs/benchmarks.md).
-    const tracked = this.blocks === 1 ? this.coveredExactly(problem, shortPrices, required, entered) : undefined;
+    // On two blocks, whose frontier states are many more, the tables cost more proofs than they brought (docs/benchmarks.md).
+    const tracked = this.blocks === 1 ? this.coveredExactly(problem, shortPrices, required, entered) : [];
     // A narrow search first, for a shorter walk to prune the full one by; both work on the same passes.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
     const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM, tracked);
@@ -323,32 +326,42 @@ class Search {
   }
 
   /**
-   * Values to go for the covering program that cover a few items exactly: those of dearest
-   * price, as many as keep their combinations of units few, each unit priced at the best walk's
-   * length, so that a partial tour's rest must take what it still lacks of them; the other items
-   * keep their prices. Prices however high still give a bound, and covering some items outright
-   * closes much of the gap that pricing them leaves. Undefined when it would cost more than its
-   * share of the allowance or than the covering program has left.
+   * Values to go for the covering program that cover a few items exactly, a table for each few:
+   * the first table's items those of dearest price, as many as keep their combinations of units
+   * few, each next table's the dearest of the rest, each unit priced at the best walk's length,
+   * so that a partial tour's rest must take what it still lacks of them; the other items keep
+   * their prices. Prices however high still give a bound, and covering some items outright closes
+   * much of the gap that pricing them leaves; a label is bounded by the largest of the tables'.
+   * Tables stop when they would cost more than their share of the allowance or than the covering
+   * program has left.
    */
-  private coveredExactly(problem: CoveringProblem, prices: Float64Array, required: Uint8Array, entered: Uint8Array): TrackedValuesToGo | undefined {
+  private coveredExactly(problem: CoveringProblem, prices: Float64Array, required: Uint8Array, entered: Uint8Array): TrackedValuesToGo[] {
     const { demand } = problem;
-    const items: number[] = [];
-    let combinations = 1;
-    for (const item of demand.map((_, item) => item).sort((a, b) => prices[b]! - prices[a]!)) {
-      if (combinations * (demand[item]! + 1) > COVERED_COMBINATIONS) continue;
-      combinations *= demand[item]! + 1;
-      items.push(item);
+    const byPrice = demand.map((_, item) => item).sort((a, b) => prices[b]! - prices[a]!);
+    const covered = new Set<number>();
+    const tables: TrackedValuesToGo[] = [];
+    const until = this.spent + this.budget * COVERED_SHARE;
+    for (const most of COVERED_COMBINATIONS) {
+      const items: number[] = [];
+      let combinations = 1;
+      for (const item of byPrice) {
+        if (covered.has(item) || combinations * (demand[item]! + 1) > most) continue;
+        combinations *= demand[item]! + 1;
+        items.push(item);
+        covered.add(item);
+      }
+      if (items.length === 0) break;
+      // Each table covers its own items; those of the tables before it keep their prices.
+      const tablePrices = Float64Array.from(prices, (price, item) => (items.includes(item) ? this.best.distance : price));
+      // Never more than the covering program has left: what it spends there, the program cannot.
+      const allowed = Math.min(until, this.budget * PROOF_SHARE) - this.spent;
+      if (allowed <= 0) break;
+      const found = new CollectingTours(this.floor!, problem).trackedToGo(tablePrices, items, required, entered, allowed, prices);
+      this.spent += found?.work ?? allowed;
+      if (!found) break;
+      tables.push(found);
     }
-    if (items.length === 0) return undefined;
-    const above = this.best.distance;
-    const covering = Float64Array.from(prices);
-    for (const item of items) covering[item] = above;
-    // Never more than the covering program has left: what it spends there, the program cannot.
-    const allowed = Math.min(this.budget * COVERED_SHARE, this.budget * PROOF_SHARE - this.spent);
-    if (allowed <= 0) return undefined;
-    const found = new CollectingTours(this.floor!, problem).trackedToGo(covering, items, required, entered, allowed, prices);
-    this.spent += found?.work ?? allowed;
-    return found;
+    return tables;
   }
 
   /**

@@ -15,8 +15,8 @@ const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_
  * traversal (once or twice), in and out from the front as far as some place, from the back, or
  * both, each kept only where it reaches a place that adds something. A label is dropped when
  * the length walked, the least the rest of the tour can cost under the Lagrangian prices (a
- * collecting tour's value to go, or where it is given one that knows the units taken of a few
- * items, whichever is larger) and the prices of what is still wanted reach a length already
+ * collecting tour's value to go, or where it is given some that each know the units taken of a
+ * few items, the largest) and the prices of what is still wanted reach a length already
  * known, or when the length walked and the way to the farthest aisle the rest must reach do
  * (what is still wanted can only come from the aisles ahead, and the required places and the
  * depot there must be reached too); and when another label of its
@@ -153,8 +153,8 @@ export function prepareCovering(problem: CoveringProblem): PreparedCovering | un
  * one unit is wanted; working out the passes is counted apart); `prices` and `toGo` come from
  * the Lagrangian bound. `work` says how many steps it took. With a `beam`, only that many labels
  * go on past each aisle (those of least bound): a quick search for a short walk that proves nothing.
- * `tracked` values to go (at the same prices for what is still wanted), where given, bound a label
- * too, by the units it has taken of their items: the larger of the two bounds prunes.
+ * `tracked` values to go (at the same prices for what is still wanted), each over its own few
+ * items, bound a label too, by the units it has taken of those items: the largest bound prunes.
  */
 export function shortestCoveringTour(
   prepared: PreparedCovering,
@@ -164,7 +164,7 @@ export function shortestCoveringTour(
   roundUp: (bound: number) => number,
   budget: number,
   beam = Infinity,
-  tracked?: TrackedValuesToGo,
+  tracked: readonly TrackedValuesToGo[] = [],
 ): CoveringOutcome & { work: number } {
   const { problem, unit, total, full, unitsTaken, fields, radix, passes, heldFrom, lastRequired } = prepared;
   const { floor, demand } = problem;
@@ -210,7 +210,8 @@ export function shortestCoveringTour(
     const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= floor.depotAisle ? 2 : 0);
     const lastAisle = aisle === floor.aisles;
     const rest = toGo[aisle]!;
-    const trackedRest = tracked?.byBoundary[aisle];
+    const trackedRests = tracked.map((table) => table.byBoundary[aisle]!);
+    const trackedCodes = tracked.map(() => 0);
     // The least any state after this aisle can still cost: a bound before the state is known.
     let least = Infinity;
     for (const value of rest) if (value !== undefined && value < least) least = value;
@@ -281,10 +282,12 @@ export function shortestCoveringTour(
       const label = labels[from[e]!]!;
       // Worked out for the first transition the prices do not rule out: most labels have none.
       let crossing = -1;
-      let trackedCode = 0;
-      if (tracked) {
-        tracked.items.forEach((item, j) => (trackedCode += unitsTaken(codes[e]!, item) * tracked.radix[j]!));
-        work += tracked.items.length >> 2;
+      for (let t = 0; t < tracked.length; t++) {
+        const { items, radix: placeValue } = tracked[t]!;
+        let trackedCode = 0;
+        for (let j = 0; j < items.length; j++) trackedCode += unitsTaken(codes[e]!, items[j]!) * placeValue[j]!;
+        trackedCodes[t] = trackedCode;
+        work += items.length >> 2;
       }
       const transitions = space.transitionsFrom(label.state, shapesByKey[keys[e]!]!, keys[e]!, kind);
       // A transition tried costs a step too: on two blocks a label has many.
@@ -296,7 +299,8 @@ export function shortestCoveringTour(
         if (state === FINISHED && codes[e] !== full) continue;
         const untrackedFuture = rest[state];
         if (untrackedFuture === undefined) continue;
-        const future = Math.max(untrackedFuture, trackedRest?.[state * tracked!.total + trackedCode] ?? -Infinity);
+        let future = untrackedFuture;
+        for (let t = 0; t < tracked.length; t++) future = Math.max(future, trackedRests[t]![state * tracked[t]!.total + trackedCodes[t]!]!);
         const length = lengths[e]! + transition.width * floor.spacing;
         if (roundUp(length + future + Math.max(0, wants[e]!)) >= below - 1e-9) continue;
         if (crossing < 0) {
