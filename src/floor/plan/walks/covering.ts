@@ -1,3 +1,4 @@
+import { CodeBook } from './code-book';
 import type { CollectingFloor, TrackedValuesToGo } from './collecting';
 import { leastOf } from './least-of';
 import { NumberIndex } from './number-index';
@@ -69,6 +70,13 @@ const LABEL_COST = 4;
  */
 const EXACT_KEYS = 2 ** 53;
 
+/**
+ * Combinations numbered as met at most, where there are too many to number in advance: a label
+ * key leaves room for this many codes, and the book's digits take this many times the items in
+ * bytes at most.
+ */
+const MOST_CODES_MET = 2 ** 20;
+
 /** Pass numbers of an aisle's blocks, packed into one number. */
 const PASS_PACK = 1 << 16;
 
@@ -90,14 +98,16 @@ export interface PreparedCovering {
   problem: CoveringProblem;
   /** Whether one unit of each item is wanted: the code's digits are then bits. */
   unit: boolean;
-  /** The number of codes, and the code of every demand met. */
+  /** The number of codes a label key leaves room for, and the code of every demand met. */
   total: number;
   full: number;
+  /** Where the combinations are too many to number in advance: their numbers as met, which the codes are. */
+  book: CodeBook | undefined;
   /** The units of `item` a label of `code` has taken. */
   unitsTaken: (code: number, item: number) => number;
   /** Where more than one unit is wanted: the units taken packed as fields, for comparing labels. */
   fields: Fields | undefined;
-  /** Place value of each item's digit in the code. */
+  /** Place value of each item's digit in the code (where it is not numbered in a book). */
   radix: number[];
   /** By aisle and block: the ways through the subaisle worth considering. */
   passes: Pass[][][];
@@ -111,9 +121,12 @@ export interface PreparedCovering {
 
 /**
  * The passes and sums the covering program needs for `problem`, worked out once however many
- * runs it takes; undefined when the combinations of units taken are too many to number.
+ * runs it takes. Where the combinations of units taken are too many to number in advance, they
+ * are numbered as met; undefined when even that cannot hold them (more units of an item than a
+ * digit of the book holds). `numberAsMet` numbers them as met even where they are few: the
+ * runs give the same answers either way.
  */
-export function prepareCovering(problem: CoveringProblem): PreparedCovering | undefined {
+export function prepareCovering(problem: CoveringProblem, numberAsMet = false): PreparedCovering | undefined {
   const { floor, demand } = problem;
   // Units taken of each item, as digits of one number: item i's digit counts 0..demand[i].
   const radix: number[] = [];
@@ -124,10 +137,17 @@ export function prepareCovering(problem: CoveringProblem): PreparedCovering | un
   }
   // The states met so far on floors of this shape: more may be met, which the runs check.
   const keysPerCode = spaceFor(floor.crossYs.length).size * SHAPE_COUNT ** (floor.crossYs.length - 1);
-  if (total * keysPerCode > EXACT_KEYS) return undefined;
-  const full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
-  const unit = demand.length <= 30 && demand.every((want) => want === 1);
-  const unitsTaken = (code: number, item: number) => (unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1));
+  let book: CodeBook | undefined;
+  let full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
+  if (numberAsMet || total * keysPerCode > EXACT_KEYS) {
+    if (demand.some((want) => want > CodeBook.MOST_UNITS) || MOST_CODES_MET * keysPerCode > EXACT_KEYS) return undefined;
+    book = new CodeBook(demand.length);
+    demand.forEach((want, item) => book!.raise(item, want));
+    full = book.close();
+    total = MOST_CODES_MET;
+  }
+  const unit = !book && demand.length <= 30 && demand.every((want) => want === 1);
+  const unitsTaken = book ? (code: number, item: number) => book.unitsTaken(code, item) : (code: number, item: number) => (unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1));
   const fields = unit ? undefined : fieldsFor(demand, unitsTaken);
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
   const setup = { work: 0 };
@@ -144,7 +164,7 @@ export function prepareCovering(problem: CoveringProblem): PreparedCovering | un
       setup.work += places.length;
     }
   }
-  return { problem, unit, total, full, unitsTaken, fields, radix, passes, heldFrom, lastRequired, work: setup.work };
+  return { problem, unit, total, full, book, unitsTaken, fields, radix, passes, heldFrom, lastRequired, work: setup.work };
 }
 
 /**
@@ -166,7 +186,7 @@ export function shortestCoveringTour(
   beam = Infinity,
   tracked: readonly TrackedValuesToGo[] = [],
 ): CoveringOutcome & { work: number } {
-  const { problem, unit, total, full, unitsTaken, fields, radix, passes, heldFrom, lastRequired } = prepared;
+  const { problem, unit, total, full, book, unitsTaken, fields, radix, passes, heldFrom, lastRequired } = prepared;
   const { floor, demand } = problem;
   const blocks = floor.crossYs.length - 1;
   const space = spaceFor(floor.crossYs.length);
@@ -241,8 +261,8 @@ export function shortestCoveringTour(
         for (let w = 0; w < ways.length; w++) {
           const pass = ways[w]!;
           const length = lengths[e]! + pass.length;
-          // A pass costs one step where the digits are bits, one per item it adds otherwise.
-          work += unit ? 1 : 1 + pass.adds.length;
+          // A pass costs one step where the digits are bits, one per item it adds otherwise (and a copy of the digits where they are in a book).
+          work += unit ? 1 : 1 + pass.adds.length + (book ? demand.length >> 2 : 0);
           if (roundUp(length + leastLeft) >= below - 1e-9) break;
           let code = codes[e]!;
           let wanted = wants[e]!;
@@ -250,6 +270,14 @@ export function shortestCoveringTour(
             // One unit wanted of each item: the digits are bits.
             for (let gained = pass.mask & ~code; gained !== 0; gained &= gained - 1) wanted -= prices[31 - Math.clz32(gained & -gained)]!;
             code |= pass.mask;
+          } else if (book) {
+            book.open(code);
+            for (const { item, units } of pass.adds) {
+              const had = book.taken(item);
+              const now = Math.min(demand[item]!, had + units);
+              book.raise(item, now);
+              wanted -= (now - had) * prices[item]!;
+            }
           } else {
             for (const { item, units } of pass.adds) {
               const had = unitsTaken(code, item);
@@ -260,6 +288,11 @@ export function shortestCoveringTour(
           }
           // The aisle's blocks behind this one may still add what is wanted, at most what they hold.
           if (roundUp(length + least + Math.max(0, wanted - gainBehind)) >= below - 1e-9) continue;
+          // Numbered only once it may be kept.
+          if (book) {
+            code = book.close();
+            if (book.count > total) return { found: false, proven: false, work };
+          }
           const key = keys[e]! + pass.shape * shapePlace;
           const id = (stateKeys + key) * total + code;
           const known = at.get(id);
