@@ -25,4 +25,9 @@ describe('the book of combinations numbered as met (property)', () => {
       { numRuns: 40 },
     );
   });
+
+  it('numbers the combinations of as many items as keep their hashes exact, and no more', () => {
+    expect(CodeBook.holds(8_224)).toBe(true);
+    expect(CodeBook.holds(8_225)).toBe(false);
+  });
 });

@@ -24,6 +24,11 @@ export class CodeBook {
   /** Units per item at most: a digit is a byte. */
   static readonly MOST_UNITS = 255;
 
+  /** Whether a book can number the combinations of this many items: their hashes must stay exact. */
+  static holds(items: number): boolean {
+    return items * CodeBook.MOST_UNITS * 2 ** 32 <= Number.MAX_SAFE_INTEGER;
+  }
+
   constructor(private readonly items: number) {
     this.factors = Float64Array.from({ length: items }, (_, item) => hashFactor(item));
     this.scratch = new Uint8Array(items);
@@ -87,7 +92,7 @@ export class CodeBook {
   }
 }
 
-/** A fixed, well-spread number below 2^32 for each item: sums of up to 255 units of thousands of items stay exact. */
+/** A fixed, well-spread number below 2^32 for each item: sums of up to 255 units of each of the items a book `holds` stay exact. */
 function hashFactor(item: number): number {
   let x = Math.imul(item + 1, 0x9e3779b1);
   x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);

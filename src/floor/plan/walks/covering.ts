@@ -123,7 +123,7 @@ export interface PreparedCovering {
  * The passes and sums the covering program needs for `problem`, worked out once however many
  * runs it takes. Where the combinations of units taken are too many to number in advance, they
  * are numbered as met; undefined when even that cannot hold them (more units of an item than a
- * digit of the book holds). `numberAsMet` numbers them as met even where they are few: the
+ * digit of the book holds, or thousands of items). `numberAsMet` numbers them as met even where they are few: the
  * runs give the same answers either way.
  */
 export function prepareCovering(problem: CoveringProblem, numberAsMet = false): PreparedCovering | undefined {
@@ -140,7 +140,7 @@ export function prepareCovering(problem: CoveringProblem, numberAsMet = false): 
   let book: CodeBook | undefined;
   let full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
   if (numberAsMet || total * keysPerCode > EXACT_KEYS) {
-    if (demand.some((want) => want > CodeBook.MOST_UNITS) || MOST_CODES_MET * keysPerCode > EXACT_KEYS) return undefined;
+    if (!CodeBook.holds(demand.length) || demand.some((want) => want > CodeBook.MOST_UNITS) || MOST_CODES_MET * keysPerCode > EXACT_KEYS) return undefined;
     book = new CodeBook(demand.length);
     demand.forEach((want, item) => book!.raise(item, want));
     full = book.close();
