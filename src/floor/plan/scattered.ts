@@ -26,7 +26,7 @@ import { mulberry32 } from './random';
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
  * can within 40% of the allowance; where it cannot, the covering dynamic program
  * (walks/covering.ts), bounded by the root's prices and the places and subaisles every cover
- * visits, and by values to go that cover the dearest few items exactly and price the rest,
+ * visits, and by values to go that each cover a few of the dearest items exactly and price the rest,
  * settles the rest within three quarters of it or the walk stays unproven.
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
@@ -313,13 +313,13 @@ class Search {
     this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
     const roundUp = (bound: number) => this.roundUp(bound);
     // On two blocks, whose frontier states are many more, the tables cost more proofs than they brought (docs/benchmarks.md).
-    const tracked = this.blocks === 1 ? this.coveredExactly(problem, shortPrices, required, entered) : [];
+    const tables = this.blocks === 1 ? this.coveredExactly(problem, shortPrices, required, entered) : [];
     // A narrow search first, for a shorter walk to prune the full one by; both work on the same passes.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
-    const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM, tracked);
+    const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM, tables);
     this.spent += quick.work * COVERING_PASS_COST;
     if (quick.found) this.improve(quick.places);
-    const outcome = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps(), Infinity, tracked);
+    const outcome = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps(), Infinity, tables);
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve(outcome.places);
     return outcome.found || outcome.proven;

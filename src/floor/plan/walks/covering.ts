@@ -123,8 +123,8 @@ export interface PreparedCovering {
  * The passes and sums the covering program needs for `problem`, worked out once however many
  * runs it takes. Where the combinations of units taken are too many to number in advance, they
  * are numbered as met; undefined when even that cannot hold them (more units of an item than a
- * digit of the book holds, or thousands of items). `numberAsMet` numbers them as met even where they are few: the
- * runs give the same answers either way.
+ * digit of the book holds, or thousands of items). `numberAsMet` numbers them as met even where
+ * they are few: the runs give the same answers either way.
  */
 export function prepareCovering(problem: CoveringProblem, numberAsMet = false): PreparedCovering | undefined {
   const { floor, demand } = problem;
