@@ -83,9 +83,10 @@ const BRANCHING_SHARE = 0.4;
 const COVERED_SHARE = 0.3;
 /**
  * Combinations of units of the items each table of those values to go covers exactly, at most,
- * table by table: the first takes the dearest items, each next the dearest of the rest.
+ * table by table, on one block and on two: the first takes the dearest items, each next the
+ * dearest of the rest. Two blocks have many more frontier states, which each combination multiplies.
  */
-const COVERED_COMBINATIONS = [256, 128, 128];
+const COVERED_COMBINATIONS = [[256, 128, 128], [16]];
 /** The share of the allowance past which the covering dynamic program stops: the rest improves an unproven walk. */
 const PROOF_SHARE = 0.75;
 /** Combinations of units taken of the tracked items a collecting tour may carry in its state at most: its states multiply by them. */
@@ -312,8 +313,7 @@ class Search {
     const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required, entered);
     this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
     const roundUp = (bound: number) => this.roundUp(bound);
-    // On two blocks, whose frontier states are many more, the tables cost more proofs than they brought (docs/benchmarks.md).
-    const tables = this.blocks === 1 ? this.coveredExactly(problem, shortPrices, required, entered) : [];
+    const tables = this.coveredExactly(problem, shortPrices, required, entered);
     // A narrow search first, for a shorter walk to prune the full one by; both work on the same passes.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
     const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM, tables);
@@ -341,7 +341,7 @@ class Search {
     const covered = new Set<number>();
     const tables: TrackedValuesToGo[] = [];
     const until = this.spent + this.budget * COVERED_SHARE;
-    for (const most of COVERED_COMBINATIONS) {
+    for (const most of COVERED_COMBINATIONS[this.blocks - 1]!) {
       const items: number[] = [];
       let combinations = 1;
       for (const item of byPrice) {
