@@ -41,12 +41,13 @@ describe('the covering program (property)', () => {
         // Combinations numbered in advance, or as they are met (as where they are too many to number): the same answers.
         const prepared = prepareCovering({ floor, stock, demand, required }, numberAsMet)!;
         // Values to go that cover the tracked items exactly (a price above any walk) bound the labels too.
-        const above = Float64Array.from(prices, (price, item) => (instance.tracked.includes(item) ? 1_000 : price));
-        const tracked = collectingToursOf(instance).trackedToGo(above, instance.tracked, required, undefined, Infinity, prices)!;
+        const coveredTable = (items: number[]) => {
+          const above = Float64Array.from(prices, (price, item) => (items.includes(item) ? 1_000 : price));
+          return collectingToursOf(instance).trackedToGo(above, items, required, undefined, Infinity, prices)!;
+        };
+        const tracked = coveredTable(instance.tracked);
         // A second table over the other items: the largest of the bounds prunes.
-        const others = demand.map((_, item) => item).filter((item) => !instance.tracked.includes(item));
-        const otherAbove = Float64Array.from(prices, (price, item) => (others.includes(item) ? 1_000 : price));
-        const otherTracked = collectingToursOf(instance).trackedToGo(otherAbove, others, required, undefined, Infinity, prices)!;
+        const otherTracked = coveredTable(demand.map((_, item) => item).filter((item) => !instance.tracked.includes(item)));
         for (const covered of [[], [tracked], [tracked, otherTracked]]) {
           const cover = (below: number) => shortestCoveringTour(prepared, prices, byBoundary, below, (bound) => bound, Infinity, Infinity, covered);
           expect(cover(shortest)).toMatchObject({ found: false, proven: true });

@@ -270,25 +270,19 @@ export function shortestCoveringTour(
             // One unit wanted of each item: the digits are bits.
             for (let gained = pass.mask & ~code; gained !== 0; gained &= gained - 1) wanted -= prices[31 - Math.clz32(gained & -gained)]!;
             code |= pass.mask;
-          } else if (book) {
-            book.open(code);
-            for (const { item, units } of pass.adds) {
-              const had = book.taken(item);
-              const now = Math.min(demand[item]!, had + units);
-              book.raise(item, now);
-              wanted -= (now - had) * prices[item]!;
-            }
           } else {
+            // Digits in a book are changed in its scratch copy, numbered below once the pass may be kept.
+            if (book) book.open(code);
             for (const { item, units } of pass.adds) {
-              const had = unitsTaken(code, item);
+              const had = book ? book.taken(item) : unitsTaken(code, item);
               const now = Math.min(demand[item]!, had + units);
-              code += (now - had) * radix[item]!;
+              if (book) book.raise(item, now);
+              else code += (now - had) * radix[item]!;
               wanted -= (now - had) * prices[item]!;
             }
           }
           // The aisle's blocks behind this one may still add what is wanted, at most what they hold.
           if (roundUp(length + least + Math.max(0, wanted - gainBehind)) >= below - 1e-9) continue;
-          // Numbered only once it may be kept.
           if (book) {
             code = book.close();
             if (book.count > total) return { found: false, proven: false, work };
