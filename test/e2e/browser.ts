@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { warehouse } from '../orders/helpers';
@@ -177,14 +177,31 @@ export async function scan(page: Page, code: string): Promise<void> {
 
 /**
  * A keyboard-wedge scanner as a handheld has it: the code's keystrokes 5 to 10 ms apart, then
- * Enter, into whatever has focus (unlike `scan`, nothing is focused first).
+ * Enter, into whatever has focus (unlike `scan`, nothing is focused first). The device stamps each
+ * keystroke when the scanner sends it, and the page tells a scan by those stamps however late a
+ * busy device hands the keys over; so the keys go through Chromium's input with the scanner's
+ * times (DevTools' `timestamp`), and a busy test machine cannot make a scan look typed by hand.
  */
 export async function wedge(page: Page, code: string): Promise<void> {
-  for (const char of code) {
-    await page.keyboard.press(char);
-    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 5));
-  }
-  await page.keyboard.press('Enter');
+  const input = await inputOf(page);
+  let at = Date.now();
+  const send = async (key: string, text: string, keyCode: number) => {
+    // Never stamped ahead of the clock: the keys the page sees next are later than the scan's.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+    const stamp = { windowsVirtualKeyCode: keyCode, timestamp: at / 1000 };
+    await input.send('Input.dispatchKeyEvent', { type: 'keyDown', key, text, unmodifiedText: text, ...stamp });
+    await input.send('Input.dispatchKeyEvent', { type: 'keyUp', key, ...stamp });
+    at += 5 + Math.random() * 5;
+  };
+  for (const char of code) await send(char, char, /^[a-z0-9]$/i.test(char) ? char.toUpperCase().charCodeAt(0) : 0);
+  await send('Enter', '\r', 13);
+}
+
+const inputs = new WeakMap<Page, CDPSession>();
+async function inputOf(page: Page): Promise<CDPSession> {
+  let session = inputs.get(page);
+  if (!session) inputs.set(page, (session = await page.context().newCDPSession(page)));
+  return session;
 }
 
 /** Runs axe-core in the page; answers the serious and critical violations, described. */
