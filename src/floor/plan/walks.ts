@@ -50,9 +50,9 @@ const TRAILS_KEPT = 4;
 
 /**
  * `shortestRouteLength` through subsets of one list of places, for a search that measures many
- * that differ in a few aisles: each place's spot is worked out once, and the dynamic program
- * resumes the recent run whose places agree with the subset's over the most aisles from the left
- * (up to there it would reach the same states at the same costs).
+ * that differ in a few aisles: each place's spot is worked out once, and the dynamic program runs
+ * only the aisles where the subset differs from a recent run, taking that run's states from the
+ * left of them and its costs of finishing from the right.
  */
 export class SubsetRoutes {
   /** By place: its spot, and the first place of the list at the same aisle and position. */
@@ -105,14 +105,17 @@ export class SubsetRoutes {
       pickAisles,
       x: this.x,
     };
+    // The recent run that leaves the fewest aisles to run: those between where it agrees from the left and from the right.
     let resumed: (typeof this.recent)[number] | undefined;
-    let agreeing = 0;
+    let [firstChanged, lastChanged] = [1, layout.aisles];
     for (const run of this.recent) {
-      let aisle = 0;
-      while (aisle < layout.aisles && sameList(run.byAisle[aisle]!, byAisle[aisle]!)) aisle++;
-      if (aisle >= agreeing) [resumed, agreeing] = [run, aisle];
+      let first = 1;
+      while (first <= layout.aisles && sameList(run.byAisle[first - 1]!, byAisle[first - 1]!)) first++;
+      let last = layout.aisles;
+      while (last >= first && sameList(run.byAisle[last - 1]!, byAisle[last - 1]!)) last--;
+      if (last - first <= lastChanged - firstChanged) [resumed, firstChanged, lastChanged] = [run, first, last];
     }
-    const { distance, trail } = resumedDistance(floor, resumed?.trail, agreeing + 1);
+    const { distance, trail } = resumedDistance(floor, resumed?.trail, firstChanged, lastChanged);
     if (trail) this.recent = [...this.recent.slice(1 - TRAILS_KEPT), { byAisle, trail }];
     return distance;
   }

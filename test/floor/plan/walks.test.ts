@@ -271,6 +271,26 @@ describe('exact walks through subsets of one list of places (property)', () => {
       { numRuns: 300 },
     );
   });
+
+  it('are as long as the optimal route through each subset when each differs from the one before by a place added, dropped or swapped (as a search measures them)', () => {
+    const edit = fc.record({ kind: fc.constantFrom('add', 'drop', 'swap'), at: fc.nat(), place: fc.nat() });
+    const walk = layoutArbitrary({ aisles: 12, positions: { min: 2, max: 10 }, middleCrossAisles: true }).chain((layout) =>
+      fc.record({ layout: fc.constant(layout), places: fc.array(placeArbitrary(layout), { minLength: 2, maxLength: 24 }), edits: fc.array(edit, { minLength: 1, maxLength: 40 }) }),
+    );
+    fc.assert(
+      fc.property(walk, ({ layout, places, edits }) => {
+        const routes = new SubsetRoutes(layout, places);
+        let subset = places.map((_, index) => index).filter((index) => index % 2 === 0);
+        for (const { kind, at, place } of edits) {
+          const index = place % places.length;
+          if (kind === 'add') subset = [...subset, index];
+          else if (subset.length > 0) subset = kind === 'drop' ? subset.filter((_, i) => i !== at % subset.length) : subset.map((kept, i) => (i === at % subset.length ? index : kept));
+          expect(routes.length(subset)).toBe(shortestRouteLength(layout, subset.map((kept) => places[kept]!)));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('routes of the simplest pick lists', () => {

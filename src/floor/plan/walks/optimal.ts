@@ -198,10 +198,10 @@ export function unreached(size: number): Float64Array {
   return new Float64Array(size).fill(Infinity);
 }
 
-/** `costs` with room for `size` states, the new ones not reached. */
-export function withRoom(costs: Float64Array, size: number): Float64Array {
+/** `costs` with room for `size` states, the new ones not reached (or `fill`). */
+export function withRoom(costs: Float64Array, size: number, fill = Infinity): Float64Array {
   if (size <= costs.length) return costs;
-  const grown = unreached(Math.max(size, 2 * costs.length));
+  const grown = new Float64Array(Math.max(size, 2 * costs.length)).fill(fill);
   grown.set(costs);
   return grown;
 }
@@ -249,100 +249,197 @@ interface Solution {
 
 function combinations(options: readonly SubaislePattern[][]): Option[] {
   let result: Option[] = [{ choice: [], shapes: [], key: 0, cost: 0 }];
-  options.forEach((subaisle, s) => {
-    result = result.flatMap((partial) =>
-      subaisle.map((pattern, p) => ({
-        choice: [...partial.choice, p],
-        shapes: [...partial.shapes, pattern.shape],
-        key: partial.key + pattern.shape * 6 ** s,
-        cost: partial.cost + pattern.cost,
-      })),
-    );
-  });
+  for (let s = 0; s < options.length; s++) {
+    const subaisle = options[s]!;
+    const place = SHAPE_COUNT ** s;
+    const grown: Option[] = [];
+    for (const partial of result) {
+      for (let p = 0; p < subaisle.length; p++) {
+        const pattern = subaisle[p]!;
+        grown.push({ choice: [...partial.choice, p], shapes: [...partial.shapes, pattern.shape], key: partial.key + pattern.shape * place, cost: partial.cost + pattern.cost });
+      }
+    }
+    result = grown;
+  }
   return result;
 }
 
 /**
- * The states a run of the dynamic program reached after each aisle and their least costs: a run
- * on the same floor whose spots are the same up to some aisle, and whose aisles are of the same
- * kind up to there, reaches the same states at the same costs, and may resume from them.
- */
-export interface Trail {
-  lastRequired: number;
-  /** By aisle - 1: the states reached after it, and their costs (sparse by state). */
-  states: number[][];
-  costs: number[][];
-}
-
-/**
  * The dynamic program, or undefined when the floor has too many cross aisles or the work exceeds
- * its allowance; `withSteps` keeps what rebuilding the tour needs. On one or two blocks, `resume`
- * starts it at aisle `from` with the states of a trail (its spots the same before that aisle) and
- * `trail` is filled with this run's.
+ * its allowance; `withSteps` keeps what rebuilding the tour needs.
  */
-function solve(floor: Floor, withSteps: boolean, resume?: { trail: Trail; from: number }, trail?: Trail): Solution | undefined {
+function solve(floor: Floor, withSteps: boolean): Solution | undefined {
   const m = floor.crossYs.length;
   if (m > MAX_DP_CROSS_AISLES) return undefined;
   const space = spaceFor(m);
-  const lastRequired = Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1] ?? 0);
-  // Up to where the two runs' aisles are of the same kind: those at or right of the last required aisle differ when it moved.
-  const from = resume && m <= 3 ? Math.min(resume.from, resume.trail.lastRequired === lastRequired ? Infinity : Math.min(lastRequired, resume.trail.lastRequired)) : 1;
+  const lastRequired = lastRequiredAisle(floor);
   const patternsOf = (blocks: Spot[][]) => blocks.map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!));
   // Aisles without spots share their patterns and combinations.
   const empty = patternsOf(floor.crossYs.slice(1).map(() => []));
   const emptyOptions = combinations(empty);
   const aislePatterns = floor.spots.map((spots, i) => (spots.length === 0 ? empty : patternsOf(spotsByBlock(floor, i + 1))));
   const bound = m > 3 ? pruning(floor, aislePatterns) : undefined;
-  // Sparse by state number: the states reached and their least costs.
-  let states = from > 1 ? resume!.trail.states[from - 2]! : [EMPTY];
-  let costs: number[] = from > 1 ? resume!.trail.costs[from - 2]! : [0];
-  if (trail) {
-    trail.lastRequired = lastRequired;
-    trail.states = from > 1 ? resume!.trail.states.slice(0, from - 1) : [];
-    trail.costs = from > 1 ? resume!.trail.costs.slice(0, from - 1) : [];
-  }
+  let reached: Reached = { states: [EMPTY], costs: unreached(space.size) };
+  reached.costs[EMPTY] = 0;
   const steps: Steps[] = [];
   let work = 0;
-  const spacing = floor.spacing;
-  for (let aisle = from; aisle <= floor.aisles; aisle++) {
-    const reached: number[] = [];
-    const next: number[] = [];
-    const step: Steps = { previous: [], option: [], transition: [] };
-    const lastAisle = aisle === floor.aisles;
-    const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
+  for (let aisle = 1; aisle <= floor.aisles; aisle++) {
+    const step: Steps | undefined = withSteps ? { previous: [], option: [], transition: [] } : undefined;
     const options = floor.spots[aisle - 1]!.length === 0 ? emptyOptions : combinations(aislePatterns[aisle - 1]!);
-    for (const state of states) {
-      const before = costs[state]!;
-      if (bound && before + bound.still(aisle, state) > bound.longest) continue;
-      for (const option of options) {
-        const moves = space.movesFrom(state, option.shapes, option.key, kind);
-        const count = moves.next.length;
-        work += count + 1;
-        const base = before + option.cost;
-        for (let t = 0; t < count; t++) {
-          const width = moves.width[t]!;
-          if (lastAisle && width > 0) continue;
-          const after = moves.next[t]!;
-          const total = base + width * spacing;
-          const known = next[after];
-          if (known === undefined) reached.push(after);
-          else if (total >= known) continue;
-          next[after] = total;
-          if (!withSteps) continue;
-          step.previous[after] = state;
-          step.option[after] = option;
-          step.transition[after] = moves.list[t]!;
-        }
-      }
-      if (m > 3 && work > DP_WORK) return undefined;
-    }
-    steps.push(step);
-    states = reached;
-    costs = next;
-    trail?.states.push(reached);
-    trail?.costs.push(next);
+    const skip = bound && ((state: number, cost: number) => cost + bound.still(aisle, state) > bound.longest);
+    const after = aisleStep(space, floor, aisle, aisleKind(floor, aisle, lastRequired), options, reached, step, skip);
+    work += after.work;
+    if (m > 3 && work > DP_WORK) return undefined;
+    if (step) steps.push(step);
+    reached = after;
   }
-  return { distance: costs[FINISHED]!, aislePatterns, steps };
+  return { distance: reached.costs[FINISHED]!, aislePatterns, steps };
+}
+
+/** The states a partial tour can be in after an aisle, and the least cost of each (dense by state number: the states are few). */
+interface Reached {
+  states: number[];
+  costs: Float64Array;
+}
+
+const lastRequiredAisle = (floor: Floor) => Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1] ?? 0);
+/** 1 for the depot's aisle, plus 2 when nothing is required right of it. */
+const aisleKind = (floor: Floor, aisle: number, lastRequired: number) => (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
+
+/**
+ * One aisle of the dynamic program: the states reached after `aisle` from those reached before
+ * it, by each combination of patterns in `options`; `step` keeps how each was reached, and
+ * states that `skip` says cannot lead to a shortest tour are not gone on from.
+ */
+function aisleStep(
+  space: StateSpace,
+  floor: Floor,
+  aisle: number,
+  kind: number,
+  options: readonly Option[],
+  before: Reached,
+  step?: Steps,
+  skip?: (state: number, cost: number) => boolean,
+): Reached & { work: number } {
+  const states: number[] = [];
+  let costs = unreached(space.size);
+  const lastAisle = aisle === floor.aisles;
+  const spacing = floor.spacing;
+  let work = 0;
+  for (const state of before.states) {
+    const cost = before.costs[state]!;
+    if (skip?.(state, cost)) continue;
+    for (const option of options) {
+      const moves = space.movesFrom(state, option.shapes, option.key, kind);
+      // Working the moves out may have numbered new states.
+      costs = withRoom(costs, space.size);
+      const { next, width } = moves;
+      const count = next.length;
+      work += count + 1;
+      const base = cost + option.cost;
+      for (let t = 0; t < count; t++) {
+        if (lastAisle && width[t]! > 0) continue;
+        const after = next[t]!;
+        const total = base + width[t]! * spacing;
+        const known = costs[after]!;
+        if (known === Infinity) states.push(after);
+        else if (total >= known) continue;
+        costs[after] = total;
+        if (!step) continue;
+        step.previous[after] = state;
+        step.option[after] = option;
+        step.transition[after] = moves.list[t]!;
+      }
+    }
+  }
+  return { states, costs, work };
+}
+
+/**
+ * The dynamic program over one floor of one or two blocks, worked out lazily both ways for the
+ * floors measured after it that differ from it in a few aisles: forward, the states reached after
+ * each aisle (from the left, as far as asked); backward, the least cost of finishing from a
+ * state after an aisle (state by state, as asked). A floor that agrees with it on the aisles
+ * before `from` and after `to` takes its forward states before `from` and its costs of finishing
+ * after `to`, and runs only the aisles between. Aisles are of the same kind where their spots
+ * agree, except before the last required aisle when it moved: the forward states are taken only
+ * up to there.
+ */
+export class Trail {
+  private readonly space: StateSpace;
+  readonly lastRequired: number;
+  /** By number of aisles done (0 to `forward.length - 1`): the states reached. */
+  private readonly forward: Reached[];
+  /** By number of aisles done: the least cost of finishing from each state, NaN where not yet asked; shared with the trails that agree on the aisles after. */
+  private readonly toGo: ({ costs: Float64Array } | undefined)[];
+  /** By aisle - 1: its combinations of patterns, once worked out. */
+  private readonly options: (Option[] | undefined)[];
+  private readonly emptyOptions: Option[];
+
+  constructor(
+    private readonly floor: Floor,
+    previous?: { trail: Trail; from: number; to: number },
+  ) {
+    const { aisles, crossYs } = floor;
+    this.space = spaceFor(crossYs.length);
+    this.lastRequired = lastRequiredAisle(floor);
+    this.emptyOptions = combinations(crossYs.slice(1).map((back, s) => patterns([], crossYs[s]!, back)));
+    const agrees = (aisle: number) => previous !== undefined && (aisle < previous.from || aisle > previous.to);
+    this.options = Array.from({ length: aisles }, (_, i) => (agrees(i + 1) ? previous!.trail.options[i] : undefined));
+    this.toGo = Array.from({ length: aisles + 1 }, (_, done) => (previous && done >= previous.to ? previous.trail.toGoAfter(done) : undefined));
+    const start: Reached = { states: [EMPTY], costs: unreached(this.space.size) };
+    start.costs[EMPTY] = 0;
+    this.forward = previous ? previous.trail.forwardUpTo(previous.from - 1).slice(0, previous.from) : [start];
+  }
+
+  /** The length of the shortest tour, running the aisles whose states are not known yet and finishing from where the costs of finishing are. */
+  distance(to: number): number {
+    const reached = this.forwardUpTo(to)[to]!;
+    let least = Infinity;
+    for (const state of reached.states) least = Math.min(least, reached.costs[state]! + this.finishing(to, state));
+    return least;
+  }
+
+  /** The forward states up to `done` aisles, run from the last known. */
+  private forwardUpTo(done: number): Reached[] {
+    for (let aisle = this.forward.length; aisle <= done; aisle++) {
+      this.forward.push(aisleStep(this.space, this.floor, aisle, aisleKind(this.floor, aisle, this.lastRequired), this.optionsOf(aisle), this.forward[aisle - 1]!));
+    }
+    return this.forward;
+  }
+
+  private toGoAfter(done: number): { costs: Float64Array } {
+    return (this.toGo[done] ??= { costs: new Float64Array(this.space.size).fill(NaN) });
+  }
+
+  /** The least cost of finishing the tour from `state` after `done` aisles. */
+  private finishing(done: number, state: number): number {
+    const { floor, space } = this;
+    if (done === floor.aisles) return state === FINISHED ? 0 : Infinity;
+    const memo = this.toGoAfter(done);
+    if (state >= memo.costs.length) memo.costs = withRoom(memo.costs, state + 1, NaN);
+    const known = memo.costs[state]!;
+    if (!Number.isNaN(known)) return known;
+    const aisle = done + 1;
+    const kind = aisleKind(floor, aisle, this.lastRequired);
+    const lastAisle = aisle === floor.aisles;
+    let least = Infinity;
+    for (const option of this.optionsOf(aisle)) {
+      const { next, width } = space.movesFrom(state, option.shapes, option.key, kind);
+      for (let t = 0; t < next.length; t++) {
+        if (lastAisle && width[t]! > 0) continue;
+        least = Math.min(least, option.cost + width[t]! * floor.spacing + this.finishing(aisle, next[t]!));
+      }
+    }
+    memo.costs[state] = least;
+    return least;
+  }
+
+  private optionsOf(aisle: number): Option[] {
+    const { floor } = this;
+    if (floor.spots[aisle - 1]!.length === 0) return this.emptyOptions;
+    return (this.options[aisle - 1] ??= combinations(spotsByBlock(floor, aisle).map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!))));
+  }
 }
 
 /**
@@ -381,15 +478,19 @@ export function optimalDistance(floor: Floor): number {
 }
 
 /**
- * `optimalDistance` resumed from `trail` (a run on the same floor whose spots were the same in
- * every aisle before `firstChanged`) where it can; the run's own trail is returned for the next
- * (none where the dynamic program does not settle the floor, or no place is to be visited).
+ * `optimalDistance` resumed from `previous` (a trail of a floor whose spots are the same in every
+ * aisle before `firstChanged` and after `lastChanged`) where it can; the run's own trail is
+ * returned for the next (none where the dynamic program does not settle the floor, or no place is
+ * to be visited).
  */
-export function resumedDistance(floor: Floor, previous: Trail | undefined, firstChanged: number): { distance: number; trail: Trail | undefined } {
+export function resumedDistance(floor: Floor, previous: Trail | undefined, firstChanged: number, lastChanged: number): { distance: number; trail: Trail | undefined } {
   if (floor.pickAisles.length === 0 || floor.crossYs.length > 3) return { distance: optimalDistance(floor), trail: undefined };
-  const trail: Trail = { lastRequired: 0, states: [], costs: [] };
-  const solution = solve(floor, false, previous && { trail: previous, from: firstChanged }, trail)!;
-  return { distance: solution.distance, trail };
+  // The aisles before the last required one are of another kind where it moved.
+  const lastRequired = lastRequiredAisle(floor);
+  const from = !previous ? 1 : previous.lastRequired === lastRequired ? firstChanged : Math.min(firstChanged, lastRequired, previous.lastRequired);
+  const to = previous ? Math.max(lastChanged, from - 1) : floor.aisles;
+  const trail = new Trail(floor, previous && { trail: previous, from, to });
+  return { distance: trail.distance(to), trail };
 }
 
 /**
