@@ -573,10 +573,11 @@ export class CollectingTours {
       let via = fitted(taken[aisle - 1]!, next.length);
       for (const state of states) {
         const before = values[state]!;
+        const table = space.movesTable(state);
         for (let o = 0; o < open; o++) {
           const c = openCombos[o]!;
           const combo = combos[c]!;
-          const moves = space.movesFrom(state, combo.shapes, combo.key, kind);
+          const moves = table[combo.key * 4 + kind] ?? space.movesFrom(state, combo.shapes, combo.key, kind);
           if (next.length < space.size) {
             next = withRoom(next, space.size);
             from = fitted(from, next.length);
@@ -925,9 +926,9 @@ export class CollectingTours {
         work += found;
         for (const state of met[aisle - 1]!) {
           let least = Infinity;
+          const table = space.movesTable(state);
           for (const way of ways) {
-            const combo = comboByKey.get(way.shapesKey)!;
-            const moves = space.movesFrom(state, combo.shapes, combo.key, kind);
+            const moves = table[way.shapesKey * 4 + kind] ?? space.movesFrom(state, comboByKey.get(way.shapesKey)!.shapes, way.shapesKey, kind);
             const count = moves.next.length;
             work += count + 1;
             for (let t = 0; t < count; t++) {

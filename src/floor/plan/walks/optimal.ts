@@ -122,6 +122,14 @@ export class StateSpace {
   /** States numbered so far: every state a transition worked out leads to is below. A field, not a getter: the collecting tour reads it for every transition table it looks up. */
   size = FINISHED + 1;
 
+  /**
+   * The moves out of `state` worked out so far, by `key * 4 + kind`: read once per state, a
+   * table the inner loops look moves up in before asking `movesFrom` (which fills it in place).
+   */
+  movesTable(state: number): readonly (Moves | undefined)[] {
+    return this.transitions[state]!;
+  }
+
   /** `transitionsFrom` with the next states and widths as typed arrays. */
   movesFrom(state: number, shapes: readonly number[], key: number, kind: number): Moves {
     const cache = this.transitions[state]!;
@@ -329,8 +337,9 @@ function aisleStep(
   for (const state of before.states) {
     const cost = before.costs[state]!;
     if (skip?.(state, cost)) continue;
+    const table = space.movesTable(state);
     for (const option of options) {
-      const moves = space.movesFrom(state, option.shapes, option.key, kind);
+      const moves = table[option.key * 4 + kind] ?? space.movesFrom(state, option.shapes, option.key, kind);
       // Working the moves out may have numbered new states.
       costs = withRoom(costs, space.size);
       const { next, width } = moves;
