@@ -45,7 +45,7 @@ export function shortestRouteLength(layout: Layout, places: readonly Place[]): n
   return optimalDistance(floorOf(layout, firstOfEach(groupByPlace(layout, places))));
 }
 
-/** Recent runs a `SubsetRoutes` may resume from. */
+/** Recent runs a `SubsetRoutes` may resume from (the least recently resumed from is dropped first). */
 const TRAILS_KEPT = 4;
 
 /**
@@ -116,6 +116,8 @@ export class SubsetRoutes {
       if (last - first <= lastChanged - firstChanged) [resumed, firstChanged, lastChanged] = [run, first, last];
     }
     const { distance, trail } = resumedDistance(floor, resumed?.trail, firstChanged, lastChanged);
+    // The run resumed from stays among the recent ones: a search measures many neighbours of one walk.
+    if (resumed) this.recent = [...this.recent.filter((run) => run !== resumed), resumed];
     if (trail) this.recent = [...this.recent.slice(1 - TRAILS_KEPT), { byAisle, trail }];
     return distance;
   }
