@@ -364,6 +364,9 @@ function aisleStep(
   return { states, costs, work };
 }
 
+/** A cost of finishing not worked out yet: no cost is negative. */
+const NOT_ASKED = -1;
+
 /**
  * The dynamic program over one floor of one or two blocks, worked out lazily both ways for the
  * floors measured after it that differ from it in a few aisles: forward, the states reached after
@@ -379,7 +382,7 @@ export class Trail {
   readonly lastRequired: number;
   /** By number of aisles done (0 to `forward.length - 1`): the states reached. */
   private readonly forward: Reached[];
-  /** By number of aisles done: the least cost of finishing from each state, NaN where not yet asked; shared with the trails that agree on the aisles after. */
+  /** By number of aisles done: the least cost of finishing from each state, NOT_ASKED where not yet asked; shared with the trails that agree on the aisles after. */
   private readonly toGo: ({ costs: Float64Array } | undefined)[];
   /** By aisle - 1: its combinations of patterns, once worked out. */
   private readonly options: (Option[] | undefined)[];
@@ -418,7 +421,7 @@ export class Trail {
   }
 
   private toGoAfter(done: number): { costs: Float64Array } {
-    return (this.toGo[done] ??= { costs: new Float64Array(this.space.size).fill(NaN) });
+    return (this.toGo[done] ??= { costs: new Float64Array(this.space.size).fill(NOT_ASKED) });
   }
 
   /** The least cost of finishing the tour from `state` after `done` aisles. */
@@ -426,9 +429,9 @@ export class Trail {
     const { floor, space } = this;
     if (done === floor.aisles) return state === FINISHED ? 0 : Infinity;
     const memo = this.toGoAfter(done);
-    if (state >= memo.costs.length) memo.costs = withRoom(memo.costs, state + 1, NaN);
+    if (state >= memo.costs.length) memo.costs = withRoom(memo.costs, state + 1, NOT_ASKED);
     const known = memo.costs[state]!;
-    if (!Number.isNaN(known)) return known;
+    if (known !== NOT_ASKED) return known;
     const aisle = done + 1;
     const kind = aisleKind(floor, aisle, this.lastRequired);
     const lastAisle = aisle === floor.aisles;
