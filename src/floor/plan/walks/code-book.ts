@@ -80,16 +80,17 @@ export class CodeBook {
   }
 
   private grow(): void {
-    const digits = new Uint8Array(2 * this.digits.length);
-    digits.set(this.digits);
-    this.digits = digits;
-    const hashes = new Float64Array(2 * this.hashes.length);
-    hashes.set(this.hashes);
-    this.hashes = hashes;
-    const sameHash = new Int32Array(2 * this.sameHash.length);
-    sameHash.set(this.sameHash);
-    this.sameHash = sameHash;
+    this.digits = doubled(this.digits);
+    this.hashes = doubled(this.hashes);
+    this.sameHash = doubled(this.sameHash);
   }
+}
+
+/** A copy of `array` in one twice as long. */
+function doubled<T extends Uint8Array | Int32Array | Float64Array>(array: T): T {
+  const grown = new (array.constructor as new (length: number) => T)(2 * array.length);
+  grown.set(array);
+  return grown;
 }
 
 /** A fixed, well-spread number below 2^32 for each item: sums of up to 255 units of each of the items a book `holds` stay exact. */

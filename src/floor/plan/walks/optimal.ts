@@ -255,6 +255,14 @@ interface Solution {
   steps: Steps[];
 }
 
+/** The patterns open to each subaisle of an aisle whose spots are `blocks` (front block first). */
+function patternsByBlock(floor: Floor, blocks: readonly (readonly Spot[])[]): SubaislePattern[][] {
+  return blocks.map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!));
+}
+
+/** The patterns of an aisle without spots, the same for every such aisle. */
+const emptyPatterns = (floor: Floor) => patternsByBlock(floor, floor.crossYs.slice(1).map(() => []));
+
 function combinations(options: readonly SubaislePattern[][]): Option[] {
   let result: Option[] = [{ choice: [], shapes: [], key: 0, cost: 0 }];
   for (let s = 0; s < options.length; s++) {
@@ -281,11 +289,10 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
   if (m > MAX_DP_CROSS_AISLES) return undefined;
   const space = spaceFor(m);
   const lastRequired = lastRequiredAisle(floor);
-  const patternsOf = (blocks: Spot[][]) => blocks.map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!));
   // Aisles without spots share their patterns and combinations.
-  const empty = patternsOf(floor.crossYs.slice(1).map(() => []));
+  const empty = emptyPatterns(floor);
   const emptyOptions = combinations(empty);
-  const aislePatterns = floor.spots.map((spots, i) => (spots.length === 0 ? empty : patternsOf(spotsByBlock(floor, i + 1))));
+  const aislePatterns = floor.spots.map((spots, i) => (spots.length === 0 ? empty : patternsByBlock(floor, spotsByBlock(floor, i + 1))));
   const bound = m > 3 ? pruning(floor, aislePatterns) : undefined;
   let reached: Reached = { states: [EMPTY], costs: unreached(space.size) };
   reached.costs[EMPTY] = 0;
@@ -395,7 +402,7 @@ export class Trail {
     const { aisles, crossYs } = floor;
     this.space = spaceFor(crossYs.length);
     this.lastRequired = lastRequiredAisle(floor);
-    this.emptyOptions = combinations(crossYs.slice(1).map((back, s) => patterns([], crossYs[s]!, back)));
+    this.emptyOptions = combinations(emptyPatterns(floor));
     const agrees = (aisle: number) => previous !== undefined && (aisle < previous.from || aisle > previous.to);
     this.options = Array.from({ length: aisles }, (_, i) => (agrees(i + 1) ? previous!.trail.options[i] : undefined));
     this.toGo = Array.from({ length: aisles + 1 }, (_, done) => (previous && done >= previous.to ? previous.trail.toGoAfter(done) : undefined));
@@ -450,7 +457,7 @@ export class Trail {
   private optionsOf(aisle: number): Option[] {
     const { floor } = this;
     if (floor.spots[aisle - 1]!.length === 0) return this.emptyOptions;
-    return (this.options[aisle - 1] ??= combinations(spotsByBlock(floor, aisle).map((spots, s) => patterns(spots, floor.crossYs[s]!, floor.crossYs[s + 1]!))));
+    return (this.options[aisle - 1] ??= combinations(patternsByBlock(floor, spotsByBlock(floor, aisle))));
   }
 }
 
