@@ -27,7 +27,9 @@ import { mulberry32 } from './random';
  * can within 40% of the allowance; where it cannot, the covering dynamic program
  * (walks/covering.ts), bounded by the root's prices and the places and subaisles every cover
  * visits, and by values to go that each cover a few of the dearest items exactly and price the rest,
- * settles the rest within three quarters of it or the walk stays unproven.
+ * settles the rest within three quarters of it or the walk stays unproven. Where the units to
+ * take have few combinations, that program is asked first, with no prices: it settles such
+ * walks before the bound's subgradient steps would have converged.
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
  */
@@ -87,6 +89,12 @@ const COVERED_SHARE = 0.3;
  * dearest of the rest. Two blocks have many more frontier states, which each combination multiplies.
  */
 const COVERED_COMBINATIONS = [[256, 128, 128], [16]];
+/**
+ * Combinations of units of every item at most for the covering dynamic program to be asked first,
+ * before any bound: up to here it settled every benchmark route, on both floors, in under 30% of
+ * the allowance (docs/benchmarks.md).
+ */
+const DIRECTLY_COVERED = 4096;
 /** The share of the allowance past which the covering dynamic program stops: the rest improves an unproven walk. */
 const PROOF_SHARE = 0.75;
 /** Combinations of units taken of the tracked items a collecting tour may carry in its state at most: its states multiply by them. */
@@ -192,6 +200,10 @@ class Search {
     }
     const subaisles = this.floor.aisles * (this.floor.crossYs.length - 1);
     const stack: Node[] = [{ required: new Uint8Array(all), forbidden: new Uint8Array(all), entered: new Uint8Array(subaisles), prices: new Float64Array(this.items) }];
+    // Few combinations of units taken: the covering dynamic program settles the walk sooner on its
+    // own, unpriced, than the bound's many collecting tours would start to.
+    const combinations = this.problem.demand.reduce((product, want) => product * (want + 1), 1);
+    if (combinations <= DIRECTLY_COVERED && this.settledByCovering({ prices: this.noPrices, required: new Uint8Array(all), entered: new Uint8Array(subaisles) })) return { ...this.best, exact: true };
     let root = true;
     /** The first node's prices, and the places and subaisles every cover visits: what bounds the covering dynamic program. */
     let rootBound: { prices: Float64Array; required: Uint8Array; entered: Uint8Array } | undefined;
@@ -292,11 +304,11 @@ class Search {
   }
 
   /**
-   * The dynamic program that tracks what is covered, bounded by the root's prices: true when it
-   * settles the shortest walk (finding a shorter one or proving there is none). The places every
-   * cover visits are required of it, and its values to go walk into the subaisles every cover
-   * walks into: they then count the walk there, which is most of the bound where an item has too
-   * few units elsewhere.
+   * The dynamic program that tracks what is covered, bounded by the prices given (the first
+   * node's, or none): true when it settles the shortest walk (finding a shorter one or proving
+   * there is none). The places every cover visits are required of it, and its values to go walk
+   * into the subaisles every cover walks into: they then count the walk there, which is most of
+   * the bound where an item has too few units elsewhere.
    */
   private settledByCovering({ prices, required, entered }: { prices: Float64Array; required: Uint8Array; entered: Uint8Array }): boolean {
     const everyItem = this.problem.demand.map((_, item) => item);
