@@ -325,7 +325,8 @@ class Search {
     const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required, entered);
     this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
     const roundUp = (bound: number) => this.roundUp(bound);
-    const tables = this.coveredExactly(problem, shortPrices, required, entered);
+    // With no price on any item none is dearer than another: tables over a few taken at random cost more than they prune.
+    const tables = shortPrices.some((price) => price > 0) ? this.coveredExactly(problem, shortPrices, required, entered) : [];
     // A narrow search first, for a shorter walk to prune the full one by; both work on the same passes.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
     const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM, tables);
