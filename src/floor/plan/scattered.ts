@@ -28,8 +28,9 @@ import { mulberry32 } from './random';
  * (walks/covering.ts), bounded by the root's prices and the places and subaisles every cover
  * visits, and by values to go that each cover a few of the dearest items exactly and price the rest,
  * settles the rest within three quarters of it or the walk stays unproven. Where the units to
- * take have few combinations, that program is asked first, with no prices: it settles such
- * walks before the bound's subgradient steps would have converged.
+ * take have few combinations, that program is asked before branching: first with no prices (it
+ * settles such walks before the bound's subgradient steps would have converged), then, once
+ * the first node has required the places every cover visits, with its prices.
  * Tour lengths on most floors are multiples of one length (1 on a floor measured in whole metres),
  * so a bound rounds up to the next multiple.
  */
@@ -90,9 +91,9 @@ const COVERED_SHARE = 0.3;
  */
 const COVERED_COMBINATIONS = [[256, 128, 128], [16]];
 /**
- * Combinations of units of every item at most for the covering dynamic program to be asked first,
- * before any bound: up to here it settled every benchmark route, on both floors, in under 30% of
- * the allowance (docs/benchmarks.md).
+ * Combinations of units still to take at most for the covering dynamic program to be asked before
+ * branching: up to here it settled every benchmark route, on both floors, in under 30% of the
+ * allowance (docs/benchmarks.md).
  */
 const DIRECTLY_COVERED = 4096;
 /** The share of the allowance past which the covering dynamic program stops: the rest improves an unproven walk. */
@@ -200,13 +201,14 @@ class Search {
     }
     const subaisles = this.floor.aisles * (this.floor.crossYs.length - 1);
     const stack: Node[] = [{ required: new Uint8Array(all), forbidden: new Uint8Array(all), entered: new Uint8Array(subaisles), prices: new Float64Array(this.items) }];
-    // Few combinations of units taken: the covering dynamic program settles the walk sooner on its
-    // own, unpriced, than the bound's many collecting tours would start to.
-    const combinations = this.problem.demand.reduce((product, want) => product * (want + 1), 1);
-    if (combinations <= DIRECTLY_COVERED && this.settledByCovering({ prices: this.noPrices, required: new Uint8Array(all), entered: new Uint8Array(subaisles) })) return { ...this.best, exact: true };
+    // Few combinations of units to take: the covering dynamic program settles the walk sooner than
+    // branching would, asked unpriced before any bound, or once the first node has required the
+    // places every cover visits (fewer units left to take), priced by its bound.
+    if (this.fewLeftToCover(stack[0]!.required) && this.settledByCovering({ prices: this.noPrices, required: stack[0]!.required, entered: stack[0]!.entered })) return { ...this.best, exact: true };
     let root = true;
     /** The first node's prices, and the places and subaisles every cover visits: what bounds the covering dynamic program. */
     let rootBound: { prices: Float64Array; required: Uint8Array; entered: Uint8Array } | undefined;
+    let coveringAsked = false;
     while (stack.length > 0 && !this.gaveUp && this.spent <= this.budget * BRANCHING_SHARE) {
       const node = stack.pop()!;
       if (!this.settle(node)) continue;
@@ -214,6 +216,10 @@ class Search {
       if (root && outcome) {
         rootBound = { prices: outcome.prices, required: node.required, entered: node.entered };
         this.improveLocally();
+        if (this.fewLeftToCover(node.required)) {
+          coveringAsked = true;
+          if (this.settledByCovering(rootBound)) return { ...this.best, exact: true };
+        }
       }
       root = false;
       if (!outcome) continue;
@@ -237,7 +243,7 @@ class Search {
     }
     if (stack.length === 0 && !this.gaveUp) return { ...this.best, exact: true };
     // Branching has not settled it: the covering dynamic program, bounded by what the root knows, may.
-    if (rootBound && !this.gaveUp && this.settledByCovering(rootBound)) return { ...this.best, exact: true };
+    if (rootBound && !coveringAsked && !this.gaveUp && this.settledByCovering(rootBound)) return { ...this.best, exact: true };
     this.improveLocally();
     this.searchNeighbours();
     this.reinsertAtRandom();
@@ -336,6 +342,12 @@ class Search {
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve(outcome.places);
     return outcome.found || outcome.proven;
+  }
+
+  /** Whether the units the `required` places leave to take have at most `DIRECTLY_COVERED` combinations. */
+  private fewLeftToCover(required: Uint8Array): boolean {
+    const { demand } = this.leftOver(this.problem.demand.map((_, item) => item), required).problem;
+    return demand.reduce((product, want) => product * (want + 1), 1) <= DIRECTLY_COVERED;
   }
 
   /**
