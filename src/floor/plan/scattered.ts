@@ -330,15 +330,14 @@ class Search {
     const shortPrices = Float64Array.from(short, (item) => prices[item]!);
     const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required, entered);
     this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
-    const roundUp = (bound: number) => this.roundUp(bound);
     // With no price on any item none is dearer than another: tables over a few taken at random cost more than they prune.
     const tables = shortPrices.some((price) => price > 0) ? this.coveredExactly(problem, shortPrices, required, entered) : [];
     // A narrow search first, for a shorter walk to prune the full one by; both work on the same passes.
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
-    const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps() * BEAM_PART, BEAM, tables);
+    const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.boundLimit(), steps() * BEAM_PART, BEAM, tables);
     this.spent += quick.work * COVERING_PASS_COST;
     if (quick.found) this.improve(quick.places);
-    const outcome = shortestCoveringTour(prepared, shortPrices, toGo, this.best.distance, roundUp, steps(), Infinity, tables);
+    const outcome = shortestCoveringTour(prepared, shortPrices, toGo, this.boundLimit(), steps(), Infinity, tables);
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve(outcome.places);
     return outcome.found || outcome.proven;
@@ -448,7 +447,7 @@ class Search {
     const { byBoundary: toGo, work } = this.tours!.toGo(this.noPrices, required);
     this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
     const left = (until - this.spent) / COVERING_PASS_COST;
-    const outcome = shortestCoveringTour(prepared, new Float64Array(short.length), toGo, this.best.distance, (bound) => this.roundUp(bound), Math.min(REINSERT_WORK - prepared.work, left));
+    const outcome = shortestCoveringTour(prepared, new Float64Array(short.length), toGo, this.boundLimit(), Math.min(REINSERT_WORK - prepared.work, left));
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve([...new Set([...kept, ...outcome.places])]);
   }
@@ -536,7 +535,7 @@ class Search {
           continue;
         }
       }
-      if (this.roundUp(bestBound) >= this.best.distance - 1e-9) return undefined;
+      if (bestBound > this.boundLimit()) return undefined;
       const norm = gradient.reduce((sum, g) => sum + g * g, 0);
       if (norm === 0) return undefined;
       const length = (scale * (this.best.distance - bound)) / norm;
@@ -736,6 +735,18 @@ class Search {
 
   private roundUp(bound: number): number {
     return this.grain > 0 ? Math.ceil(bound / this.grain - 1e-6) * this.grain : bound;
+  }
+
+  /**
+   * The largest bound that may still hide a walk shorter than the best: every walk is a whole
+   * multiple of the grain, so a bound above the multiple before the best's rules it out (the
+   * same as rounding the bound up and comparing, without rounding each of the covering
+   * program's many bounds).
+   */
+  private boundLimit(): number {
+    const below = this.best.distance - 1e-9;
+    if (this.grain === 0) return below;
+    return (Math.ceil(below / this.grain) - 1 + 1e-6) * this.grain;
   }
 }
 

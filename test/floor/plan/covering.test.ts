@@ -49,8 +49,8 @@ describe('the covering program (property)', () => {
         // A second table over the other items: the largest of the bounds prunes.
         const otherTracked = coveredTable(demand.map((_, item) => item).filter((item) => !instance.tracked.includes(item)));
         for (const covered of [[], [tracked], [tracked, otherTracked]]) {
-          const cover = (below: number) => shortestCoveringTour(prepared, prices, byBoundary, below, (bound) => bound, Infinity, Infinity, covered);
-          expect(cover(shortest)).toMatchObject({ found: false, proven: true });
+          const cover = (limit: number) => shortestCoveringTour(prepared, prices, byBoundary, limit, Infinity, Infinity, covered);
+          expect(cover(shortest - 1e-9)).toMatchObject({ found: false, proven: true });
           if (shortest === Infinity) continue;
           const found = cover(shortest + 1e-6);
           expect(found.found).toBe(true);

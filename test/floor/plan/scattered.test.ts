@@ -48,7 +48,7 @@ describe('the choice of places (property)', () => {
         const floor = collectingFloorOf(layout, problem.places);
         const noPrices = new Float64Array(problem.demand.length);
         const { byBoundary } = new CollectingTours(floor, problem).toGo(noPrices);
-        const judge = shortestCoveringTour(prepareCovering({ floor, stock: problem.stock, demand: problem.demand })!, noPrices, byBoundary, 1e9, (bound) => bound, Infinity);
+        const judge = shortestCoveringTour(prepareCovering({ floor, stock: problem.stock, demand: problem.demand })!, noPrices, byBoundary, 1e9, Infinity);
         expect(judge.found).toBe(true);
         const shortest = judge.found ? judge.length : NaN;
         expect(choice.distance).toBeGreaterThanOrEqual(shortest - 1e-9);

@@ -168,20 +168,21 @@ export function prepareCovering(problem: CoveringProblem, numberAsMet = false): 
 }
 
 /**
- * The shortest tour covering every demand if one is shorter than `below` (bounds rounded up by
- * `roundUp`), within `budget` steps (a pass tried, and one more per item it adds where more than
- * one unit is wanted; working out the passes is counted apart); `prices` and `toGo` come from
- * the Lagrangian bound. `work` says how many steps it took. With a `beam`, only that many labels
- * go on past each aisle (those of least bound): a quick search for a short walk that proves nothing.
- * `tracked` values to go (at the same prices for what is still wanted), each over its own few
- * items, bound a label too, by the units it has taken of those items: the largest bound prunes.
+ * The shortest tour covering every demand if one is shorter than the tour to beat: a partial tour
+ * whose bound exceeds `limit` is dropped (the caller knows how close to the tour to beat a bound
+ * may come and still hide a shorter one). Within `budget` steps (a pass tried, and one more per
+ * item it adds where more than one unit is wanted; working out the passes is counted apart);
+ * `prices` and `toGo` come from the Lagrangian bound. `work` says how many steps it took. With a
+ * `beam`, only that many labels go on past each aisle (those of least bound): a quick search for a
+ * short walk that proves nothing. `tracked` values to go (at the same prices for what is still
+ * wanted), each over its own few items, bound a label too, by the units it has taken of those
+ * items: the largest bound prunes.
  */
 export function shortestCoveringTour(
   prepared: PreparedCovering,
   prices: Float64Array,
   toGo: readonly (readonly number[])[],
-  below: number,
-  roundUp: (bound: number) => number,
+  limit: number,
   budget: number,
   beam = Infinity,
   tracked: readonly TrackedValuesToGo[] = [],
@@ -263,7 +264,7 @@ export function shortestCoveringTour(
           const length = lengths[e]! + pass.length;
           // A pass costs one step where the digits are bits, one per item it adds otherwise (and a copy of the digits where they are in a book).
           work += unit ? 1 : 1 + pass.adds.length + (book ? demand.length >> 2 : 0);
-          if (roundUp(length + leastLeft) >= below - 1e-9) break;
+          if (length + leastLeft > limit) break;
           let code = codes[e]!;
           let wanted = wants[e]!;
           if (unit) {
@@ -282,7 +283,7 @@ export function shortestCoveringTour(
             }
           }
           // The aisle's blocks behind this one may still add what is wanted, at most what they hold.
-          if (roundUp(length + least + Math.max(0, wanted - gainBehind)) >= below - 1e-9) continue;
+          if (length + least + Math.max(0, wanted - gainBehind) > limit) continue;
           if (book) {
             code = book.close();
             if (book.count > total) return { found: false, proven: false, work };
@@ -329,7 +330,7 @@ export function shortestCoveringTour(
         let future = untrackedFuture;
         for (let t = 0; t < tracked.length; t++) future = Math.max(future, trackedRests[t]![state * tracked[t]!.total + trackedCodes[t]!]!);
         const length = lengths[e]! + transition.width * floor.spacing;
-        if (roundUp(length + future + Math.max(0, wants[e]!)) >= below - 1e-9) continue;
+        if (length + future + Math.max(0, wants[e]!) > limit) continue;
         if (crossing < 0) {
           const farthest = lastAisle ? aisle : farthestAisleNeeded(codes[e]!, aisle);
           work += demand.length >> 2;
@@ -337,7 +338,7 @@ export function shortestCoveringTour(
           // Reaching the farthest aisle still needed and coming back crosses each boundary on the way twice.
           crossing = 2 * Math.max(0, farthest - aisle - 1) * floor.spacing;
         }
-        if (transition.width > 0 && roundUp(length + crossing) >= below - 1e-9) continue;
+        if (transition.width > 0 && length + crossing > limit) continue;
         const id = state * total + codes[e]!;
         const bound = length + future + Math.max(0, wants[e]!);
         const index = reachedAt.get(id);
