@@ -330,13 +330,18 @@ class Search {
     const shortPrices = Float64Array.from(short, (item) => prices[item]!);
     const { byBoundary: toGo, work } = new CollectingTours(this.floor!, problem).toGo(shortPrices, required, entered);
     this.spent += work * TO_GO_COST + prepared.work * COVERING_PASS_COST;
+    const priced = shortPrices.some((price) => price > 0);
     // With no price on any item none is dearer than another: tables over a few taken at random cost more than they prune.
-    const tables = shortPrices.some((price) => price > 0) ? this.coveredExactly(problem, shortPrices, required, entered) : [];
-    // A narrow search first, for a shorter walk to prune the full one by; both work on the same passes.
+    const tables = priced ? this.coveredExactly(problem, shortPrices, required, entered) : [];
     const steps = () => Math.max(0, (this.budget * PROOF_SHARE - this.spent) / COVERING_PASS_COST);
-    const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.boundLimit(), steps() * BEAM_PART, BEAM, tables);
-    this.spent += quick.work * COVERING_PASS_COST;
-    if (quick.found) this.improve(quick.places);
+    // Priced, a narrow search first, for a shorter walk to prune the full one by (both work on the
+    // same passes). Unpriced, a partial tour's bound is little more than its length, so the narrow
+    // search keeps nearly any labels, and costs more than it saves.
+    if (priced) {
+      const quick = shortestCoveringTour(prepared, shortPrices, toGo, this.boundLimit(), steps() * BEAM_PART, BEAM, tables);
+      this.spent += quick.work * COVERING_PASS_COST;
+      if (quick.found) this.improve(quick.places);
+    }
     const outcome = shortestCoveringTour(prepared, shortPrices, toGo, this.boundLimit(), steps(), Infinity, tables);
     this.spent += outcome.work * COVERING_PASS_COST;
     if (outcome.found) this.improve(outcome.places);
