@@ -227,6 +227,7 @@ export function shortestCoveringTour(
   let narrowed = false;
   const at = new NumberIndex();
   const reachedAt = new NumberIndex();
+  const partials = [new PartialLabels(), new PartialLabels()];
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
     const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= floor.depotAisle ? 2 : 0);
     const lastAisle = aisle === floor.aisles;
@@ -237,22 +238,21 @@ export function shortestCoveringTour(
     let least = Infinity;
     for (const value of rest) if (value !== undefined && value < least) least = value;
     // Passes block by block, as parallel columns; partial labels that agree on all but length keep the shortest.
-    let from = labels.map((_, i) => i);
-    let keys = labels.map(() => 0);
-    let codes = labels.map((label) => label.code);
-    let wants = labels.map((label) => label.wanted);
-    let lengths = labels.map((label) => label.length);
-    let taken = labels.map(() => 0);
+    let partial = partials[0]!;
+    let next = partials[1]!;
+    partial.clear();
+    labels.forEach((label, i) => partial.set(partial.add(), i, 0, label.code, label.wanted, label.length, 0));
     for (let b = 0; b < blocks; b++) {
       const ways = passes[aisle - 1]![b]!;
       at.clear();
-      const next = { from: [] as number[], keys: [] as number[], codes: [] as number[], wants: [] as number[], lengths: [] as number[], taken: [] as number[] };
+      next.clear();
+      const { from, keys, codes, wants, lengths, taken } = partial;
       const gainHere = gainFrom[aisle - 1]![b]!;
       const gainBehind = gainFrom[aisle - 1]![b + 1]!;
       // Place values worked out once per block, not per pass tried.
       const shapePlace = SHAPE_COUNT ** b;
       const passPlace = PASS_PACK ** b;
-      for (let e = 0; e < from.length; e++) {
+      for (let e = 0; e < partial.count; e++) {
         // Taking up a partial label costs steps of its own, whether or not a pass gets under the bound.
         work += LABEL_COST;
         if (work > budget) return { found: false, proven: false, work };
@@ -292,21 +292,17 @@ export function shortestCoveringTour(
           const id = (stateKeys + key) * total + code;
           const known = at.get(id);
           if (known >= 0 && next.lengths[known]! <= length) continue;
-          const index = known >= 0 ? known : next.from.length;
+          const index = known >= 0 ? known : next.add();
           if (known < 0) at.set(id, index);
-          next.from[index] = from[e]!;
-          next.keys[index] = key;
-          next.codes[index] = code;
-          next.wants[index] = wanted;
-          next.lengths[index] = length;
-          next.taken[index] = taken[e]! + w * passPlace;
+          next.set(index, from[e]!, key, code, wanted, length, taken[e]! + w * passPlace);
         }
       }
-      ({ from, keys, codes, wants, lengths, taken } = next);
+      [partial, next] = [next, partial];
     }
+    const { from, keys, codes, wants, lengths, taken } = partial;
     const reached: Label[] = [];
     reachedAt.clear();
-    for (let e = 0; e < from.length; e++) {
+    for (let e = 0; e < partial.count; e++) {
       const label = labels[from[e]!]!;
       // Worked out for the first transition the prices do not rule out: most labels have none.
       let crossing = -1;
@@ -376,6 +372,54 @@ export function shortestCoveringTour(
     }
   }
   return { found: true, length: best.length, places, work };
+}
+
+/**
+ * Partial labels as parallel columns: the label they go on from, the ways taken through the
+ * aisle's blocks so far (as a combination's key and as pass numbers), the units taken, the price
+ * of what is still wanted, the length. Typed arrays, reused from block to block and grown as
+ * needed: arrays of plain numbers change their kind with the values they hold (small whole
+ * numbers, then any), and each change threw away the compiled search loop.
+ */
+class PartialLabels {
+  count = 0;
+  from = new Int32Array(64);
+  keys = new Int32Array(64);
+  codes = new Float64Array(64);
+  wants = new Float64Array(64);
+  lengths = new Float64Array(64);
+  taken = new Float64Array(64);
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Room for one more; its index. */
+  add(): number {
+    if (this.count === this.from.length) {
+      const grown = <T extends Int32Array | Float64Array>(column: T): T => {
+        const larger = new (column.constructor as new (length: number) => T)(2 * column.length);
+        larger.set(column);
+        return larger;
+      };
+      this.from = grown(this.from);
+      this.keys = grown(this.keys);
+      this.codes = grown(this.codes);
+      this.wants = grown(this.wants);
+      this.lengths = grown(this.lengths);
+      this.taken = grown(this.taken);
+    }
+    return this.count++;
+  }
+
+  set(index: number, from: number, key: number, code: number, wanted: number, length: number, taken: number): void {
+    this.from[index] = from;
+    this.keys[index] = key;
+    this.codes[index] = code;
+    this.wants[index] = wanted;
+    this.lengths[index] = length;
+    this.taken[index] = taken;
+  }
 }
 
 /**
