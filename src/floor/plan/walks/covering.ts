@@ -378,8 +378,9 @@ export function shortestCoveringTour(
  * Partial labels as parallel columns: the label they go on from, the ways taken through the
  * aisle's blocks so far (as a combination's key and as pass numbers), the units taken, the price
  * of what is still wanted, the length. Typed arrays, reused from block to block and grown as
- * needed: arrays of plain numbers change their kind with the values they hold (small whole
- * numbers, then any), and each change threw away the compiled search loop.
+ * needed: arrays of plain numbers were made afresh for every block and changed their kind with
+ * the values they held (small whole numbers, then any), which cost the search loop both time and
+ * compiling again.
  */
 class PartialLabels {
   count = 0;
