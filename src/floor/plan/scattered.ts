@@ -50,7 +50,7 @@ export interface ScatteredChoice {
  * transition, so that the allowance takes about the same time whatever the search spends it on (what it
  * takes in time is in docs/benchmarks.md).
  */
-const SEARCH_WORK = 38_000_000;
+export const SEARCH_WORK = 38_000_000;
 /** Subgradient steps at the first node, and at every node after. */
 const ROOT_STEPS = 150;
 const NODE_STEPS = 30;
