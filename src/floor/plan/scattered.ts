@@ -20,7 +20,8 @@ import { mulberry32 } from './random';
  * places, from ruining and recreating the best walk aisle by aisle, and from taking each aisle's
  * items out of the best walk and putting them back where the walk is shortest given the rest
  * (the covering dynamic program over those items alone, exact for them); a walk left unproven
- * is improved last by large-neighbourhood search over the choice of places (cover-search.ts),
+ * is searched for again on narrower floors (without the aisles from its outermost ones
+ * outwards), then improved by large-neighbourhood search over the choice of places (cover-search.ts),
  * from the best walk and from the first greedy cover, then by putting a few items chosen at
  * random back the same exact way, round after round. Branch and bound (a
  * subaisle walked into or not used, then a place visited or not used) closes the gap where it
@@ -62,6 +63,10 @@ const MAX_HALVINGS = 5;
 const CANDIDATES_MEASURED = 4;
 /** Rounds of ruin and recreate over the aisles of the best walk (and of putting items back). */
 const REBUILD_ROUNDS = 3;
+/** Searches on a narrower floor on each side of the depot, at most: without the best walk's outermost aisle, then its two outermost. */
+const NARROWED_AISLES = 2;
+/** The share of the allowance each search on a narrower floor may spend. */
+const NARROWED_SHARE = 0.1;
 /** Items put back at once at most: the covering dynamic program's states double with each. */
 const REINSERTED_AT_MOST = 10;
 /** The share of the allowance past which ruin and recreate (and putting items back aisle by aisle) stop. */
@@ -193,18 +198,28 @@ class Search {
   }
 
   run(): ScatteredChoice {
-    const all = this.problem.places.length;
     // Beyond two blocks the collecting tour's states are too many: the greedy choice improved by local search, not proven.
     if (!this.floor) {
       this.searchNeighbours();
       return { ...this.best, exact: false };
     }
-    const subaisles = this.floor.aisles * (this.floor.crossYs.length - 1);
+    if (this.settled()) return { ...this.best, exact: true };
+    this.improveLocally();
+    this.searchNarrower();
+    this.searchNeighbours();
+    this.reinsertAtRandom();
+    return { ...this.best, exact: false };
+  }
+
+  /** Branch and bound, and the covering dynamic program: true when the best walk is proven shortest. */
+  private settled(): boolean {
+    const all = this.problem.places.length;
+    const subaisles = this.floor!.aisles * (this.floor!.crossYs.length - 1);
     const stack: Node[] = [{ required: new Uint8Array(all), forbidden: new Uint8Array(all), entered: new Uint8Array(subaisles), prices: new Float64Array(this.items) }];
     // Few combinations of units to take: the covering dynamic program settles the walk sooner than
     // branching would, asked unpriced before any bound, or once the first node has required the
     // places every cover visits (fewer units left to take), priced by its bound.
-    if (this.fewLeftToCover(stack[0]!.required) && this.settledByCovering({ prices: this.noPrices, required: stack[0]!.required, entered: stack[0]!.entered })) return { ...this.best, exact: true };
+    if (this.fewLeftToCover(stack[0]!.required) && this.settledByCovering({ prices: this.noPrices, required: stack[0]!.required, entered: stack[0]!.entered })) return true;
     let root = true;
     /** The first node's prices, and the places and subaisles every cover visits: what bounds the covering dynamic program. */
     let rootBound: { prices: Float64Array; required: Uint8Array; entered: Uint8Array } | undefined;
@@ -218,7 +233,7 @@ class Search {
         this.improveLocally();
         if (this.fewLeftToCover(node.required)) {
           coveringAsked = true;
-          if (this.settledByCovering(rootBound)) return { ...this.best, exact: true };
+          if (this.settledByCovering(rootBound)) return true;
         }
       }
       root = false;
@@ -241,13 +256,43 @@ class Search {
       withIt.required[place] = 1;
       stack.push(without, withIt);
     }
-    if (stack.length === 0 && !this.gaveUp) return { ...this.best, exact: true };
+    if (stack.length === 0 && !this.gaveUp) return true;
     // Branching has not settled it: the covering dynamic program, bounded by what the root knows, may.
-    if (rootBound && !coveringAsked && !this.gaveUp && this.settledByCovering(rootBound)) return { ...this.best, exact: true };
-    this.improveLocally();
-    this.searchNeighbours();
-    this.reinsertAtRandom();
-    return { ...this.best, exact: false };
+    return rootBound !== undefined && !coveringAsked && !this.gaveUp && this.settledByCovering(rootBound);
+  }
+
+  /**
+   * Searches again on narrower floors: on each side of the depot, the aisles from the best walk's
+   * outermost one outwards are left out (then from its second outermost), and a shorter walk
+   * found on the aisles left is kept. A walk that reaches far for a few items settles its other
+   * items around that reach, and moves from it keep reaching there; on the narrower floor the
+   * search starts over and takes those items nearer.
+   */
+  private searchNarrower(): void {
+    const { places, layout } = this.problem;
+    const aisles = [...new Set(this.best.places.map((place) => places[place]!.aisle))].sort((a, b) => a - b);
+    const left = aisles.filter((aisle) => aisle < layout.depotAisle);
+    const right = aisles.filter((aisle) => aisle > layout.depotAisle).reverse();
+    for (let count = 1; count <= NARROWED_AISLES; count++) {
+      if (count <= left.length) this.searchWithout((aisle) => aisle <= left[count - 1]!);
+      if (count <= right.length) this.searchWithout((aisle) => aisle >= right[count - 1]!);
+    }
+  }
+
+  /**
+   * Branch and bound, the covering program and the moves after the first bound, on the floor
+   * less the aisles `leftOut` (when the rest holds every demand), with a share of the allowance.
+   */
+  private searchWithout(leftOut: (aisle: number) => boolean): void {
+    const { places, stock, demand } = this.problem;
+    const kept = places.flatMap((place, index) => (leftOut(place.aisle) ? [] : [index]));
+    const held = new Float64Array(demand.length);
+    for (const place of kept) for (const { item, units } of stock[place]!) held[item]! += units;
+    if (demand.some((want, item) => held[item]! < want)) return;
+    const narrower = new Search({ ...this.problem, places: kept.map((place) => places[place]!), stock: kept.map((place) => stock[place]!) }, this.budget * NARROWED_SHARE);
+    if (!narrower.settled()) narrower.improveLocally();
+    this.spent += narrower.spent;
+    this.improve(narrower.best.places.map((place) => kept[place]!));
   }
 
   /** Ruin and recreate, then each item put back where it is best given the rest. */
