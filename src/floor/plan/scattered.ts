@@ -284,11 +284,9 @@ class Search {
    * less the aisles `leftOut` (when the rest holds every demand), with a share of the allowance.
    */
   private searchWithout(leftOut: (aisle: number) => boolean): void {
-    const { places, stock, demand } = this.problem;
+    const { places, stock } = this.problem;
     const kept = places.flatMap((place, index) => (leftOut(place.aisle) ? [] : [index]));
-    const held = new Float64Array(demand.length);
-    for (const place of kept) for (const { item, units } of stock[place]!) held[item]! += units;
-    if (demand.some((want, item) => held[item]! < want)) return;
+    if (!this.covers(kept)) return;
     const narrower = new Search({ ...this.problem, places: kept.map((place) => places[place]!), stock: kept.map((place) => stock[place]!) }, this.budget * NARROWED_SHARE);
     if (!narrower.settled()) narrower.improveLocally();
     this.spent += narrower.spent;
