@@ -18,8 +18,9 @@ const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name)).
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  // create-embedded: the child process creating and migrating the embedded database (db/pglite-create.ts).
-  entryPoints: { pickport: 'src/main.ts', 'create-embedded': 'src/db/create-embedded.ts' },
+  // create-embedded: the child process creating and migrating the embedded database (db/pglite-create.ts);
+  // planner-worker: a thread of the floor planner (floor/planner/worker.ts).
+  entryPoints: { pickport: 'src/main.ts', 'create-embedded': 'src/db/create-embedded.ts', 'planner-worker': 'src/floor/planner/worker.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

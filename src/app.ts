@@ -5,13 +5,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { ADMIN_PREFIX, PUBLIC_PREFIX, WAREHOUSE_PREFIX } from './api-prefixes';
-import type { Config } from './config';
+import { plannerSettings, type Config } from './config';
 import type { DatabaseHandle, Db } from './db';
 import { catalogRoutes } from './catalog/routes';
 import { SESSION_COOKIE } from './console/auth';
 import { CONSOLE_API_PREFIX, consoleRoutes } from './console/routes';
 import { consoleStatic } from './console/static';
 import { floorMetrics } from './floor/metrics';
+import { Planner } from './floor/planner/planner';
 import { floorRoutes } from './floor/routes';
 import { insightRoutes } from './insight/routes';
 import { settingsRoutes } from './settings/routes';
@@ -43,6 +44,7 @@ declare module 'fastify' {
     db: Db;
     database: DatabaseHandle;
     apiKeys: ApiKeyCache;
+    planner: Planner;
   }
 }
 
@@ -101,6 +103,9 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
     done();
   });
   await installMetrics(app, serviceMetrics(database));
+  const planner = new Planner(config.planner ?? plannerSettings({}), app.metrics.registry, app.log);
+  app.decorate('planner', planner);
+  app.addHook('onClose', () => planner.close());
 
   app.addSchema(ErrorResponse);
   await app.register(swagger, {

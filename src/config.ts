@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -47,6 +48,23 @@ export interface Config {
    * of it is resident from the start; ignored with DATABASE_URL.
    */
   embeddedBuffersMb?: number;
+  /** The floor planner's threads, queue and deadline (PLANNER_THREADS, PLANNER_QUEUE, PLANNER_DEADLINE_MS); see `plannerSettings`. */
+  planner?: PlannerSettings;
+}
+
+export interface PlannerSettings {
+  /** Threads running routes, plans of carts and slotting replays: default the machine's cores less one, at least 1. */
+  threads: number;
+  /** Tasks waiting for a thread, at most: past it a route gets the quick walk, other planning 503. */
+  queue: number;
+  /** How long a request's planning may take, in ms: past it the search answers with the best walk found. */
+  deadlineMs: number;
+}
+
+/** The planner's settings from the environment (docs/operations.md, The planner). */
+export function plannerSettings(env: Env): PlannerSettings {
+  const threads = integer(env, 'PLANNER_THREADS', Math.max(1, availableParallelism() - 1), 1, 256);
+  return { threads, queue: integer(env, 'PLANNER_QUEUE', 64, 1, 100_000), deadlineMs: integer(env, 'PLANNER_DEADLINE_MS', 2_000, 10, 600_000) };
 }
 
 /**
@@ -228,6 +246,7 @@ export function loadConfig(env: Env = process.env, { lockDataDir }: { lockDataDi
     retentionDays: retentionDays(env),
     cookieSecure: boolean(env, 'PICKPORT_COOKIE_SECURE', nodeEnv === 'production'),
     embeddedBuffersMb: integer(env, 'PICKPORT_EMBEDDED_BUFFERS_MB', EMBEDDED_BUFFERS_MB, 1, 1024),
+    planner: plannerSettings(env),
   };
   const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);
 

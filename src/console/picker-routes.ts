@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Executor } from '../db';
-import { completeWave, recordPick, startPickerWave, waveRequest } from '../floor/wave-commands';
+import { completeWave, planWave, recordPick, startPickerWave, waveRequest, withFreshPlan } from '../floor/wave-commands';
 import { pickerWaveId } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
@@ -47,7 +47,15 @@ export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: PickerWaveResponse, 201: PickerWaveResponse }, 409),
       },
     },
-    async (request, reply) => waveWrite(request, reply, (tx, tenantId) => startPickerWave(tx, tenantId, request.staff.user.id, waveRequest({}))),
+    async (request, reply) => {
+      const { tenantId, user } = request.staff;
+      const deadline = app.planner.deadline();
+      return withFreshPlan(
+        (excluded) => planWave(db, app.planner, tenantId, waveRequest({}), excluded, deadline),
+        (planned) => waveWrite(request, reply, (tx) => startPickerWave(tx, tenantId, user.id, planned)),
+        { planFirst: false },
+      );
+    },
   );
 
   app.post(

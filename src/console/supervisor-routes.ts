@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { loadCartPlan } from '../floor/pool';
-import { assignWave, cartLimits, createWave, releaseWave, waveRequest } from '../floor/wave-commands';
+import { assignWave, cartLimits, makePlannedWave, planWave, releaseWave, waveRequest, withFreshPlan } from '../floor/wave-commands';
 import { recentWaves } from '../floor/wave-reads';
 import { CartPlanQuery, CartPlanResponse, CreateWaveBody, SlottingProposalBody, SlottingProposalResponse } from '../floor/schemas';
 import { respondWithAppliedProposal, respondWithNewProposal } from '../floor/slotting-routes';
@@ -72,7 +72,7 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: CartPlanResponse }, 409),
       },
     },
-    async (request) => ({ success: true as const, data: await loadCartPlan(db, request.staff.tenantId, cartLimits(request.query)), requestId: request.id }),
+    async (request) => ({ success: true as const, data: await loadCartPlan(db, app.planner, request.staff.tenantId, cartLimits(request.query)), requestId: request.id }),
   );
 
   app.get(
@@ -96,7 +96,15 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 201: PickerWaveResponse }, 404, 409),
       },
     },
-    async (request, reply) => waveWrite(request, reply, async (tx, tenantId) => ({ ...(await createWave(tx, tenantId, waveRequest(request.body))), created: true })),
+    async (request, reply) => {
+      const { tenantId } = request.staff;
+      const wanted = waveRequest(request.body);
+      const deadline = app.planner.deadline();
+      return withFreshPlan(
+        (excluded) => planWave(db, app.planner, tenantId, wanted, excluded, deadline),
+        (planned) => waveWrite(request, reply, async (tx) => ({ ...(await makePlannedWave(tx, tenantId, planned!)), created: true })),
+      );
+    },
   );
 
   app.post(

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { conflict, validationError, type FieldProblem } from '../http/errors';
-import { routeItems, type ItemNeed, type Location } from './plan/items';
+import { nearestItemsRoute, routeItems, type ItemNeed, type Location } from './plan/items';
 import type { Layout, Place, Policy } from './plan/layout';
-import { routePicks } from './plan/walks';
+import { optimalIsQuick, routePicks, type Route } from './plan/walks';
+import type { Planner } from './planner/planner';
 import { lockFloor, requireLayout } from './layout-store';
 import { productPlaces, slotsOffPlaces } from './slots';
 
@@ -91,25 +92,34 @@ export async function listLocations(db: Executor, tenantId: string): Promise<Loc
   };
 }
 
-/** POST /routes: the walk through `locations`, or the one picking `items`; exactly one of the two is sent (400 otherwise). */
+/**
+ * POST /routes: the walk through `locations`, or the one picking `items`; exactly one of the two is
+ * sent (400 otherwise). A search (the optimal walk for items, or through locations on more
+ * than two blocks) runs on the planner's threads, within the planner's deadline; the rest is
+ * quick and runs here.
+ */
 export async function planRoute(
   db: Executor,
+  planner: Planner,
   tenantId: string,
   body: { locations?: string[] | undefined; items?: { productExternalId: string; quantity: number }[] | undefined; policy?: Policy | undefined },
 ) {
   const policy = body.policy ?? 'optimal';
   if (body.locations && body.items) throw validationError([{ field: 'items', message: 'cannot be sent with locations: send one of the two' }]);
-  if (body.items) return routeForItems(db, tenantId, body.items, policy);
+  if (body.items) return routeForItems(db, planner, tenantId, body.items, policy);
   if (!body.locations) throw validationError([{ field: 'locations', message: 'is required unless items are sent' }]);
-  return routeThrough(db, tenantId, body.locations, policy);
+  return routeThrough(db, planner, tenantId, body.locations, policy);
 }
 
 /**
  * The walk from the depot through the given locations and back, under `policy`: each code once;
  * codes unknown or without a place are left out of it and listed in `unplaced`, in the order given.
+ * When the planner cannot answer a search in time, the optimal policy answers the combined
+ * heuristic's walk, `exact: false`.
  */
-export async function routeThrough(db: Executor, tenantId: string, locations: string[], policy: Policy) {
+export async function routeThrough(db: Executor, planner: Planner, tenantId: string, locations: string[], policy: Policy) {
   const layout = await requireLayout(db, tenantId);
+  const deadline = planner.deadline();
   const codes = [...new Set(locations)];
   const rows = await db
     .selectFrom('warehouse_locations')
@@ -119,7 +129,11 @@ export async function routeThrough(db: Executor, tenantId: string, locations: st
     .where('aisle', 'is not', null)
     .execute();
   const places = new Map(rows.map((row) => [row.code, { locationCode: row.code, aisle: row.aisle!, position: row.position! }]));
-  const { distance, exact, stops } = routePicks(layout, codes.flatMap((code) => places.get(code) ?? []), policy);
+  const picks = codes.flatMap((code) => places.get(code) ?? []);
+  const { distance, exact, stops } =
+    policy === 'optimal' && !optimalIsQuick(layout)
+      ? ((await planner.run('routePicks', [layout, picks, policy], { deadline, quick: () => ({ ...routePicks(layout, picks, 'combined'), exact: false }) })) as Route<(typeof picks)[number]>)
+      : routePicks(layout, picks, policy);
   return { policy, distance, exact, stops, unplaced: codes.filter((code) => !places.has(code)) };
 }
 
@@ -128,10 +142,12 @@ export async function routeThrough(db: Executor, tenantId: string, locations: st
  * listed twice counts once with the sum of its quantities. A product without slots contributes its
  * own location holding its stock. Products unknown, or without slots and without a placed
  * location, are left out and listed in `unplaced`, in the order given; what the slots of the
- * others cannot cover is `short`.
+ * others cannot cover is `short`. When the planner cannot answer in time, the optimal policy
+ * answers the walk through the slots nearest the depot, `exact: false`.
  */
-export async function routeForItems(db: Executor, tenantId: string, items: { productExternalId: string; quantity: number }[], policy: Policy) {
+export async function routeForItems(db: Executor, planner: Planner, tenantId: string, items: { productExternalId: string; quantity: number }[], policy: Policy) {
   const layout = await requireLayout(db, tenantId);
+  const deadline = planner.deadline();
   const wanted = new Map<string, number>();
   for (const { productExternalId, quantity } of items) wanted.set(productExternalId, (wanted.get(productExternalId) ?? 0) + quantity);
   const places = await productPlaces(db, tenantId, [...wanted.keys()]);
@@ -142,7 +158,10 @@ export async function routeForItems(db: Executor, tenantId: string, items: { pro
     if (slots.length === 0) unplaced.push(item);
     else needs.push({ item, quantity, slots });
   }
-  const route = routeItems(layout, needs, policy);
+  const route =
+    policy === 'optimal'
+      ? await planner.run('routeItems', [layout, needs, policy], { deadline, quick: () => nearestItemsRoute(layout, needs, optimalIsQuick(layout) ? 'optimal' : 'combined') })
+      : routeItems(layout, needs, policy);
   return {
     policy,
     distance: route.distance,

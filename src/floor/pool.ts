@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db';
 import type { WaveLimits } from './plan/batching';
-import { planCarts, urgencyCost } from './plan/cart-plan';
 import { placesOfLine, type ItemSlot, type Location } from './plan/items';
 import type { Layout, Place } from './plan/layout';
 import { planStillRight, type CurrentPlan, type PlanMade, type SignedOrder } from './plan/plan-reuse';
 import { urgencyRanks } from './plan/urgency';
 import { requireLayout } from './layout-store';
+import type { Planner } from './planner/planner';
 
 /** How many of the most urgent PENDING orders the plan covers, and thus a new wave chooses from. */
 const CANDIDATE_POOL = 500;
@@ -115,15 +115,24 @@ const urgencyCosts = new WeakMap<CurrentPlan, number>();
 
 /**
  * The carts of the plan for the tenant's pool as it stands now (but the `excluded` orders): the
- * plan made for an earlier pool while it is still right for this one, else a new one.
+ * plan made for an earlier pool while it is still right for this one, else a new one, made on the
+ * planner's threads (its search stops at `deadline` with the best plan found).
  */
-export async function planPool(db: Executor, tenantId: string, layout: Layout, limits: WaveLimits, excluded: readonly string[] = []): Promise<{ pool: PooledOrder[]; plan: CurrentPlan }> {
+export async function planPool(
+  db: Executor,
+  planner: Planner,
+  tenantId: string,
+  layout: Layout,
+  limits: WaveLimits,
+  excluded: readonly string[],
+  deadline: number,
+): Promise<{ pool: PooledOrder[]; plan: CurrentPlan }> {
   const pool = await readPool(db, tenantId, layout, excluded);
   const key = JSON.stringify([tenantId, layout, limits.maxOrders, limits.maxItems]);
   const made = plansMade.get(key);
   const kept = made && planStillRight(layout, made, pool, limits);
   if (kept) return { pool, plan: kept };
-  const plan = planCarts(layout, pool, limits);
+  const plan = await planner.run('planCarts', [layout, pool, limits], { deadline });
   plansMade.delete(key);
   plansMade.set(key, { plan, signatures: new Map(pool.map((order) => [order.id, order.signature])), full: pool.length === CANDIDATE_POOL });
   if (plansMade.size > PLANS_KEPT) plansMade.delete(plansMade.keys().next().value!);
@@ -134,13 +143,14 @@ export async function planPool(db: Executor, tenantId: string, layout: Layout, l
  * The plan as the supervisor reads it: every cart in the order they are handed out, each order
  * with its number, priority, due date and units; 409 without a layout, as for making a wave.
  */
-export async function loadCartPlan(db: Executor, tenantId: string, limits: WaveLimits) {
+export async function loadCartPlan(db: Executor, planner: Planner, tenantId: string, limits: WaveLimits) {
   const layout = await requireLayout(db, tenantId);
-  const { pool, plan } = await planPool(db, tenantId, layout, limits);
+  const deadline = planner.deadline();
+  const { pool, plan } = await planPool(db, planner, tenantId, layout, limits, [], deadline);
   const byId = new Map(pool.map((order) => [order.id, order]));
   let cost = plan.greedyDistance === null ? null : urgencyCosts.get(plan);
   if (cost === undefined) {
-    cost = urgencyCost(layout, pool, limits, plan);
+    cost = await planner.run('urgencyCost', [layout, pool, limits, { distance: plan.distance }], { deadline });
     urgencyCosts.set(plan, cost);
   }
   return {

@@ -28,7 +28,7 @@ import {
 import { slotRoutes } from './slot-routes';
 import { slottingRoutes } from './slotting-routes';
 import { loadCartPlan } from './pool';
-import { cartLimits, completeWave, createWave, recordPick, releaseWave, waveRequest } from './wave-commands';
+import { cartLimits, completeWave, makePlannedWave, planWave, recordPick, releaseWave, waveRequest, withFreshPlan } from './wave-commands';
 import { listWaves, loadWave } from './wave-reads';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
@@ -130,7 +130,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const data = await planRoute(db, tenantId, request.body);
+      const data = await planRoute(db, app.planner, tenantId, request.body);
       return { success: true as const, data, requestId: request.id };
     },
   );
@@ -150,8 +150,15 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 201: WaveResponse }, 404, 409),
       },
     },
-    async (request, reply) =>
-      waveWrite(request, reply, request.params.slug, async (tx, tenantId) => ({ ...(await createWave(tx, tenantId, waveRequest(request.body))), created: true })),
+    async (request, reply) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const wanted = waveRequest(request.body);
+      const deadline = app.planner.deadline();
+      return withFreshPlan(
+        (excluded) => planWave(db, app.planner, tenantId, wanted, excluded, deadline),
+        (planned) => waveWrite(request, reply, request.params.slug, async (tx) => ({ ...(await makePlannedWave(tx, tenantId, planned!)), created: true })),
+      );
+    },
   );
 
   app.get(
@@ -184,7 +191,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
-      return { success: true as const, data: await loadCartPlan(db, tenantId, cartLimits(request.query)), requestId: request.id };
+      return { success: true as const, data: await loadCartPlan(db, app.planner, tenantId, cartLimits(request.query)), requestId: request.id };
     },
   );
 

@@ -10,7 +10,7 @@ const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 
 /** Works out a proposal (reading only), then keeps it: 201 with it. The warehouse API and the console share this. */
 export async function respondWithNewProposal(request: FastifyRequest, reply: FastifyReply, tenantId: string, sent: ProposalRequest | undefined) {
-  const worked = await workOutProposal(request.server.db, tenantId, sent ?? {});
+  const worked = await workOutProposal(request.server.db, request.server.planner, tenantId, sent ?? {});
   return respondWithView(
     request,
     reply,

@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { notFound } from '../http/errors';
@@ -6,7 +5,8 @@ import { checkedPeriod, lastDays } from '../http/period';
 import { requireLayout } from './layout-store';
 import { placesOfLine } from './plan/items';
 import type { Place } from './plan/layout';
-import { slottingSteps, type SlottingProblem, type SlottingProposal } from './plan/slotting';
+import type { SlottingProblem } from './plan/slotting';
+import type { Planner } from './planner/planner';
 import { productPlaces } from './slots';
 
 /*
@@ -49,9 +49,10 @@ export interface ProposalRequest {
 
 /**
  * Works out a proposal for the tenant's floor from the waves completed in the period: reads only,
- * so that the replay (seconds for a busy month) holds no lock. `store` then keeps it.
+ * so that the replay (seconds for a busy month, on the planner's threads) holds no lock.
+ * `storeProposal` then keeps it.
  */
-export async function workOutProposal(db: Executor, tenantId: string, request: ProposalRequest) {
+export async function workOutProposal(db: Executor, planner: Planner, tenantId: string, request: ProposalRequest) {
   const period = request.period ? checkedPeriod(request.period, MAX_PERIOD_DAYS, 'period.') : lastDays(DEFAULT_PERIOD_DAYS);
   const layout = await requireLayout(db, tenantId);
   const lines = await sql<{ wave_id: string; product_external_id: string; quantity: string }>`
@@ -98,7 +99,8 @@ export async function workOutProposal(db: Executor, tenantId: string, request: P
     waves: [...byWave.values()],
     maxMoves: request.maxMoves ?? DEFAULT_MAX_MOVES,
   };
-  const proposal = await inTurns(slottingSteps(problem));
+  // A month of waves replays for seconds: on the planner's threads, to the end (no deadline).
+  const proposal = await planner.run('proposeSlotting', [problem], { deadline: Infinity });
   const moves: StoredMove[] = proposal.moves.map(({ product, from, to, picks }) => {
     const row = catalog.rows[product]!;
     return { productId: row.id, productExternalId: row.external_id, sku: row.sku, name: row.name, from: codes[from]!, to: codes[to]!, picks, productUpdatedAt: new Date(row.updated_at).toISOString() };
@@ -188,13 +190,4 @@ export async function applyProposal(tx: Tx, tenantId: string, id: string): Promi
   const applied: AppliedMoves = { moved: moving.length, skipped };
   await tx.updateTable('slotting_proposals').set({ applied_at: new Date(), applied: JSON.stringify(applied) }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
   return { id, events: [] };
-}
-
-/** Runs the steps one event-loop turn each, so that requests keep being answered while a proposal is worked out. */
-async function inTurns(steps: Generator<unknown, SlottingProposal>): Promise<SlottingProposal> {
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-    await nextTurn();
-  }
 }

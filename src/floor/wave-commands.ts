@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { Tx } from '../db';
+import type { Executor, Tx } from '../db';
 import { LOCK_CLASS, lockInClass } from '../db/locks';
 import type { DomainEvent } from '../events/types';
-import { ApiError, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
+import { ApiError, concurrentUpdate, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
 import { moveOrder } from '../orders/lifecycle';
 import type { OrderRow } from '../orders/store';
 import { completePickedOrders, type OrderToComplete } from '../warehouse/order-picking';
@@ -10,7 +10,8 @@ import type { WaveLimits } from './plan/batching';
 import type { Layout, Policy } from './plan/layout';
 import { requireLayout } from './layout-store';
 import { planPool } from './pool';
-import { planWaveLines, type WaveItem } from './plan/wave-lines';
+import type { WaveItem, WaveWalk } from './plan/wave-lines';
+import type { Planner } from './planner/planner';
 import { productPlaces, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
 import { pickerWaveId, waveLines } from './wave-reads';
@@ -32,19 +33,96 @@ export function waveRequest(body: { orders?: string[] | undefined; maxOrders?: n
   return { orders: body.orders, ...cartLimits(body), policy: body.policy ?? 'optimal' };
 }
 
-/**
- * Makes a wave: the named orders, or the first cart of the plan for the pool of PENDING orders
- * without issues (chooseOrders), routed on the layout, each product taken from its slots
- * (planWaveLines). Its orders go PENDING → IN_PICKING. Returns the wave's id and the events to emit.
- */
-export async function createWave(tx: Tx, tenantId: string, request: WaveRequest): Promise<{ waveId: string; events: DomainEvent[] }> {
-  const layout = await requireLayout(tx, tenantId);
-  const orders = request.orders ? await lockNamedOrders(tx, tenantId, request.orders) : await chooseOrders(tx, tenantId, layout, request);
-  const items = await waveItems(tx, tenantId, orders.map((order) => order.id));
-  const places = await productPlaces(tx, tenantId, [...new Set(items.map((item) => item.product_external_id))]);
+/** A wave planned from an unlocked read: `makePlannedWave` makes it if what it was planned from still holds. */
+export interface PlannedWave {
+  request: WaveRequest;
+  /** The orders' ids, in tote order. */
+  orderIds: string[];
+  /** The layout, items and places the lines were planned from, as read. */
+  basis: string;
+  walk: WaveWalk;
+}
 
-  const tote = new Map(orders.map((order, index) => [order.id, index + 1]));
-  const walk = planWaveLines(layout, items, tote, places, request.policy);
+/**
+ * Thrown inside a wave's transaction when the plan no longer holds: an order was taken (`taken`
+ * lists those another wave locked or took) or its items, its products' places or the layout
+ * changed. The transaction rolls back and the wave is planned again without the taken orders.
+ */
+export class PlanOvertaken extends Error {
+  constructor(readonly taken: readonly string[] = []) {
+    super('the wave was planned from rows that changed since');
+  }
+}
+
+/**
+ * Plans overtaken by changed rows one request accepts: overtaken that often, what it plans from
+ * keeps changing under it. Plans overtaken by orders another wave took do not count: each leaves
+ * those orders out of the next, so they end when the pool does.
+ */
+const CHANGES_PER_REQUEST = 3;
+
+/**
+ * Plans a wave outside any transaction (`plan`, worked out on the planner's threads) and makes it
+ * in one (`make`), planning again, without the orders taken meanwhile, while the plan is
+ * overtaken (PlanOvertaken); after CHANGES_PER_REQUEST plans overtaken by changed rows, 409
+ * CONCURRENT_UPDATE. No row is locked while a plan is worked out. With `planFirst` false, `make` is
+ * first tried without a plan (a picker's start, which often takes a wave that exists): it throws
+ * PlanOvertaken to ask for one.
+ */
+export async function withFreshPlan<R>(
+  plan: (excluded: readonly string[]) => Promise<PlannedWave>,
+  make: (planned: PlannedWave | undefined) => Promise<R>,
+  { planFirst = true }: { planFirst?: boolean } = {},
+): Promise<R> {
+  const excluded: string[] = [];
+  let planned = planFirst ? await plan(excluded) : undefined;
+  for (let changes = 0; ; ) {
+    try {
+      return await make(planned);
+    } catch (error) {
+      if (!(error instanceof PlanOvertaken)) throw error;
+      if (planned && error.taken.length === 0 && ++changes >= CHANGES_PER_REQUEST) {
+        throw concurrentUpdate('The orders kept changing while the wave was planned; retry the request');
+      }
+      excluded.push(...error.taken);
+      planned = await plan(excluded);
+    }
+  }
+}
+
+/**
+ * Plans a wave from an unlocked read: the named orders, or the first cart of the plan for the pool
+ * of PENDING orders without issues but the `excluded` (planPool), routed on the layout, each product
+ * taken from its slots (planWaveLines, on the planner's threads, within the request's `deadline`).
+ */
+export async function planWave(db: Executor, planner: Planner, tenantId: string, request: WaveRequest, excluded: readonly string[], deadline: number): Promise<PlannedWave> {
+  const layout = await requireLayout(db, tenantId);
+  let orderIds: string[];
+  if (request.orders) orderIds = checkedNamedOrders(request.orders, await namedOrders(db, tenantId, request.orders)).map((order) => order.id);
+  else {
+    const { plan } = await planPool(db, planner, tenantId, layout, request, excluded, deadline);
+    const chosen = plan.carts[0]?.orders;
+    if (!chosen) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
+    orderIds = chosen;
+  }
+  const { items, places, basis } = await waveBasis(db, tenantId, layout, orderIds);
+  const tote = new Map(orderIds.map((id, index) => [id, index + 1]));
+  const walk = await planner.run('planWaveLines', [layout, items, tote, places, request.policy], { deadline });
+  return { request, orderIds, basis, walk };
+}
+
+/**
+ * Makes the planned wave: locks its orders (the named ones waiting for their locks; chosen ones
+ * with SKIP LOCKED, so that two waves made at once never wait for each other), checks that the plan
+ * still holds (PlanOvertaken otherwise), and records the wave; its orders go PENDING → IN_PICKING.
+ * Returns the wave's id and the events to emit.
+ */
+export async function makePlannedWave(tx: Tx, tenantId: string, planned: PlannedWave, pickerId?: string): Promise<{ waveId: string; events: DomainEvent[] }> {
+  const { request, orderIds, walk } = planned;
+  const orders = request.orders ? checkedNamedOrders(request.orders, await namedOrders(tx, tenantId, request.orders, true)) : await lockChosenOrders(tx, tenantId, orderIds);
+  if (orders.some((order, index) => order.id !== orderIds[index])) throw new PlanOvertaken();
+  const layout = await requireLayout(tx, tenantId);
+  if ((await waveBasis(tx, tenantId, layout, orderIds)).basis !== planned.basis) throw new PlanOvertaken();
   const wave = await tx
     .insertInto('waves')
     .values({
@@ -53,13 +131,13 @@ export async function createWave(tx: Tx, tenantId: string, request: WaveRequest)
       policy: request.policy,
       distance: walk.distance,
       s_shape_distance: walk.sShapeDistance,
-      picker_id: request.pickerId ?? null,
+      picker_id: pickerId ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   await tx
     .insertInto('wave_orders')
-    .values(orders.map((order) => ({ tenant_id: tenantId, wave_id: wave.id, order_id: order.id, tote: tote.get(order.id)! })))
+    .values(orders.map((order, index) => ({ tenant_id: tenantId, wave_id: wave.id, order_id: order.id, tote: index + 1 })))
     .execute();
   // One statement for every line, however many (row values could run out of parameters).
   await sql`
@@ -75,15 +153,16 @@ export async function createWave(tx: Tx, tenantId: string, request: WaveRequest)
 
 /**
  * The picker's PICKING wave; else the oldest PICKING wave nobody is assigned to (a supervisor's),
- * now theirs; else a new one made for them as `createWave` makes it (`created` tells). Two starts
- * by one picker at once run one after the other and get the same wave; two pickers starting at
- * once never take the same unassigned wave.
+ * now theirs; else the `planned` one, made for them by `makePlannedWave` (`created` tells), or
+ * PlanOvertaken to ask for a plan when none is given (withFreshPlan). Two starts by one picker at
+ * once run one after the other and get the same wave; two pickers starting at once never take
+ * the same unassigned wave, nor the same orders.
  */
 export async function startPickerWave(
   tx: Tx,
   tenantId: string,
   pickerId: string,
-  request: WaveRequest,
+  planned: PlannedWave | undefined,
 ): Promise<{ waveId: string; created: boolean; events: DomainEvent[] }> {
   await lockInClass(tx, LOCK_CLASS.pickerWave, pickerId);
   const current = await pickerWaveId(tx, tenantId, pickerId);
@@ -104,7 +183,8 @@ export async function startPickerWave(
     await tx.updateTable('waves').set({ picker_id: pickerId, updated_at: sql<Date>`now()` }).where('tenant_id', '=', tenantId).where('id', '=', unassigned.id).execute();
     return { waveId: unassigned.id, created: false, events: [] };
   }
-  return { ...(await createWave(tx, tenantId, { ...request, pickerId })), created: true };
+  if (!planned) throw new PlanOvertaken();
+  return { ...(await makePlannedWave(tx, tenantId, planned, pickerId)), created: true };
 }
 
 /**
@@ -131,51 +211,41 @@ export async function assignWave(tx: Tx, tenantId: string, waveId: string, picke
 }
 
 /**
- * Chooses the orders of a wave: the first cart of the plan for the pool as it stands (planPool:
- * the plan made earlier while it is still right for the pool read now, else a new one), and locks
- * them. The pool is read without locks; only the chosen orders are locked, with SKIP LOCKED: an
- * order another wave holds (or took meanwhile) is left out and the plan taken again without it.
- * Two waves made at once thus get different orders, and neither waits for the other.
+ * The chosen orders, locked with SKIP LOCKED, in the order given; PlanOvertaken naming those
+ * another wave holds or took (or that gained issues) since the plan was made.
  */
-async function chooseOrders(tx: Tx, tenantId: string, layout: Layout, request: WaveRequest): Promise<OrderRow[]> {
-  const taken: string[] = [];
-  for (;;) {
-    const { plan } = await planPool(tx, tenantId, layout, request, taken);
-    const chosen = plan.carts[0]?.orders;
-    if (!chosen) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
-    const locked = await tx
-      .selectFrom('orders')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('id', 'in', chosen)
-      .where('status', '=', 'PENDING')
-      .where('has_issues', '=', false)
-      .orderBy('id')
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    const byId = new Map(locked.map((order) => [order.id, order]));
-    if (locked.length === chosen.length) return chosen.map((id) => byId.get(id)!);
-    taken.push(...chosen.filter((id) => !byId.has(id)));
-  }
+async function lockChosenOrders(tx: Tx, tenantId: string, ids: readonly string[]): Promise<OrderRow[]> {
+  const locked = await tx
+    .selectFrom('orders')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .where('status', '=', 'PENDING')
+    .where('has_issues', '=', false)
+    .orderBy('id')
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  const byId = new Map(locked.map((order) => [order.id, order]));
+  const taken = ids.filter((id) => !byId.has(id));
+  if (taken.length > 0) throw new PlanOvertaken(taken);
+  return ids.map((id) => byId.get(id)!);
 }
 
-/** The named orders, locked, in the order named: each must exist (404) and be PENDING without issues (409). */
-async function lockNamedOrders(tx: Tx, tenantId: string, externalIds: string[]): Promise<OrderRow[]> {
+/** The named orders as they stand (locked for the rest of the transaction with `lock`). */
+async function namedOrders(db: Executor, tenantId: string, externalIds: string[], lock = false): Promise<OrderRow[]> {
+  const query = db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('external_id', 'in', externalIds).orderBy('id');
+  return lock ? query.forUpdate().execute() : query.execute();
+}
+
+/** The named orders in the order named: each must be named once (400), exist (404) and be PENDING without issues (409). */
+function checkedNamedOrders(externalIds: string[], rows: OrderRow[]): OrderRow[] {
   const problems: FieldProblem[] = [];
   externalIds.forEach((externalId, index) => {
     const first = externalIds.indexOf(externalId);
     if (first !== index) problems.push({ field: `orders[${index}]`, message: `repeats orders[${first}]` });
   });
   if (problems.length > 0) throw validationError(problems);
-  const rows = await tx
-    .selectFrom('orders')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('external_id', 'in', externalIds)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
   const byExternalId = new Map(rows.map((row) => [row.external_id, row]));
   return externalIds.map((externalId) => {
     const order = byExternalId.get(externalId);
@@ -188,8 +258,15 @@ async function lockNamedOrders(tx: Tx, tenantId: string, externalIds: string[]):
   });
 }
 
-async function waveItems(tx: Tx, tenantId: string, orderIds: string[]): Promise<WaveItem[]> {
-  const rows = await tx
+/** What a wave's lines are planned from: its orders' items and their products' places, and (as `basis`) the layout with them. */
+async function waveBasis(db: Executor, tenantId: string, layout: Layout, orderIds: string[]) {
+  const items = await waveItems(db, tenantId, orderIds);
+  const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))]);
+  return { items, places, basis: JSON.stringify([layout, items, [...places]]) };
+}
+
+async function waveItems(db: Executor, tenantId: string, orderIds: string[]): Promise<WaveItem[]> {
+  const rows = await db
     .selectFrom('order_items')
     .select(['order_id', 'position as item_position', 'product_external_id', 'quantity'])
     .where('tenant_id', '=', tenantId)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors';
-import { createWave } from '../../src/floor/wave-commands';
+import { makePlannedWave, planWave, withFreshPlan, type WaveRequest } from '../../src/floor/wave-commands';
 import { loadWave } from '../../src/floor/wave-reads';
 import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order } from '../orders/helpers';
@@ -59,18 +59,28 @@ describe('floor: waves made at the same time never share an order', () => {
   describe.skipIf(!usingPostgres)('two transactions held open on PostgreSQL', () => {
 
 
-    const limits = { maxOrders: 3, maxItems: 40, policy: 'optimal' as const };
+    const limits: WaveRequest = { maxOrders: 3, maxItems: 40, policy: 'optimal' };
     const waveOrders = async (trx: HeldTransaction, waveId: string) => (await loadWave(trx, tenant.id, waveId)).orders.map((o) => o.externalId);
+    /** A wave planned outside any transaction, as the routes plan one. */
+    const plan = (request: WaveRequest, excluded: readonly string[] = []) => planWave(ctx.database.db, ctx.app.planner, tenant.id, request, excluded, ctx.app.planner.deadline());
 
-    it('the second, made while the first is still open, takes other orders without waiting for it; the first takes the plan\'s first cart', async () => {
+    it('two plans made at once choose the same cart; the second, overtaken under its lock, is planned again and takes other orders without waiting', async () => {
       const ids = await placeOrders('HELD', 6);
-      const planned = (await floor.get('/waves/plan?maxOrders=3')).body.data.carts[0]!.orders.map((o) => o.externalId);
+      const planned = (await floor.get('/waves/plan?maxOrders=3')).body.data.carts[0]!.orders.map((o: { externalId: string }) => o.externalId);
+      const [planA, planB] = await Promise.all([plan(limits), plan(limits)]);
+      expect(planB.orderIds).toEqual(planA.orderIds);
       const first = await holdTransaction(ctx.database.db);
       const second = await holdTransaction(ctx.database.db);
       try {
-        const a = await createWave(first.trx, tenant.id, limits);
+        const a = await makePlannedWave(first.trx, tenant.id, planA);
+        let plans = 0;
         // Would hang (and time out) if the second waited for the first's locks.
-        const b = await createWave(second.trx, tenant.id, limits);
+        const b = await withFreshPlan(
+          (excluded) => (plans++, plan(limits, excluded)),
+          (planned) => makePlannedWave(second.trx, tenant.id, planned ?? planB),
+          { planFirst: false },
+        );
+        expect(plans).toBe(1);
         const inA = await waveOrders(first.trx, a.waveId);
         const inB = await waveOrders(second.trx, b.waveId);
         expect(inA).toEqual(planned);
@@ -89,11 +99,13 @@ describe('floor: waves made at the same time never share an order', () => {
 
     it('an order named by the second while the first holds it: the second waits, then answers 409', async () => {
       const [id] = await placeOrders('NAMED', 1);
+      const named = { ...limits, orders: [id!] };
+      const [planA, planB] = await Promise.all([plan(named), plan(named)]);
       const first = await holdTransaction(ctx.database.db);
       const second = await holdTransaction(ctx.database.db);
       try {
-        await createWave(first.trx, tenant.id, { ...limits, orders: [id!] });
-        const pending = createWave(second.trx, tenant.id, { ...limits, orders: [id!] }).then(
+        await makePlannedWave(first.trx, tenant.id, planA);
+        const pending = makePlannedWave(second.trx, tenant.id, planB).then(
           () => undefined,
           (error: unknown) => error,
         );

@@ -1,6 +1,7 @@
 import { CartBound, type AislePlaces, type WaveCandidate, type WaveLimits } from './batching';
 import type { Layout } from './layout';
 import { shortestRouteLength } from './walks';
+import { pastDeadline } from './deadline';
 import { mulberry32 } from './random';
 
 /** What the search needs of an order: a wave candidate with its urgency (lower is more urgent). */
@@ -133,7 +134,7 @@ export class CartSearch {
   }
 
   private spent(): boolean {
-    return this.work >= this.budget;
+    return this.work >= this.budget || pastDeadline();
   }
 
   /** Shifts `order`, or else swaps it, if that shortens the walk. */

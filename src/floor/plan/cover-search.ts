@@ -1,4 +1,5 @@
 import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
+import { pastDeadline } from './deadline';
 import { mulberry32 } from './random';
 import { SubsetRoutes } from './walks';
 
@@ -59,7 +60,7 @@ export function searchCovers(problem: ScatteredProblem, start: readonly number[]
   let currentLength = walks.length(current);
   let best = { places: current, distance: currentLength };
   // A round measures one walk, none when its choice is remembered: rounds are counted too. Nothing wanted, nothing to search.
-  for (let round = 0; round < options.measures && walks.left() > 0 && current.length > 0; round++) {
+  for (let round = 0; round < options.measures && walks.left() > 0 && current.length > 0 && !pastDeadline(); round++) {
     const threshold = START_THRESHOLD * (1 - walks.measured / options.measures);
     const candidate = search.neighbour(current);
     const length = walks.length(candidate);

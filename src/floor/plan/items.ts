@@ -54,11 +54,7 @@ export interface ItemRoute<L extends Location> {
  * the policy's walk through them. What the slots cannot cover is short, and all of them are taken.
  */
 export function routeItems<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[], policy: Policy): ItemRoute<L> {
-  if (policy !== 'optimal') {
-    const { chosen, short } = nearestSlots(layout, needs);
-    const { distance, stops } = routePicks(layout, chosen, policy);
-    return { distance, exact: false, stops: stopsOf(stops), short };
-  }
+  if (policy !== 'optimal') return nearestItemsRoute(layout, needs, policy);
   const problem = scatteredProblem(layout, needs);
   const choice = chooseScattered(problem);
   const walk = routePicks(layout, choice.places.map((place) => problem.places[place]!), 'optimal');
@@ -72,6 +68,16 @@ export function routeItems<L extends Location>(layout: Layout, needs: readonly I
     }),
   );
   return { distance: walk.distance, exact: choice.exact && walk.exact, stops: stopsOf(picks), short: problem.short };
+}
+
+/**
+ * Each need taken from its slots nearest the depot (by walking distance), then the policy's walk
+ * through them: quick on any floor, and never proven shortest over the choice of slots.
+ */
+export function nearestItemsRoute<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[], policy: Policy): ItemRoute<L> {
+  const { chosen, short } = nearestSlots(layout, needs);
+  const { distance, stops } = routePicks(layout, chosen, policy);
+  return { distance, exact: false, stops: stopsOf(stops), short };
 }
 
 /** The needs as places holding units of items; a need its slots cannot cover takes them all and is short of the rest. */

@@ -4,6 +4,7 @@ import { CollectingTours, type CollectingFloor, type TrackedValuesToGo } from '.
 import { prepareCovering, shortestCoveringTour, type CoveringProblem } from './walks/covering';
 import { leastOf } from './walks/least-of';
 import { MAX_DP_CROSS_AISLES } from './walks/optimal';
+import { pastDeadline } from './deadline';
 import { mulberry32 } from './random';
 
 /*
@@ -204,10 +205,11 @@ class Search {
       return { ...this.best, exact: false };
     }
     if (this.settled()) return { ...this.best, exact: true };
-    this.improveLocally();
-    this.searchNarrower();
-    this.searchNeighbours();
-    this.reinsertAtRandom();
+    // Past the deadline, each step after the proof stops at once: the best walk so far is the answer.
+    for (const step of [() => this.improveLocally(), () => this.searchNarrower(), () => this.searchNeighbours(), () => this.reinsertAtRandom()]) {
+      if (pastDeadline()) break;
+      step();
+    }
     return { ...this.best, exact: false };
   }
 
@@ -224,7 +226,7 @@ class Search {
     /** The first node's prices, and the places and subaisles every cover visits: what bounds the covering dynamic program. */
     let rootBound: { prices: Float64Array; required: Uint8Array; entered: Uint8Array } | undefined;
     let coveringAsked = false;
-    while (stack.length > 0 && !this.gaveUp && this.spent <= this.budget * BRANCHING_SHARE) {
+    while (stack.length > 0 && !this.gaveUp && this.spent <= this.budget * BRANCHING_SHARE && !pastDeadline()) {
       const node = stack.pop()!;
       if (!this.settle(node)) continue;
       const outcome = this.bound(node, root ? ROOT_STEPS : NODE_STEPS, root);
@@ -258,7 +260,7 @@ class Search {
     }
     if (stack.length === 0 && !this.gaveUp) return true;
     // Branching has not settled it: the covering dynamic program, bounded by what the root knows, may.
-    return rootBound !== undefined && !coveringAsked && !this.gaveUp && this.settledByCovering(rootBound);
+    return rootBound !== undefined && !coveringAsked && !this.gaveUp && !pastDeadline() && this.settledByCovering(rootBound);
   }
 
   /**
@@ -273,9 +275,9 @@ class Search {
     const aisles = [...new Set(this.best.places.map((place) => places[place]!.aisle))].sort((a, b) => a - b);
     const left = aisles.filter((aisle) => aisle < layout.depotAisle);
     const right = aisles.filter((aisle) => aisle > layout.depotAisle).reverse();
-    for (let count = 1; count <= NARROWED_AISLES; count++) {
+    for (let count = 1; count <= NARROWED_AISLES && !pastDeadline(); count++) {
       if (count <= left.length) this.searchWithout((aisle) => aisle <= left[count - 1]!);
-      if (count <= right.length) this.searchWithout((aisle) => aisle >= right[count - 1]!);
+      if (count <= right.length && !pastDeadline()) this.searchWithout((aisle) => aisle >= right[count - 1]!);
     }
   }
 
@@ -323,7 +325,7 @@ class Search {
     const random = mulberry32(this.best.distance);
     const pick = (count: number) => Math.floor(random() * count);
     const until = Math.max(this.spent + REPAIR_SHARE * this.budget, this.budget);
-    for (let round = 0; round < REPAIR_ROUNDS && this.spent < until && this.best.places.length > 0; round++) {
+    for (let round = 0; round < REPAIR_ROUNDS && this.spent < until && this.best.places.length > 0 && !pastDeadline(); round++) {
       const walk = this.best.places;
       let takenOut: number[];
       if (random() < 0.5) {
@@ -471,7 +473,7 @@ class Search {
         for (const { item } of this.problem.stock[place]!) items.add(item);
       }
       for (const items of byAisle.values()) {
-        if (this.spent > this.budget * REBUILD_SHARE) return;
+        if (this.spent > this.budget * REBUILD_SHARE || pastDeadline()) return;
         if (items.size <= REINSERTED_AT_MOST) this.reinsertItems([...items]);
       }
       if (this.best.distance >= before) return;
@@ -740,7 +742,7 @@ class Search {
     for (let round = 0; round < REBUILD_ROUNDS; round++) {
       const before = this.best.distance;
       for (const aisle of new Set(this.best.places.map((place) => places[place]!.aisle))) {
-        if (this.spent > this.budget * REBUILD_SHARE) return;
+        if (this.spent > this.budget * REBUILD_SHARE || pastDeadline()) return;
         const kept = new Uint8Array(places.length);
         for (const place of this.best.places) if (places[place]!.aisle !== aisle) kept[place] = 1;
         this.improve(this.cover(kept, aisle));

@@ -33,6 +33,14 @@ export function routePicks<T extends Place>(layout: Layout, picks: readonly T[],
   return { distance, exact, stops };
 }
 
+/**
+ * Whether the optimal walk through given places is quick to work out on the layout: on one or two
+ * blocks its dynamic program is linear in the aisles; on more it is a search.
+ */
+export function optimalIsQuick(layout: Layout): boolean {
+  return (layout.crossAisles?.length ?? 0) <= 1;
+}
+
 /** `routePicks` with the walk's polyline, for drawing a route or checking it. */
 export function routeWalk<T extends Place>(layout: Layout, picks: readonly T[], policy: Policy): RouteWalk<T> {
   const byPlace = groupByPlace(layout, picks);

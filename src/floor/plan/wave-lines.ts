@@ -26,6 +26,13 @@ export interface WaveLinePart extends WaveItem {
   position: number | null;
 }
 
+/** A wave's walk: its length under its policy and under S-shape, and its lines' parts in walking order. */
+export interface WaveWalk {
+  distance: number;
+  sShapeDistance: number;
+  lines: WaveLinePart[];
+}
+
 /** A share of a product's units chosen at one stop, in the order the product's lines take them. */
 interface Piece {
   stop: number;
@@ -45,7 +52,7 @@ interface Piece {
  *   they do not.
  * - A line has at most one part at a location; parts are numbered in walking order.
  */
-export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: Map<string, number>, places: Map<string, ItemPlaces>, policy: Policy) {
+export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: Map<string, number>, places: Map<string, ItemPlaces>, policy: Policy): WaveWalk {
   const byTote = (a: WaveItem, b: WaveItem) => tote.get(a.order_id)! - tote.get(b.order_id)! || a.item_position - b.item_position;
   const linesOf = new Map<string, WaveItem[]>();
   for (const item of [...items].sort(byTote)) linesOf.set(item.product_external_id, [...(linesOf.get(item.product_external_id) ?? []), item]);

@@ -1,5 +1,6 @@
 import * as optimal from './optimal';
 import { spaceFor, unreached, withRoom, type StateSpace } from './optimal';
+import { pastDeadline } from '../deadline';
 
 // Plain constants here: an imported binding can be a property read on every use, and these are read in the inner loops.
 const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_COUNT, TWICE } = optimal;
@@ -599,7 +600,7 @@ export class CollectingTours {
             via[after] = c;
           }
         }
-        if (work > budget) return undefined;
+        if (work > budget || pastDeadline()) return undefined;
       }
       previous[aisle - 1] = from;
       taken[aisle - 1] = via;
@@ -703,7 +704,7 @@ export class CollectingTours {
             next.via[index] = way.picks;
           }
         }
-        if (work * TRACKED_STEP_COST > budget) return undefined;
+        if (work * TRACKED_STEP_COST > budget || pastDeadline()) return undefined;
       }
       for (const key of next.keys) slot[key] = -1;
       const unbeaten = tracking.unbeaten(next.keys, next.values);
@@ -942,7 +943,7 @@ export class CollectingTours {
           }
           here[state * total + code] = least;
         }
-        if (work * TRACKED_TO_GO_STEP_COST > budget) return undefined;
+        if (work * TRACKED_TO_GO_STEP_COST > budget || pastDeadline()) return undefined;
       }
     }
     const beyond = Float64Array.from({ length: total }, (_, code) => tracked.reduce((sum, item, j) => sum + (prices[item]! - counted[item]!) * tracking.lacking(code, j), 0));
