@@ -22,6 +22,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   'fresh-import': () => import('./suites/fresh-import'),
   memory: () => import('./suites/memory'),
   start: () => import('./suites/start'),
+  planning: () => import('./suites/planning'),
 };
 
 const wanted = process.argv.slice(2);

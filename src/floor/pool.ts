@@ -19,11 +19,8 @@ interface PooledOrder extends SignedOrder {
   dueDate: Date | null;
 }
 
-/**
- * A line of an order in the pool with one of its product's slots (null when the product has none:
- * then its own location stands for them, null when unplaced).
- */
-interface PoolRow {
+/** A line of an order in the pool, with its product's own place (null when it has none or is unplaced). */
+interface PoolLineRow {
   id: string;
   external_id: string;
   order_number: string;
@@ -32,27 +29,35 @@ interface PoolRow {
   due_date: Date | null;
   line: number;
   quantity: number;
+  product_id: string | null;
   own_aisle: number | null;
   own_position: number | null;
-  slot_code: string | null;
-  slot_quantity: string | null;
-  slot_aisle: number | null;
-  slot_position: number | null;
+}
+
+/** A slot of a product of the pool's lines, at its placed location. */
+interface PoolSlotRow {
+  product_id: string;
+  code: string;
+  quantity: string;
+  aisle: number;
+  position: number;
 }
 
 /**
  * The pool: the most urgent PENDING orders without issues but those `excluded`, most urgent first
  * (priority, then due date, then age), each with its units and the places its placed lines are
  * taken from: a slotted product's slots nearest the depot that hold the line (and its own location
- * for what they cannot), else the product's own location. One statement, without locks: what it reads is
- * one moment's pool. Each join names the tenant as the value it is, so that every table is read
- * by its key even before the tables have statistics (joined to another table's tenant_id, a
- * location was looked for among all of the tenant's, once per line).
+ * for what they cannot), else the product's own location. Two statements, without locks: the lines,
+ * then the slots of their products, each slot read once however many lines want its product (one
+ * row per line and slot was 29 times as many rows on a floor that keeps products at 29 places).
+ * Each join names the tenant as the value it is, so that every table is read by its key even
+ * before the tables have statistics (joined to another table's tenant_id, a location was looked for
+ * among all of the tenant's, once per line).
  */
 async function readPool(db: Executor, tenantId: string, layout: Layout, excluded: readonly string[] = []): Promise<PooledOrder[]> {
-  const { rows } = await sql<PoolRow>`
-    SELECT pool.id, pool.external_id, pool.order_number, pool.priority, pool.priority_level, pool.due_date, i.position AS line, i.quantity,
-      own.aisle AS own_aisle, own.position AS own_position, s.location_code AS slot_code, s.quantity AS slot_quantity, sl.aisle AS slot_aisle, sl.position AS slot_position
+  const { rows } = await sql<PoolLineRow>`
+    SELECT pool.id, pool.external_id, pool.order_number, pool.priority, pool.priority_level, pool.due_date, i.position AS line, i.quantity, p.id AS product_id,
+      own.aisle AS own_aisle, own.position AS own_position
     FROM (
       SELECT id, external_id, order_number, priority, order_urgency(priority) AS priority_level, due_date, created_at FROM orders
       WHERE tenant_id = ${tenantId} AND status = 'PENDING' AND NOT has_issues ${excluded.length > 0 ? sql`AND id <> ALL (${excluded}::uuid[])` : sql``}
@@ -62,13 +67,22 @@ async function readPool(db: Executor, tenantId: string, layout: Layout, excluded
     JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = pool.id
     LEFT JOIN products p ON p.tenant_id = ${tenantId} AND p.id = i.product_id
     LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
-    LEFT JOIN product_slots s ON s.tenant_id = ${tenantId} AND s.product_id = p.id
-    LEFT JOIN warehouse_locations sl ON sl.tenant_id = ${tenantId} AND sl.code = s.location_code
-    ORDER BY pool.priority_level, pool.due_date, pool.created_at, pool.id, i.position, s.location_code`.execute(db);
+    ORDER BY pool.priority_level, pool.due_date, pool.created_at, pool.id, i.position`.execute(db);
+  const products = [...new Set(rows.flatMap((row) => (row.product_id === null ? [] : [row.product_id])))];
+  // A slot stands at a placed location (PUT /locations keeps it so).
+  const slotRows = await sql<PoolSlotRow>`
+    SELECT s.product_id, s.location_code AS code, s.quantity, sl.aisle, sl.position
+    FROM product_slots s
+    JOIN warehouse_locations sl ON sl.tenant_id = ${tenantId} AND sl.code = s.location_code
+    WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${products}::uuid[])
+    ORDER BY s.product_id, s.location_code`.execute(db);
+  const slotsOf = new Map<string, ItemSlot<Location>[]>();
+  for (const { product_id, code, quantity, aisle, position } of slotRows.rows) {
+    const slots = slotsOf.get(product_id) ?? slotsOf.set(product_id, []).get(product_id)!;
+    slots.push({ place: { code, aisle, position }, quantity: Number(quantity) });
+  }
   const byId = new Map<string, PooledOrder>();
   const levels: number[] = [];
-  // By order and line: the product's slots, or its own place (null when unplaced) where it has none.
-  const lines = new Map<string, { order: PooledOrder; quantity: number; slots: ItemSlot<Location>[]; own: Place | null }>();
   for (const row of rows) {
     let order = byId.get(row.id);
     if (!order) {
@@ -77,18 +91,12 @@ async function readPool(db: Executor, tenantId: string, layout: Layout, excluded
       byId.set(row.id, order);
       levels.push(row.priority_level);
     }
-    const key = `${row.id}:${row.line}`;
-    let line = lines.get(key);
-    if (!line) {
-      const own = row.own_aisle !== null && row.own_position !== null ? { aisle: row.own_aisle, position: row.own_position } : null;
-      line = { order, quantity: row.quantity, slots: [], own };
-      lines.set(key, line);
-      order.units += row.quantity;
-    }
-    // A slot stands at a placed location (PUT /locations keeps it so).
-    if (row.slot_code !== null) line.slots.push({ place: { code: row.slot_code, aisle: row.slot_aisle!, position: row.slot_position! }, quantity: Number(row.slot_quantity) });
+    order.units += row.quantity;
+    // The product's slots, or its own place (null when unplaced) where it has none.
+    const own = row.own_aisle !== null && row.own_position !== null ? { aisle: row.own_aisle, position: row.own_position } : null;
+    const slots = (row.product_id !== null && slotsOf.get(row.product_id)) || [];
+    order.places.push(...placesOfLine(layout, row.quantity, slots, own));
   }
-  for (const { order, quantity, slots, own } of lines.values()) order.places.push(...placesOfLine(layout, quantity, slots, own));
   const pool = [...byId.values()];
   const ranks = urgencyRanks(pool.map((order, index) => ({ priorityLevel: levels[index]!, dueDate: order.dueDate })));
   pool.forEach((order, index) => {
