@@ -38,7 +38,8 @@ export interface PlannedWave {
   request: WaveRequest;
   /** The orders' ids, in tote order. */
   orderIds: string[];
-  /** The layout, items and places the lines were planned from, as read. */
+  /** The layout the lines were planned on, and a fingerprint of the orders' items and their products' places, as read. */
+  layout: Layout;
   basis: string;
   walk: WaveWalk;
 }
@@ -105,10 +106,13 @@ export async function planWave(db: Executor, planner: Planner, tenantId: string,
     if (!chosen) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
     orderIds = chosen;
   }
-  const { items, places, basis } = await waveBasis(db, tenantId, layout, orderIds);
+  // Taken before what it stands for: a change in between makes the plan overtaken, never hides.
+  const basis = await waveBasis(db, tenantId, orderIds);
+  const items = await waveItems(db, tenantId, orderIds);
+  const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))]);
   const tote = new Map(orderIds.map((id, index) => [id, index + 1]));
   const walk = await planner.run('planWaveLines', [layout, items, tote, places, request.policy], { deadline });
-  return { request, orderIds, basis, walk };
+  return { request, orderIds, layout, basis, walk };
 }
 
 /**
@@ -122,7 +126,7 @@ export async function makePlannedWave(tx: Tx, tenantId: string, planned: Planned
   const orders = request.orders ? checkedNamedOrders(request.orders, await namedOrders(tx, tenantId, request.orders, true)) : await lockChosenOrders(tx, tenantId, orderIds);
   if (orders.some((order, index) => order.id !== orderIds[index])) throw new PlanOvertaken();
   const layout = await requireLayout(tx, tenantId);
-  if ((await waveBasis(tx, tenantId, layout, orderIds)).basis !== planned.basis) throw new PlanOvertaken();
+  if (JSON.stringify(layout) !== JSON.stringify(planned.layout) || (await waveBasis(tx, tenantId, orderIds)) !== planned.basis) throw new PlanOvertaken();
   const wave = await tx
     .insertInto('waves')
     .values({
@@ -258,11 +262,22 @@ function checkedNamedOrders(externalIds: string[], rows: OrderRow[]): OrderRow[]
   });
 }
 
-/** What a wave's lines are planned from: its orders' items and their products' places, and (as `basis`) the layout with them. */
-async function waveBasis(db: Executor, tenantId: string, layout: Layout, orderIds: string[]) {
-  const items = await waveItems(db, tenantId, orderIds);
-  const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))]);
-  return { items, places, basis: JSON.stringify([layout, items, [...places]]) };
+/**
+ * A fingerprint of what a wave's lines are planned from (waveItems and productPlaces read): its
+ * orders' items, their products' stock and own places, and their slots. One row, however many
+ * slots: under the orders' locks, the check reads as little as it can.
+ */
+async function waveBasis(db: Executor, tenantId: string, orderIds: string[]): Promise<string> {
+  const { rows } = await sql<{ basis: string }>`
+    SELECT md5(coalesce(string_agg(concat_ws(':', i.order_id, i.position, i.product_external_id, i.quantity, p.id, p.stock, own.code, own.aisle, own.position,
+      s.location_code, s.quantity, l.aisle, l.position), ',' ORDER BY i.order_id, i.position, s.location_code), '')) AS basis
+    FROM order_items i
+    LEFT JOIN products p ON p.tenant_id = ${tenantId} AND p.external_id = i.product_external_id
+    LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
+    LEFT JOIN product_slots s ON s.tenant_id = ${tenantId} AND s.product_id = p.id
+    LEFT JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
+    WHERE i.tenant_id = ${tenantId} AND i.order_id = ANY (${orderIds}::uuid[])`.execute(db);
+  return rows[0]!.basis;
 }
 
 async function waveItems(db: Executor, tenantId: string, orderIds: string[]): Promise<WaveItem[]> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors';
-import { makePlannedWave, planWave, withFreshPlan, type WaveRequest } from '../../src/floor/wave-commands';
+import { makePlannedWave, PlanOvertaken, planWave, withFreshPlan, type PlannedWave, type WaveRequest } from '../../src/floor/wave-commands';
 import { loadWave } from '../../src/floor/wave-reads';
 import { createTestContext, usingPostgres, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order } from '../orders/helpers';
@@ -54,6 +54,22 @@ describe('floor: waves made at the same time never share an order', () => {
     // Out of the way of the next tests: released, then cancelled.
     for (const response of created) await floor.post(`/waves/${response.body.data.id}/release`);
     for (const id of ids) expect((await tenant.api.post(`/orders/${id}/cancel`)).status).toBe(200);
+  });
+
+  it('a wave planned before its product changed is not made from the stale plan: it is planned again', async () => {
+    const [id] = await placeOrders('STALE', 1);
+    const request: WaveRequest = { maxOrders: 8, maxItems: 40, policy: 'optimal', orders: [id!] };
+    const plan = (excluded: readonly string[]) => planWave(ctx.database.db, ctx.app.planner, tenant.id, request, excluded, ctx.app.planner.deadline());
+    const stale = await plan([]);
+    expect((await tenant.api.post('/products', { externalId: 'BOX', sku: 'SKU-BOX', name: 'Product BOX', locationCode: 'A-01', stock: 9_999 })).status).toBe(200);
+    const make = (planned: PlannedWave) => ctx.database.db.transaction().execute((tx) => makePlannedWave(tx, tenant.id, planned));
+    await expect(make(stale)).rejects.toBeInstanceOf(PlanOvertaken);
+    let plans = 0;
+    const made = await withFreshPlan((excluded) => (plans++, plan(excluded)), (planned) => make(planned ?? stale), { planFirst: false });
+    expect(plans).toBe(1);
+    expect((await floor.get(`/waves/${made.waveId}`)).body.data.orders.map((o: { externalId: string }) => o.externalId)).toEqual([id]);
+    await floor.post(`/waves/${made.waveId}/release`);
+    expect((await tenant.api.post(`/orders/${id}/cancel`)).status).toBe(200);
   });
 
   describe.skipIf(!usingPostgres)('two transactions held open on PostgreSQL', () => {
