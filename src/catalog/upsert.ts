@@ -59,7 +59,7 @@ const COLUMN_BIT = new Map(PRODUCT_FIELDS.map(({ column }, i) => [column, 1 << i
  * The statement's text depends only on which columns are sent, whether a location is checked and
  * whether the key is taken, so that is its name: a connector sends the same fields every time, and
  * the server then parses and plans the statement once per connection instead of at every request
- * (planning cost as much as running it: docs/benchmarks.md, session 6).
+ * (planning cost as much as running it: docs/benchmarks.md, catalog).
  */
 function statementName(columns: SentColumn[], checksLocation: boolean, { orderKey, alone }: UpsertMode): string {
   const sent = columns.reduce((mask, { column }) => mask | COLUMN_BIT.get(column)!, 0);

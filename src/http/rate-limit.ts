@@ -145,7 +145,7 @@ const MAX_REMEMBERED_BUCKETS = 10_000;
  *
  * The verdict decides every answer, but a request of a key well under its limits does not wait for
  * it before its work: on Redis the count is a round trip to another process, which for one request
- * at a time cost as much as the write's own statement (docs/benchmarks.md, session 6). Such a
+ * at a time cost as much as the write's own statement (docs/benchmarks.md, catalog). Such a
  * request runs on while its count is on its way, and the verdict is applied before anything of it
  * is visible: before its transaction commits (`applyRateLimitVerdict` in respondWithWrite, so that
  * a refused write rolls back), and in any case before its answer is sent (onSend), which a refusal
