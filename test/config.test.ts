@@ -1,5 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config';
@@ -19,6 +19,7 @@ describe('configuration from the environment', () => {
       webhookAllowPrivate: false,
       cookieSecure: false,
       embeddedBuffersMb: 16,
+      planner: { threads: Math.max(1, availableParallelism() - 1), queue: 64, deadlineMs: 2_000 },
     });
     expect(first.generatedAdminToken).toBe(first.config.adminToken);
     expect(readFileSync(join(dir, 'admin-token'), 'utf8').trim()).toBe(first.config.adminToken);
@@ -47,6 +48,9 @@ describe('configuration from the environment', () => {
       PICKPORT_WEBHOOK_ALLOW_PRIVATE: 'true',
       PICKPORT_COOKIE_SECURE: 'false',
       PICKPORT_EMBEDDED_BUFFERS_MB: '64',
+      PLANNER_THREADS: '3',
+      PLANNER_QUEUE: '10',
+      PLANNER_DEADLINE_MS: '500',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -62,6 +66,7 @@ describe('configuration from the environment', () => {
       webhookAllowPrivate: true,
       cookieSecure: false,
       embeddedBuffersMb: 64,
+      planner: { threads: 3, queue: 10, deadlineMs: 500 },
     });
     expect(config.secretKey.toString('hex')).toBe('ab'.repeat(32));
   });
@@ -80,6 +85,9 @@ describe('configuration from the environment', () => {
     [{ PICKPORT_DATABASE_POOL_SIZE: '0' }, /PICKPORT_DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
     [{ PICKPORT_EMBEDDED_BUFFERS_MB: '0' }, /PICKPORT_EMBEDDED_BUFFERS_MB must be an integer from 1 to 1024/],
     [{ PICKPORT_EMBEDDED_BUFFERS_MB: '16MB' }, /PICKPORT_EMBEDDED_BUFFERS_MB must be an integer/],
+    [{ PLANNER_THREADS: '0' }, /PLANNER_THREADS must be an integer from 1 to 256/],
+    [{ PLANNER_QUEUE: 'many' }, /PLANNER_QUEUE must be an integer/],
+    [{ PLANNER_DEADLINE_MS: '2s' }, /PLANNER_DEADLINE_MS must be an integer from 10 to 600000/],
     [{ DATABASE_URL: 'mysql://db' }, /DATABASE_URL must start with postgres:/],
     [{ REDIS_URL: 'not a url' }, /REDIS_URL is not a valid URL/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],

@@ -72,7 +72,7 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: CartPlanResponse }, 409),
       },
     },
-    async (request) => ({ success: true as const, data: await loadCartPlan(db, app.planner, request.staff.tenantId, cartLimits(request.query)), requestId: request.id }),
+    async (request) => ({ success: true as const, data: await loadCartPlan(db, app.planner, request.staff.tenantId, cartLimits(request.query), app.planner.deadline()), requestId: request.id }),
   );
 
   app.get(

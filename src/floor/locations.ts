@@ -95,7 +95,7 @@ export async function listLocations(db: Executor, tenantId: string): Promise<Loc
 /**
  * POST /routes: the walk through `locations`, or the one picking `items`; exactly one of the two is
  * sent (400 otherwise). A search (the optimal walk for items, or through locations on more
- * than two blocks) runs on the planner's threads, within the planner's deadline; the rest is
+ * than two blocks) runs on the planner's threads, within the request's `deadline`; the rest is
  * quick and runs here.
  */
 export async function planRoute(
@@ -103,12 +103,13 @@ export async function planRoute(
   planner: Planner,
   tenantId: string,
   body: { locations?: string[] | undefined; items?: { productExternalId: string; quantity: number }[] | undefined; policy?: Policy | undefined },
+  deadline: number,
 ) {
   const policy = body.policy ?? 'optimal';
   if (body.locations && body.items) throw validationError([{ field: 'items', message: 'cannot be sent with locations: send one of the two' }]);
-  if (body.items) return routeForItems(db, planner, tenantId, body.items, policy);
+  if (body.items) return routeForItems(db, planner, tenantId, body.items, policy, deadline);
   if (!body.locations) throw validationError([{ field: 'locations', message: 'is required unless items are sent' }]);
-  return routeThrough(db, planner, tenantId, body.locations, policy);
+  return routeThrough(db, planner, tenantId, body.locations, policy, deadline);
 }
 
 /**
@@ -117,9 +118,8 @@ export async function planRoute(
  * When the planner cannot answer a search in time, the optimal policy answers the combined
  * heuristic's walk, `exact: false`.
  */
-export async function routeThrough(db: Executor, planner: Planner, tenantId: string, locations: string[], policy: Policy) {
+export async function routeThrough(db: Executor, planner: Planner, tenantId: string, locations: string[], policy: Policy, deadline: number) {
   const layout = await requireLayout(db, tenantId);
-  const deadline = planner.deadline();
   const codes = [...new Set(locations)];
   const rows = await db
     .selectFrom('warehouse_locations')
@@ -145,9 +145,15 @@ export async function routeThrough(db: Executor, planner: Planner, tenantId: str
  * others cannot cover is `short`. When the planner cannot answer in time, the optimal policy
  * answers the walk through the slots nearest the depot, `exact: false`.
  */
-export async function routeForItems(db: Executor, planner: Planner, tenantId: string, items: { productExternalId: string; quantity: number }[], policy: Policy) {
+export async function routeForItems(
+  db: Executor,
+  planner: Planner,
+  tenantId: string,
+  items: { productExternalId: string; quantity: number }[],
+  policy: Policy,
+  deadline: number,
+) {
   const layout = await requireLayout(db, tenantId);
-  const deadline = planner.deadline();
   const wanted = new Map<string, number>();
   for (const { productExternalId, quantity } of items) wanted.set(productExternalId, (wanted.get(productExternalId) ?? 0) + quantity);
   const places = await productPlaces(db, tenantId, [...wanted.keys()]);

@@ -151,9 +151,8 @@ export async function planPool(
  * The plan as the supervisor reads it: every cart in the order they are handed out, each order
  * with its number, priority, due date and units; 409 without a layout, as for making a wave.
  */
-export async function loadCartPlan(db: Executor, planner: Planner, tenantId: string, limits: WaveLimits) {
+export async function loadCartPlan(db: Executor, planner: Planner, tenantId: string, limits: WaveLimits, deadline: number) {
   const layout = await requireLayout(db, tenantId);
-  const deadline = planner.deadline();
   const { pool, plan } = await planPool(db, planner, tenantId, layout, limits, [], deadline);
   const byId = new Map(pool.map((order) => [order.id, order]));
   let cost = plan.greedyDistance === null ? null : urgencyCosts.get(plan);

@@ -129,8 +129,9 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const deadline = app.planner.deadline();
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const data = await planRoute(db, app.planner, tenantId, request.body);
+      const data = await planRoute(db, app.planner, tenantId, request.body, deadline);
       return { success: true as const, data, requestId: request.id };
     },
   );
@@ -151,9 +152,9 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const deadline = app.planner.deadline();
       const tenantId = await tenantIdOf(db, request.params.slug);
       const wanted = waveRequest(request.body);
-      const deadline = app.planner.deadline();
       return withFreshPlan(
         (excluded) => planWave(db, app.planner, tenantId, wanted, excluded, deadline),
         (planned) => waveWrite(request, reply, request.params.slug, async (tx) => ({ ...(await makePlannedWave(tx, tenantId, planned!)), created: true })),
@@ -190,8 +191,9 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const deadline = app.planner.deadline();
       const tenantId = await tenantIdOf(db, request.params.slug);
-      return { success: true as const, data: await loadCartPlan(db, app.planner, tenantId, cartLimits(request.query)), requestId: request.id };
+      return { success: true as const, data: await loadCartPlan(db, app.planner, tenantId, cartLimits(request.query), deadline), requestId: request.id };
     },
   );
 
