@@ -1,3 +1,5 @@
+import { grownTo } from './labels';
+
 /**
  * Combinations of units taken of each item, numbered as they are met. Where an order's
  * combinations are too many to number in advance (a mixed-radix code would outgrow what a double
@@ -80,17 +82,10 @@ export class CodeBook {
   }
 
   private grow(): void {
-    this.digits = doubled(this.digits);
-    this.hashes = doubled(this.hashes);
-    this.sameHash = doubled(this.sameHash);
+    this.digits = grownTo(this.digits, 2 * this.digits.length);
+    this.hashes = grownTo(this.hashes, 2 * this.hashes.length);
+    this.sameHash = grownTo(this.sameHash, 2 * this.sameHash.length);
   }
-}
-
-/** A copy of `array` in one twice as long. */
-function doubled<T extends Uint8Array | Int32Array | Float64Array>(array: T): T {
-  const grown = new (array.constructor as new (length: number) => T)(2 * array.length);
-  grown.set(array);
-  return grown;
 }
 
 /** A fixed, well-spread number below 2^32 for each item: sums of up to 255 units of each of the items a book `holds` stay exact. */

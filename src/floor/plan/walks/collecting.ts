@@ -1,5 +1,6 @@
+import { aisleKind, grownTo, undominated, UnitsCode } from './labels';
 import * as optimal from './optimal';
-import { spaceFor, unreached, withRoom, type StateSpace } from './optimal';
+import { spaceFor, unreached, type StateSpace } from './optimal';
 import { pastDeadline } from '../deadline';
 
 // Plain constants here: an imported binding can be a property read on every use, and these are read in the inner loops.
@@ -118,29 +119,22 @@ const TRACKED_STEP_COST = 4;
 /** The same for the tracked values to go, worked backwards: each step there is cheaper (no labels to keep or compare). */
 const TRACKED_TO_GO_STEP_COST = 2;
 
-/** Labels of one frontier state each label is checked against for being beaten, the cheapest first. */
-const DOMINANCE_CHECKS = 32;
+/** How many of the cheapest labels kept of its frontier state a tracked tour's label is checked against for dominance (the covering program checks against more). */
+const DOMINANCE_CHECKS_PER_TRACKED_LABEL = 32;
 
 /**
  * The tracked items of a collecting tour: the units taken of each (at most its demand) are the
- * digits of one code, tracked item j's digit at place value `radix[j]`.
+ * digits of a units code, tracked item j's digit at place value `radix[j]`.
  */
-class Tracking {
-  readonly total: number;
+class Tracking extends UnitsCode {
   /** By subaisle: the work of one sweep over its places. */
   readonly sweepWork: number[];
   /** Every item's demand, the tracked ones' none: what the untracked items are paid for at most in a part. */
   readonly untrackedCaps: Float64Array;
-  private checks = 0;
   /** By subaisle: the tracked items (their indexes among the tracked) its places hold. */
   private readonly here: number[][];
   /** By subaisle, then its tracked items in the order of `here`: the units of that item in its first i places (forbidden ones left out). */
   private readonly unitsBefore: Float64Array[][];
-  /** Place value of each tracked item's digit in the code. */
-  readonly radix: number[] = [];
-  private readonly wants: number[];
-  /** Whether one unit of each tracked item is wanted: the code is a bit per item. */
-  private readonly bits: boolean;
   private readonly capsByCode = new Map<number, Float64Array>();
   /** The depot's subaisle (aisle-major, then block). */
   private readonly depotAt: number;
@@ -151,17 +145,10 @@ class Tracking {
     private readonly tracked: readonly number[],
     forbidden: Uint8Array | undefined,
   ) {
-    this.wants = tracked.map((item) => goods.demand[item]!);
+    super(tracked.map((item) => goods.demand[item]!));
     this.depotAt = (floor.depotAisle - 1) * (floor.crossYs.length - 1);
     this.untrackedCaps = Float64Array.from(goods.demand);
     for (const item of tracked) this.untrackedCaps[item] = 0;
-    this.bits = this.wants.every((want) => want === 1);
-    let total = 1;
-    for (const want of this.wants) {
-      this.radix.push(total);
-      total *= want + 1;
-    }
-    this.total = total;
     const index = new Map(tracked.map((item, j) => [item, j]));
     const subaisles = floor.candidates.flatMap((byBlock) => byBlock);
     this.here = [];
@@ -184,19 +171,15 @@ class Tracking {
     this.sweepWork = subaisles.map((places) => 4 * places.reduce((sum, place) => sum + goods.stock[place]!.length, 0));
   }
 
-  private digit(code: number, j: number): number {
-    return Math.floor(code / this.radix[j]!) % (this.wants[j]! + 1);
-  }
-
   /** The units tracked item j still lacks when the tracked items have the units of `code`. */
   lacking(code: number, j: number): number {
-    return this.wants[j]! - this.digit(code, j);
+    return this.wants[j]! - this.unitsTaken(code, j);
   }
 
   /** The code's digits of the tracked items the subaisle holds (the others zero). */
   part(code: number, at: number): number {
     let part = 0;
-    for (const j of this.here[at]!) part += this.digit(code, j) * this.radix[j]!;
+    for (const j of this.here[at]!) part += this.unitsTaken(code, j) * this.radix[j]!;
     return part;
   }
 
@@ -205,7 +188,7 @@ class Tracking {
     let caps = this.capsByCode.get(code);
     if (!caps) {
       caps = Float64Array.from(this.goods.demand);
-      this.tracked.forEach((item, j) => (caps![item] = this.wants[j]! - this.digit(code, j)));
+      this.tracked.forEach((item, j) => (caps![item] = this.wants[j]! - this.unitsTaken(code, j)));
       this.capsByCode.set(code, caps);
     }
     return caps;
@@ -234,8 +217,8 @@ class Tracking {
       let gain = 0;
       let next = 0;
       for (const j of this.here[at]!) {
-        const had = this.digit(code, j);
-        const paid = Math.min(this.wants[j]! - had, this.digit(reach.passes, j));
+        const had = this.unitsTaken(code, j);
+        const paid = Math.min(this.wants[j]! - had, this.unitsTaken(reach.passes, j));
         gain += paid * prices[this.tracked[j]!]!;
         next += (had + paid) * this.radix[j]!;
       }
@@ -251,42 +234,21 @@ class Tracking {
     return options;
   }
 
-  /** The dominance checks made since last asked: work too. */
-  takeChecks(): number {
-    const checks = this.checks;
-    this.checks = 0;
-    return checks;
-  }
-
   /**
-   * Which labels (by key, state * total + code, and value) none of the few cheapest of their
-   * frontier state beats: no dearer, and no more units taken of any tracked item, so no less to
-   * gain.
+   * The labels (by key, state * total + code, and value) that none of the cheapest kept of their
+   * frontier state dominates: no dearer, and no more units taken of any tracked item, so no less
+   * to gain. Their indexes, by state, each state's cheapest first; a check counts as a step.
    */
-  unbeaten(keys: readonly number[], values: readonly number[]): number[] {
-    const order = keys.map((_, i) => i).sort((x, y) => Math.floor(keys[x]! / this.total) - Math.floor(keys[y]! / this.total) || values[x]! - values[y]!);
-    const kept: number[] = [];
-    let state = -1;
-    let codes: number[] = [];
-    for (const i of order) {
-      if (Math.floor(keys[i]! / this.total) !== state) [state, codes] = [Math.floor(keys[i]! / this.total), []];
-      const code = keys[i]! % this.total;
-      const checks = Math.min(codes.length, DOMINANCE_CHECKS);
-      this.checks += checks;
-      let beaten = false;
-      for (let c = 0; c < checks && !beaten; c++) beaten = this.noMore(codes[c]!, code);
-      if (beaten) continue;
-      codes.push(code);
-      kept.push(i);
-    }
-    return kept;
-  }
-
-  /** Whether code `a` has taken no more units than `b` of every tracked item. */
-  private noMore(a: number, b: number): boolean {
-    if (this.bits) return (a & ~b) === 0;
-    for (let j = 0; j < this.wants.length; j++) if (this.digit(a, j) > this.digit(b, j)) return false;
-    return true;
+  undominatedLabels(keys: readonly number[], values: readonly number[], counted: { work: number }): number[] {
+    const { total } = this;
+    const order = keys.map((_, i) => i).sort((x, y) => Math.floor(keys[x]! / total) - Math.floor(keys[y]! / total) || values[x]! - values[y]!);
+    const dominance = {
+      groupOf: (i: number) => Math.floor(keys[i]! / total),
+      dominates: (kept: number, i: number) => this.noMore(keys[kept]! % total, keys[i]! % total),
+      mostChecks: DOMINANCE_CHECKS_PER_TRACKED_LABEL,
+      checksPerStep: 1,
+    };
+    return undominated(order, dominance, counted).flat();
   }
 }
 
@@ -565,13 +527,13 @@ export class CollectingTours {
         optionCost[c] = sum;
         if (sum !== Infinity) openCombos[open++] = c;
       }
-      const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
+      const kind = aisleKind(aisle, floor.depotAisle, lastRequired);
       const lastAisle = aisle === floor.aisles;
       const reached: number[] = [];
       let next = spare;
       for (const state of spareStates) next[state] = Infinity;
-      let from = fitted(previous[aisle - 1]!, next.length);
-      let via = fitted(taken[aisle - 1]!, next.length);
+      let from = grownTo(previous[aisle - 1]!, next.length);
+      let via = grownTo(taken[aisle - 1]!, next.length);
       for (const state of states) {
         const before = values[state]!;
         const table = space.movesTable(state);
@@ -580,9 +542,9 @@ export class CollectingTours {
           const combo = combos[c]!;
           const moves = table[combo.key * 4 + kind] ?? space.movesFrom(state, combo.shapes, combo.key, kind);
           if (next.length < space.size) {
-            next = withRoom(next, space.size);
-            from = fitted(from, next.length);
-            via = fitted(via, next.length);
+            next = grownTo(next, space.size, Infinity);
+            from = grownTo(from, next.length);
+            via = grownTo(via, next.length);
           }
           const count = moves.next.length;
           work += count + 1;
@@ -608,7 +570,7 @@ export class CollectingTours {
       states = reached;
       values = next;
     }
-    [this.values, this.spare] = [withRoom(values, space.size), withRoom(spare, space.size)];
+    [this.values, this.spare] = [grownTo(values, space.size, Infinity), grownTo(spare, space.size, Infinity)];
     const value = values[FINISHED]!;
     const patterns: TourPattern[] = [];
     if (value === Infinity) return { value, work, patterns };
@@ -665,7 +627,7 @@ export class CollectingTours {
     // By aisle: the labels kept, the label each came from and the ways taken through the aisle's blocks.
     const kept: { keys: number[]; from: number[]; via: TrackedOption[][] }[] = [];
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
-      const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
+      const kind = aisleKind(aisle, floor.depotAisle, lastRequired);
       const lastAisle = aisle === floor.aisles;
       const next = { keys: [] as number[], values: [] as number[], from: [] as number[], via: [] as TrackedOption[][] };
       // Labels of one code share the ways through the aisle: worked out once per code.
@@ -689,11 +651,7 @@ export class CollectingTours {
             if (lastAisle && transition.width > 0) continue;
             const value = before + way.cost + transition.width * floor.spacing;
             const after = transition.next * total + way.code;
-            if (after >= slot.length) {
-              const grown = new Int32Array(Math.max(2 * slot.length, (transition.next + 1) * total)).fill(-1);
-              grown.set(slot);
-              slot = grown;
-            }
+            if (after >= slot.length) slot = grownTo(slot, (transition.next + 1) * total, -1);
             const known = slot[after]!;
             if (known >= 0 && value >= next.values[known]!) continue;
             const index = known >= 0 ? known : next.keys.length;
@@ -707,8 +665,9 @@ export class CollectingTours {
         if (work * TRACKED_STEP_COST > budget || pastDeadline()) return undefined;
       }
       for (const key of next.keys) slot[key] = -1;
-      const unbeaten = tracking.unbeaten(next.keys, next.values);
-      work += next.keys.length + tracking.takeChecks();
+      const checked = { work: 0 };
+      const unbeaten = tracking.undominatedLabels(next.keys, next.values, checked);
+      work += next.keys.length + checked.work;
       kept.push({ keys: unbeaten.map((k) => next.keys[k]!), from: unbeaten.map((k) => next.from[k]!), via: unbeaten.map((k) => next.via[k]!) });
       keys = unbeaten.map((k) => next.keys[k]!);
       values = unbeaten.map((k) => next.values[k]!);
@@ -820,20 +779,20 @@ export class CollectingTours {
       }
       options.push(Float64Array.from(optionCost));
     }
-    const kindOf = (aisle: number) => (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
-    const met = this.statesMet((aisle) => combos.filter((_, c) => options[aisle - 1]![c] !== Infinity), kindOf);
+    const met = this.statesMet((aisle) => combos.filter((_, c) => options[aisle - 1]![c] !== Infinity), lastRequired);
     work += met.work;
     const go: number[][] = met.states.map(() => []);
     go[floor.aisles]![FINISHED] = 0;
     for (let aisle = floor.aisles; aisle >= 1; aisle--) {
       const after = go[aisle]!;
       const lastAisle = aisle === floor.aisles;
+      const kind = aisleKind(aisle, floor.depotAisle, lastRequired);
       for (const state of met.states[aisle - 1]!) {
         let best = Infinity;
         combos.forEach((combo, c) => {
           const option = options[aisle - 1]![c]!;
           if (option === Infinity) return;
-          const transitions = space.transitionsFrom(state, combo.shapes, combo.key, kindOf(aisle));
+          const transitions = space.transitionsFrom(state, combo.shapes, combo.key, kind);
           work += transitions.length + 1;
           for (const transition of transitions) {
             if (lastAisle && transition.width > 0) continue;
@@ -849,17 +808,19 @@ export class CollectingTours {
 
   /**
    * The frontier states met at each boundary (after aisle j, j = 0..aisles), going forward from
-   * the empty one through the combinations `open` gives each aisle; `work` counts the transitions.
+   * the empty one through the combinations `open` gives each aisle (of the kind `lastRequired`
+   * gives it); `work` counts the transitions.
    */
-  private statesMet(open: (aisle: number) => readonly Combination[], kindOf: (aisle: number) => number): { states: number[][]; work: number } {
+  private statesMet(open: (aisle: number) => readonly Combination[], lastRequired: number): { states: number[][]; work: number } {
     const states: number[][] = [[EMPTY]];
     let work = 0;
     for (let aisle = 1; aisle <= this.floor.aisles; aisle++) {
       const seen = new Set<number>();
       const combos = open(aisle);
+      const kind = aisleKind(aisle, this.floor.depotAisle, lastRequired);
       for (const state of states[aisle - 1]!) {
         for (const combo of combos) {
-          const transitions = this.space.transitionsFrom(state, combo.shapes, combo.key, kindOf(aisle));
+          const transitions = this.space.transitionsFrom(state, combo.shapes, combo.key, kind);
           work += transitions.length + 1;
           for (const transition of transitions) seen.add(transition.next);
         }
@@ -898,8 +859,7 @@ export class CollectingTours {
           return (shape === NOTHING && free) || ways.some((reach) => reach.shape === shape);
         }),
       );
-    const kindOf = (aisle: number) => (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
-    const { states: met, work: metWork } = this.statesMet(open, kindOf);
+    const { states: met, work: metWork } = this.statesMet(open, lastRequired);
     work += metWork;
     const size = space.size;
     const go = met.map(() => new Float64Array(size * total).fill(Infinity));
@@ -921,7 +881,7 @@ export class CollectingTours {
       const after = go[aisle]!;
       const here = go[aisle - 1]!;
       const lastAisle = aisle === floor.aisles;
-      const kind = kindOf(aisle);
+      const kind = aisleKind(aisle, floor.depotAisle, lastRequired);
       for (let code = 0; code < total; code++) {
         const { ways, work: found } = aisleWays(aisle, blocks, code, tracking, optionsAt);
         work += found;
@@ -992,14 +952,6 @@ export interface TrackedValuesToGo {
   total: number;
   radix: number[];
   work: number;
-}
-
-/** `entries`, or a longer copy when it has fewer than `length`. */
-function fitted(entries: Int32Array, length: number): Int32Array {
-  if (entries.length >= length) return entries;
-  const grown = new Int32Array(Math.max(length, 2 * entries.length));
-  grown.set(entries);
-  return grown;
 }
 
 /** What the front part as far as place i is paid back: its walk less its value (`fromFront`). Not a closure: it runs for every subaisle of every tour. */

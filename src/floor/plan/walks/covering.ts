@@ -1,5 +1,6 @@
 import { CodeBook } from './code-book';
 import type { CollectingFloor, TrackedValuesToGo } from './collecting';
+import { aisleKind, grownTo, undominated, UnitsCode, type Dominance } from './labels';
 import { leastOf } from './least-of';
 import { NumberIndex } from './number-index';
 import * as optimal from './optimal';
@@ -56,8 +57,8 @@ interface Pass {
   back: number;
 }
 
-/** How many of the shortest labels of a state each label is checked against for being beaten. */
-const DOMINANCE_CHECKS = 64;
+/** How many of the shortest labels kept of its frontier state a covering label is checked against for dominance (a tracked collecting tour's against fewer). */
+const DOMINANCE_CHECKS_PER_COVERING_LABEL = 64;
 
 /** Steps counted for working out the ways through a subaisle that holds something, before its places and passes. */
 const SUBAISLE_COST = 50;
@@ -129,17 +130,14 @@ export interface PreparedCovering {
  */
 export function prepareCovering(problem: CoveringProblem, numberAsMet = false): PreparedCovering | undefined {
   const { floor, demand } = problem;
-  // Units taken of each item, as digits of one number: item i's digit counts 0..demand[i].
-  const radix: number[] = [];
-  let total = 1;
-  for (const want of demand) {
-    radix.push(total);
-    total *= want + 1;
-  }
+  // Units taken of each item, as a units code: item i's digit counts 0..demand[i].
+  const units = new UnitsCode(demand);
+  const { radix } = units;
+  let total = units.total;
   // The states met so far on floors of this shape: more may be met, which the runs check.
   const keysPerCode = spaceFor(floor.crossYs.length).size * SHAPE_COUNT ** (floor.crossYs.length - 1);
   let book: CodeBook | undefined;
-  let full = demand.reduce((sum, want, item) => sum + want * radix[item]!, 0);
+  let full = units.full();
   if (numberAsMet || total * keysPerCode > EXACT_KEYS) {
     if (!CodeBook.holds(demand.length) || demand.some((want) => want > CodeBook.MOST_UNITS) || MOST_CODES_MET * keysPerCode > EXACT_KEYS) return undefined;
     book = new CodeBook(demand.length);
@@ -147,8 +145,8 @@ export function prepareCovering(problem: CoveringProblem, numberAsMet = false): 
     full = book.close();
     total = MOST_CODES_MET;
   }
-  const unit = !book && demand.length <= 30 && demand.every((want) => want === 1);
-  const unitsTaken = book ? (code: number, item: number) => book.unitsTaken(code, item) : (code: number, item: number) => (unit ? (code >> item) & 1 : Math.floor(code / radix[item]!) % (demand[item]! + 1));
+  const unit = !book && units.bits;
+  const unitsTaken = book ? (code: number, item: number) => book.unitsTaken(code, item) : (code: number, item: number) => units.unitsTaken(code, item);
   const fields = unit ? undefined : fieldsFor(demand, unitsTaken);
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
   const setup = { work: 0 };
@@ -231,7 +229,8 @@ export function shortestCoveringTour(
   const reachedAt = new NumberIndex();
   const partials = [new PartialLabels(), new PartialLabels()];
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
-    const kind = (aisle === floor.depotAisle ? 1 : 0) + (aisle >= floor.depotAisle ? 2 : 0);
+    // The tour may close in any aisle from the depot's on: the units taken say whether it may, and a required place ahead has no pass that leaves it out.
+    const kind = aisleKind(aisle, floor.depotAisle, floor.depotAisle);
     const lastAisle = aisle === floor.aisles;
     const rest = toGo[aisle]!;
     const trackedRests = tracked.map((table) => table.byBoundary[aisle]!);
@@ -401,17 +400,13 @@ class PartialLabels {
   /** Room for one more; its index. */
   add(): number {
     if (this.count === this.from.length) {
-      const grown = <T extends Int32Array | Float64Array>(column: T): T => {
-        const larger = new (column.constructor as new (length: number) => T)(2 * column.length);
-        larger.set(column);
-        return larger;
-      };
-      this.from = grown(this.from);
-      this.keys = grown(this.keys);
-      this.codes = grown(this.codes);
-      this.wants = grown(this.wants);
-      this.lengths = grown(this.lengths);
-      this.taken = grown(this.taken);
+      const length = this.count + 1;
+      this.from = grownTo(this.from, length);
+      this.keys = grownTo(this.keys, length);
+      this.codes = grownTo(this.codes, length);
+      this.wants = grownTo(this.wants, length);
+      this.lengths = grownTo(this.lengths, length);
+      this.taken = grownTo(this.taken, length);
     }
     return this.count++;
   }
@@ -513,7 +508,7 @@ function passesThrough(problem: CoveringProblem, places: readonly number[], fron
   }
   // Building a pass costs a step per item it adds; running sums and masks a step per place.
   counted.work += n + passes.reduce((sum, pass) => sum + 1 + pass.adds.length, 0);
-  return undominated(passes, unit, demand.length <= 30, counted);
+  return undominatedPasses(passes, unit, demand.length <= 30, counted);
 }
 
 /**
@@ -528,18 +523,13 @@ function unbeatenLabels(labels: readonly Label[], fields: Fields | undefined, co
   if (fields) labels.forEach((label, index) => pack(fields, label.code, packed!, index * words));
   counted.work += labels.length * (2 + ((fields?.word.length ?? 0) >> 2));
   const order = labels.map((_, index) => index).sort((a, b) => labels[a]!.length - labels[b]!.length);
-  const byState = new Map<number, number[]>();
-  for (const index of order) {
-    const label = labels[index]!;
-    const kept = byState.get(label.state) ?? byState.set(label.state, []).get(label.state)!;
-    let beaten = false;
-    counted.work += Math.min(kept.length, DOMINANCE_CHECKS) >> 2;
-    for (let i = 0; i < Math.min(kept.length, DOMINANCE_CHECKS) && !beaten; i++) {
-      beaten = packed ? holdsAtLeast(fields!.guards, packed, kept[i]! * words, index * words) : (labels[kept[i]!]!.code & label.code) === label.code;
-    }
-    if (!beaten) kept.push(index);
-  }
-  return [...byState.values()].flatMap((kept) => kept.map((index) => labels[index]!));
+  const dominance: Dominance = {
+    groupOf: (index) => labels[index]!.state,
+    dominates: (kept, index) => (packed ? holdsAtLeast(fields!.guards, packed, kept * words, index * words) : (labels[kept]!.code & labels[index]!.code) === labels[index]!.code),
+    mostChecks: DOMINANCE_CHECKS_PER_COVERING_LABEL,
+    checksPerStep: 4,
+  };
+  return undominated(order, dominance, counted).flatMap((kept) => kept.map((index) => labels[index]!));
 }
 
 /**
@@ -590,23 +580,16 @@ function holdsAtLeast(guards: readonly number[], packed: Int32Array, a: number, 
  * Leaves out each pass another of the same shape beats: no longer, and adding at least as many
  * units of every item (by masks where one unit of each is wanted). Adds its comparisons to `counted`.
  */
-function undominated(passes: Pass[], unit: boolean, masked: boolean, counted: { work: number }): Pass[] {
+function undominatedPasses(passes: Pass[], unit: boolean, masked: boolean, counted: { work: number }): Pass[] {
   // Masks say which items a pass adds wherever every item has a bit: a pass that lacks one cannot cover.
   const covers = unit
     ? (a: Pass, b: Pass) => (a.mask & b.mask) === b.mask
     : (a: Pass, b: Pass) => (!masked || (a.mask & b.mask) === b.mask) && b.adds.every(({ item, units }) => (a.adds.find((entry) => entry.item === item)?.units ?? 0) >= units);
   const size = (pass: Pass) => (unit ? bitCount(pass.mask) : pass.adds.length);
   const sorted = [...passes].sort((a, b) => a.length - b.length || size(b) - size(a));
-  const kept: Pass[] = [];
-  const keptByShape: Pass[][] = Array.from({ length: SHAPE_COUNT }, () => []);
-  for (const pass of sorted) {
-    const same = keptByShape[pass.shape]!;
-    counted.work += same.length;
-    if (same.some((other) => covers(other, pass))) continue;
-    same.push(pass);
-    kept.push(pass);
-  }
-  return kept;
+  const dominance: Dominance = { groupOf: (p) => sorted[p]!.shape, dominates: (kept, p) => covers(sorted[kept]!, sorted[p]!), mostChecks: Infinity, checksPerStep: 1 };
+  // Kept shortest first, whatever their shape: the covering program stops at the first pass too long.
+  return undominated(sorted.map((_, p) => p), dominance, counted).flat().sort((a, b) => a - b).map((p) => sorted[p]!);
 }
 
 function bitCount(bits: number): number {
