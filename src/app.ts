@@ -94,6 +94,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.addHook('onReady', () => apiKeys.start());
   app.addHook('onClose', () => apiKeys.stop());
   app.decorate('healthChecks', new Map());
+  app.decorate('readinessChecks', new Map());
   app.setValidatorCompiler(validatorCompiler());
   installErrorHandling(app);
   installJsonParser(app);
@@ -105,6 +106,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   await installMetrics(app, serviceMetrics(database));
   const planner = new Planner(config.planner ?? plannerSettings({}), app.metrics.registry, app.log);
   app.decorate('planner', planner);
+  app.readinessChecks.set('planner', async () => planner.readiness());
   app.addHook('onClose', () => planner.close());
 
   app.addSchema(ErrorResponse);

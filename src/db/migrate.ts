@@ -9,6 +9,13 @@ import type { Db } from './index';
 /** Read from the sources by the built server too: the SQL files are its migrations, not a copy. */
 const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'src/db/migrations');
 
+/** The migrations not applied to the database yet, by file name (readiness asks). */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(db);
+  const applied = new Set(rows.map((row) => row.name));
+  return readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql') && !applied.has(file)).sort();
+}
+
 /**
  * Applies the SQL files of migrations/ in name order, each once, each in its own transaction.
  * An advisory lock lets several instances start at once: the others wait, then find nothing to do.

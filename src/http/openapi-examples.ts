@@ -299,6 +299,17 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       503: { status: 'unavailable', version: '1.0.0', checks: { database: 'error' }, requestId },
     },
   },
+  getLiveness: { responses: { 200: { status: 'live', requestId } } },
+  getReadiness: {
+    responses: {
+      200: { status: 'ready', checks: { database: { status: 'ok' }, migrations: { status: 'ok' }, planner: { status: 'ok' } }, requestId },
+      503: {
+        status: 'unavailable',
+        checks: { database: { status: 'ok' }, migrations: { status: 'ok' }, planner: { status: 'error', message: '0 of 3 planner threads running' } },
+        requestId,
+      },
+    },
+  },
   upsertProduct: { request: productInput, responses: { 200: productUpsert('updated'), 201: productUpsert('created') } },
   upsertProductBatch: {
     request: { products: [productInput, { externalId: 'P-1002', sku: 'MUG-BLU-12', name: 'Blue ceramic mug, 12 oz', stock: 120, locationCode: 'Z-99' }] },

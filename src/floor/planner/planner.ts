@@ -42,12 +42,14 @@ export interface RunOptions<R> {
 export class Planner {
   readonly #pool: Piscina;
   readonly #deadlineMs: number;
+  readonly #threads: number;
   readonly #quickAnswers: Counter<'reason'>;
   /** Tasks sent and not yet settled: waiting in the queue or running on a thread. */
   #inFlight = 0;
 
   constructor(settings: PlannerSettings, registry: Registry, log: FastifyBaseLogger) {
     this.#deadlineMs = settings.deadlineMs;
+    this.#threads = settings.threads;
     this.#pool = new Piscina({ ...workerEntry(), minThreads: settings.threads, maxThreads: settings.threads, maxQueue: settings.queue, idleTimeout: Infinity });
     // A thread that fails while running none of our tasks is replaced; the pool reports it here.
     this.#pool.on('error', (error: Error) => log.error({ err: error }, 'planner thread failed'));
@@ -68,6 +70,12 @@ export class Planner {
   /** The deadline of a request's planning that starts now (PLANNER_DEADLINE_MS from now). */
   deadline(): number {
     return Date.now() + this.#deadlineMs;
+  }
+
+  /** Readiness: undefined while every thread runs, else how many do (one that died is being replaced). */
+  readiness(): string | undefined {
+    const running = this.#pool.threads.length;
+    return running >= this.#threads ? undefined : `${running} of ${this.#threads} planner threads running`;
   }
 
   /** The threads, for a test that stops one as a crash would. */
