@@ -21,6 +21,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/public/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: 200 while the process can answer; asks nothing of the database; needs no key */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 200 only when the database answers, its migrations are applied and the planner threads are up; 503 saying which is not; needs no key */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/public/products": {
         parameters: {
             query?: never;
@@ -1346,6 +1380,162 @@ export interface operations {
                         checks: {
                             database: "ok" | "error" | "degraded";
                             redis?: "ok" | "error" | "degraded";
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "live",
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "live";
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": {
+                     *         "database": {
+                     *           "status": "ok"
+                     *         },
+                     *         "migrations": {
+                     *           "status": "ok"
+                     *         },
+                     *         "planner": {
+                     *           "status": "ok"
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        status: "ready" | "unavailable";
+                        /** @description database, migrations, and what features add (planner); each ok, or error with why */
+                        checks: {
+                            [key: string]: {
+                                status: "ok" | "error";
+                                message?: string;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable",
+                     *       "checks": {
+                     *         "database": {
+                     *           "status": "ok"
+                     *         },
+                     *         "migrations": {
+                     *           "status": "ok"
+                     *         },
+                     *         "planner": {
+                     *           "status": "error",
+                     *           "message": "0 of 3 planner threads running"
+                     *         }
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        status: "ready" | "unavailable";
+                        /** @description database, migrations, and what features add (planner); each ok, or error with why */
+                        checks: {
+                            [key: string]: {
+                                status: "ok" | "error";
+                                message?: string;
+                            };
                         };
                         /**
                          * Format: uuid
