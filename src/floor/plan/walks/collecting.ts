@@ -7,25 +7,29 @@ import { pastDeadline } from '../deadline';
 const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_COUNT, TWICE } = optimal;
 
 /*
- * The tour that is shortest once the units it passes pay back their prices: the same dynamic
- * program over aisles as the exact shortest tour, but no place has to be visited except the
- * required ones. Within a subaisle a tour passes the places its pattern covers: all of them for a
- * traversal, those up to how far it reaches from the front and back for the in-and-out patterns
- * (the part in between, left out, may now hold places). Each pattern's best reach is found in one
- * sweep over the subaisle's places, so a tour costs what the dynamic program for fixed places
- * costs. Prices turn it into the bound that routing items over scattered slots needs.
+ * The prize-collecting tour of the Lagrangian relaxation that routing items over scattered slots
+ * is bounded by: the demand is dropped and each unit of an item the tour passes pays back its
+ * price (the Lagrangian multiplier), and the tour of least length less what it is paid back (its
+ * value) is found by the same dynamic program over aisles as the exact shortest tour, with no
+ * place to visit but the required ones. Its value plus the price of the demand is a lower bound on
+ * the shortest walk that covers the demand. Within a subaisle a tour passes the places its pattern
+ * covers: all of them for a traversal, those up to how far it reaches from the front and back for
+ * the in-and-out patterns (the part in between, left out, may now hold places). Each pattern's
+ * best reach is found in one sweep over the subaisle's places, so a tour costs what the dynamic
+ * program for fixed places costs.
  *
  * Each part of a subaisle a tour passes (the whole of it, or its front part, or its back part)
  * is paid for at most the units wanted of each item: a tour that covers the demands still
  * collects at least the demands' price, so the bound stays a bound, and a tour can no longer
  * look cheap by passing the same item again and again in one aisle.
  *
- * A few items may be tracked (decremental state-space relaxation): the units taken of each are
- * carried in the state, so it is paid for at most its demand over the whole tour. That is still
- * a bound (a walk that covers the demands takes no more than them), and tracking every item
- * makes it the least, over every set of places, of the walk through them less what they hold.
- * The same tracking worked backwards from the last aisle gives values to go by frontier state and
- * units taken, which bound the covering program's partial tours by what they have taken.
+ * A few items may be tracked (decremental state-space relaxation): a label is then a frontier
+ * state and the units taken of each tracked item (a units code, walks/labels.ts), so each is paid
+ * for at most its demand over the whole tour, and labels are dropped by dominance. That is still
+ * a bound (a walk that covers the demands takes no more than them), and tracking every item makes
+ * it the least, over every set of places, of the walk through them less what they hold. Worked
+ * backwards from the last aisle, the same gives completion bounds (values to go) by frontier
+ * state, and by units taken of the tracked items, which bound the covering program's labels.
  */
 
 /** The floor as the collecting tour sees it: where the candidate places stand. */
@@ -87,7 +91,7 @@ interface TrackedOption {
   next: number;
 }
 
-/** A reach through a subaisle: its shape and reaches, what it walks less what the untracked items pay, that pay, and the tracked units it passes (at most each demand) as a code. */
+/** A pattern through a subaisle at given reaches: its shape and reaches, what it walks less what the untracked items pay, that pay, and the tracked units it passes (at most each demand) as a units code. */
 interface Reach {
   shape: number;
   cost: number;
@@ -97,12 +101,23 @@ interface Reach {
   passes: number;
 }
 
-/** A subaisle's reaches worth trying, whether the tour may leave it alone, its count of places, and the work of finding them. */
-interface Reaches {
+/** A subaisle as the tracked dynamic program sees it: the reaches worth trying, whether the tour may leave it alone, its count of places, and the work of finding the reaches. */
+interface TrackedSubaisle {
   reaches: Reach[];
-  free: boolean;
-  count: number;
+  skippable: boolean;
+  placeCount: number;
   work: number;
+}
+
+/** What a collecting tour is asked: the prices of a unit of each item, the places it must pass or is paid nothing at, and the subaisles it must walk into. */
+interface TourTerms {
+  prices: Float64Array;
+  /** 1 for each place the tour must pass. */
+  required: Uint8Array;
+  /** 1 for each place the tour is paid nothing at. */
+  forbidden?: Uint8Array | undefined;
+  /** By subaisle (aisle-major, then block): 1 where the tour must walk in. */
+  entered?: Uint8Array | undefined;
 }
 
 /** The ways taken through an aisle's blocks so far for one code: their value, the code after them, their shapes as a combination's key. */
@@ -211,7 +226,7 @@ class Tracking extends UnitsCode {
    * after it. Where the tour may leave the subaisle alone, an in-and-out walk that pays back less
    * than it walks never helps.
    */
-  options({ reaches, free, count }: Reaches, at: number, code: number, prices: Float64Array): TrackedOption[] {
+  options({ reaches, skippable, placeCount }: TrackedSubaisle, at: number, code: number, prices: Float64Array): TrackedOption[] {
     const best = new Map<number, TrackedOption>();
     for (const reach of reaches) {
       let gain = 0;
@@ -224,13 +239,13 @@ class Tracking extends UnitsCode {
       }
       const cost = reach.cost - gain;
       // Not so from the depot into its own aisle: the rest of a tour can be that walk alone.
-      if (free && cost >= 0 && reach.shape !== ONCE && reach.shape !== TWICE && !(at === this.depotAt && reach.shape === FROM_FRONT)) continue;
+      if (skippable && cost >= 0 && reach.shape !== ONCE && reach.shape !== TWICE && !(at === this.depotAt && reach.shape === FROM_FRONT)) continue;
       const id = reach.shape * this.total + next;
       const known = best.get(id);
       if (!known || cost < known.cost) best.set(id, { shape: reach.shape, cost, gain: reach.gain + gain, frontReach: reach.frontReach, backReach: reach.backReach, next });
     }
     const options = [...best.values()];
-    if (free) options.push({ shape: NOTHING, cost: 0, gain: 0, frontReach: -1, backReach: count, next: code });
+    if (skippable) options.push({ shape: NOTHING, cost: 0, gain: 0, frontReach: -1, backReach: placeCount, next: code });
     return options;
   }
 
@@ -275,7 +290,7 @@ function combinationsFor(blocks: number): Combination[] {
 }
 
 /**
- * Collecting tours of one floor for many prices: the floor's buffers are made once. By
+ * Prize-collecting tours of one floor for many prices: the floor's buffers are made once. By
  * subaisle (aisle-major, then block) and shape: what the pattern costs, the last place it passes
  * from the front (-1 for none) and the first it passes from the back (the count for none).
  */
@@ -372,10 +387,13 @@ export class CollectingTours {
     for (const place of places) for (let k = this.first[place]!, end = this.first[place + 1]!; k < end; k++) this.counts[this.item[k]!] = 0;
   }
 
-  /** Fills in one subaisle's pattern costs, reaches and gains under the prices. */
-  private subaisle(at: number, places: readonly number[], front: number, back: number, prices: Float64Array, forbidden: Uint8Array | undefined, required: Uint8Array, enter: boolean): void {
-    const { cost, gain, frontReach, backReach, fromFront, fromBack } = this;
-    const ys = this.floor.ys;
+  /** Fills in one subaisle's pattern costs, reaches and gains under the terms' prices. */
+  private fillPatterns(at: number, { prices, forbidden, required, entered }: TourTerms): void {
+    const { floor, blocks, cost, gain, frontReach, backReach, fromFront, fromBack } = this;
+    const places = floor.candidates[Math.floor(at / blocks)]![at % blocks]!;
+    const front = floor.crossYs[at % blocks]!;
+    const back = floor.crossYs[(at % blocks) + 1]!;
+    const ys = floor.ys;
     const n = places.length;
     const length = back - front;
     const base = at * SHAPE_COUNT;
@@ -404,7 +422,7 @@ export class CollectingTours {
       frontReach[base + shape] = -1;
       backReach[base + shape] = n;
     }
-    if (lastRequired < 0 && !enter) cost[base + NOTHING] = 0;
+    if (lastRequired < 0 && entered?.[at] !== 1) cost[base + NOTHING] = 0;
     cost[base + ONCE] = length - all;
     cost[base + TWICE] = 2 * length - all;
     gain[base + ONCE] = gain[base + TWICE] = all;
@@ -446,21 +464,22 @@ export class CollectingTours {
     // costs never helps: it hangs off a cross aisle the tour passes anyway. Fewer patterns, fewer
     // combinations of blocks to try. Not so from the depot into its own aisle: the rest of a tour
     // can be that walk alone, and then it passes no cross aisle.
-    const fromDepot = at === (this.floor.depotAisle - 1) * this.blocks;
+    const fromDepot = at === (floor.depotAisle - 1) * blocks;
     if (cost[base + NOTHING] === 0) for (let shape = FROM_FRONT; shape <= BOTH_ENDS; shape++) if (cost[base + shape]! >= 0 && !(fromDepot && shape === FROM_FRONT)) cost[base + shape] = Infinity;
   }
 
   /**
-   * The collecting tour of least value at `prices` (per unit of each item), or undefined when
-   * the work would exceed `budget`. It passes every `required` place, is paid nothing at a
-   * `forbidden` one, and walks into every subaisle `entered` marks (by subaisle: aisle-major,
-   * then block). The empty tour (staying at the depot) counts when neither asks for anything.
-   * Each `tracked` item is paid for at most its demand over the whole tour, not in each part:
-   * the units taken of each are carried in the state (decremental state-space relaxation).
+   * The prize-collecting tour of least value at the Lagrangian `prices` (per unit of each item),
+   * or undefined when the work would exceed `budget`. It passes every `required` place, is paid
+   * nothing at a `forbidden` one, and walks into every subaisle `entered` marks (by subaisle:
+   * aisle-major, then block). The empty tour (staying at the depot) counts when neither asks for
+   * anything. Each `tracked` item is paid for at most its demand over the whole tour, not in each
+   * part: the units taken of each are carried in the labels (decremental state-space relaxation).
    */
   tour(prices: Float64Array, required: Uint8Array, forbidden?: Uint8Array, entered?: Uint8Array, budget = Infinity, tracked: readonly number[] = []): CollectedTour | undefined {
-    const { lastRequired, anyRequired } = this.prepare(prices, required, forbidden, entered);
-    const run = tracked.length === 0 ? this.untrackedRun(lastRequired, budget) : this.trackedRun(new Tracking(this.floor, this.goods, tracked, forbidden), prices, required, forbidden, entered, lastRequired, budget);
+    const terms: TourTerms = { prices, required, forbidden, entered };
+    const { lastRequired, anyRequired } = this.prepare(terms);
+    const run = tracked.length === 0 ? this.untrackedRun(lastRequired, budget) : this.trackedRun(new Tracking(this.floor, this.goods, tracked, forbidden), terms, lastRequired, budget);
     if (!run) return undefined;
     const { value, work, patterns } = run;
     const passed = this.passed.fill(0);
@@ -472,15 +491,16 @@ export class CollectingTours {
       length += gain;
       const places = this.floor.candidates[Math.floor(at / this.blocks)]![at % this.blocks]!;
       // Every pattern's back part starts at its back reach (the count of places where it has none).
-      this.collect(places, 0, frontReach + 1, forbidden, caps, passed, collected);
-      this.collect(places, backReach, places.length, forbidden, caps, passed, collected);
+      this.collect(places, 0, frontReach + 1, forbidden, caps);
+      this.collect(places, backReach, places.length, forbidden, caps);
     }
     return { value, length, passed, collected, work };
   }
 
-  /** Fills in every subaisle's patterns under the prices; the last aisle with something required and whether anything is. */
-  private prepare(prices: Float64Array, required: Uint8Array, forbidden: Uint8Array | undefined, entered: Uint8Array | undefined): { lastRequired: number; anyRequired: boolean } {
+  /** Fills in every subaisle's patterns under the terms; the last aisle a tour must reach and whether anything is required. */
+  private prepare(terms: TourTerms): { lastRequired: number; anyRequired: boolean } {
     const { floor, blocks } = this;
+    const { required, entered } = terms;
     let lastRequired = floor.depotAisle;
     let anyRequired = false;
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
@@ -488,9 +508,8 @@ export class CollectingTours {
       for (let b = 0; b < blocks; b++) {
         const places = byBlock[b]!;
         const at = (aisle - 1) * blocks + b;
-        const enter = entered?.[at] === 1;
-        this.subaisle(at, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, prices, forbidden, required, enter);
-        if (enter) {
+        this.fillPatterns(at, terms);
+        if (entered?.[at] === 1) {
           anyRequired = true;
           lastRequired = Math.max(lastRequired, aisle);
         }
@@ -590,35 +609,28 @@ export class CollectingTours {
 
   /**
    * The dynamic program over aisles with the units taken of each tracked item in the state (a
-   * label is a frontier state and those units, as digits of one code). A pattern's best reach now
+   * label is a frontier state and those units, as a units code). A pattern's best reach now
    * depends on what comes after (taking a tracked item here leaves less to gain elsewhere), so
    * each pattern is tried at every reach that takes a different share of the tracked items, and
    * is paid for every tracked unit it passes that is still lacking: being paid later instead never
-   * gains more. A label is dropped when one of the same frontier state is no dearer and has taken
-   * no more of any item.
+   * gains more. A label is dropped when one of the same frontier state dominates it: no dearer,
+   * and no more taken of any item.
    */
-  private trackedRun(tracking: Tracking, prices: Float64Array, required: Uint8Array, forbidden: Uint8Array | undefined, entered: Uint8Array | undefined, lastRequired: number, budget: number): TourRun | undefined {
+  private trackedRun(tracking: Tracking, terms: TourTerms, lastRequired: number, budget: number): TourRun | undefined {
     const { floor, blocks, space } = this;
     const { total } = tracking;
     let work = this.sweepWork;
-    const cached = Array.from({ length: floor.aisles * blocks }, () => new Map<number, TrackedOption[]>());
-    const reaches: (Reaches | undefined)[] = [];
-    /** The ways through the subaisle when the tracked items have the units of `code`. */
-    const optionsAt = (at: number, code: number): TrackedOption[] => {
-      const key = tracking.part(code, at);
-      let known = cached[at]!.get(key);
-      if (!known) {
-        let found = reaches[at];
-        if (!found) {
-          found = reaches[at] = this.trackedReaches(at, tracking, prices, forbidden, required, entered?.[at] === 1);
-          work += tracking.sweepWork[at]! + found.work;
-        }
-        known = tracking.options(found, at, key, prices);
-        work += found.reaches.length;
-        cached[at]!.set(key, known);
+    const subaisles: (TrackedSubaisle | undefined)[] = [];
+    // A subaisle's reaches are found when a label first goes through it.
+    const subaisleAt = (at: number): TrackedSubaisle => {
+      let found = subaisles[at];
+      if (!found) {
+        found = subaisles[at] = this.trackedSubaisle(at, tracking, terms);
+        work += tracking.sweepWork[at]! + found.work;
       }
-      return known;
+      return found;
     };
+    const optionsAt = pricedOnce(tracking, terms.prices, subaisleAt, (priced) => (work += priced));
     const comboByKey = new Map(this.combos.map((combo) => [combo.key, combo]));
     // Labels as parallel columns: key (state * total + code) and value; `slot` finds a key's label while an aisle is worked.
     let keys = [EMPTY * total];
@@ -666,11 +678,11 @@ export class CollectingTours {
       }
       for (const key of next.keys) slot[key] = -1;
       const checked = { work: 0 };
-      const unbeaten = tracking.undominatedLabels(next.keys, next.values, checked);
+      const survivors = tracking.undominatedLabels(next.keys, next.values, checked);
       work += next.keys.length + checked.work;
-      kept.push({ keys: unbeaten.map((k) => next.keys[k]!), from: unbeaten.map((k) => next.from[k]!), via: unbeaten.map((k) => next.via[k]!) });
-      keys = unbeaten.map((k) => next.keys[k]!);
-      values = unbeaten.map((k) => next.values[k]!);
+      kept.push({ keys: survivors.map((k) => next.keys[k]!), from: survivors.map((k) => next.from[k]!), via: survivors.map((k) => next.via[k]!) });
+      keys = survivors.map((k) => next.keys[k]!);
+      values = survivors.map((k) => next.values[k]!);
     }
     let value = Infinity;
     let last = -1;
@@ -696,16 +708,17 @@ export class CollectingTours {
   /**
    * The reaches worth trying in one subaisle, whatever the tracked items have: by shape, for each
    * share of the tracked units it passes, the reach that walks least less what the untracked items
-   * pay (at most their demand in each part, as in `subaisle`).
+   * pay (at most their demand in each part, as in `fillPatterns`).
    */
-  private trackedReaches(at: number, tracking: Tracking, prices: Float64Array, forbidden: Uint8Array | undefined, required: Uint8Array, enter: boolean): Reaches {
+  private trackedSubaisle(at: number, tracking: Tracking, terms: TourTerms): TrackedSubaisle {
     const { floor, blocks, fromFront, fromBack } = this;
+    const { required, entered } = terms;
     const places = floor.candidates[Math.floor(at / blocks)]![at % blocks]!;
     const front = floor.crossYs[at % blocks]!;
     const back = floor.crossYs[(at % blocks) + 1]!;
     const ys = floor.ys;
     this.caps = tracking.untrackedCaps;
-    this.subaisle(at, places, front, back, prices, forbidden, required, enter);
+    this.fillPatterns(at, terms);
     this.caps = this.demand;
     const n = places.length;
     const length = back - front;
@@ -740,12 +753,12 @@ export class CollectingTours {
       }
       if (required[places[i]!]) requiredAfter = i;
     }
-    return { reaches: [...best.values()], free: lastRequired < 0 && !enter, count: n, work };
+    return { reaches: [...best.values()], skippable: lastRequired < 0 && entered?.[at] !== 1, placeCount: n, work };
   }
 
-  /** Marks a part's places (`places` from `start` up to `end`) passed and adds the units it is paid for (at most `caps` of each item) to `collected`. */
-  private collect(places: readonly number[], start: number, end: number, forbidden: Uint8Array | undefined, caps: Float64Array, passed: Uint8Array, collected: Float64Array): void {
-    const { counts } = this;
+  /** Marks a part's places (`places` from `start` up to `end`) in the tour's `passed` and adds the units it is paid for (at most `caps` of each item) to its `collected`. */
+  private collect(places: readonly number[], start: number, end: number, forbidden: Uint8Array | undefined, caps: Float64Array): void {
+    const { counts, passed, collected } = this;
     for (let i = start; i < end; i++) {
       const place = places[i]!;
       passed[place] = 1;
@@ -760,15 +773,15 @@ export class CollectingTours {
   }
 
   /**
-   * By boundary (after aisle j, j = 0..aisles) and state there: the least value the rest of a
-   * collecting tour can have at `prices`, passing the `required` places and walking into the
-   * subaisles `entered` marks after the boundary. What a partial tour can still gain, for
-   * bounding; `work` counts the transitions looked at.
+   * Completion bounds (values to go): by boundary (after aisle j, j = 0..aisles) and state there,
+   * the least value the rest of a prize-collecting tour can have at `prices`, passing the
+   * `required` places and walking into the subaisles `entered` marks after the boundary. What a
+   * partial tour can still gain, for bounding; `work` counts the transitions looked at.
    */
   toGo(prices: Float64Array, required: Uint8Array = new Uint8Array(this.floor.ys.length), entered?: Uint8Array): { byBoundary: number[][]; work: number } {
     const { floor, blocks, combos, cost, optionCost, space } = this;
     let work = this.sweepWork;
-    const { lastRequired } = this.prepare(prices, required, undefined, entered);
+    const { lastRequired } = this.prepare({ prices, required, entered });
     const options: Float64Array[] = [];
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
@@ -831,7 +844,7 @@ export class CollectingTours {
   }
 
   /**
-   * `toGo` with the units taken of each `tracked` item in the state: each is paid for at most
+   * `toGo` with the units taken of each `tracked` item in the labels: each is paid for at most
    * what it still lacks over the whole rest of the tour, so a partial tour's bound no longer
    * counts units it has taken already, nor the same units in several aisles. With a price on a
    * tracked item above any walk, the rest must take what it lacks: those items are covered
@@ -844,19 +857,20 @@ export class CollectingTours {
     const { floor, blocks, space } = this;
     const tracking = new Tracking(floor, this.goods, tracked, undefined);
     const { total } = tracking;
-    const { lastRequired } = this.prepare(prices, required, undefined, entered);
+    const terms: TourTerms = { prices, required, entered };
+    const { lastRequired } = this.prepare(terms);
     let work = this.sweepWork;
-    const reaches: Reaches[] = [];
+    const subaisles: TrackedSubaisle[] = [];
     for (let at = 0; at < floor.aisles * blocks; at++) {
-      reaches.push(this.trackedReaches(at, tracking, prices, undefined, required, entered?.[at] === 1));
-      work += tracking.sweepWork[at]! + reaches[at]!.work;
+      subaisles.push(this.trackedSubaisle(at, tracking, terms));
+      work += tracking.sweepWork[at]! + subaisles[at]!.work;
     }
     // The combinations each aisle may take: a shape per block that some reach (or leaving it alone) has.
     const open = (aisle: number) =>
       this.combos.filter((combo) =>
         combo.shapes.every((shape, b) => {
-          const { reaches: ways, free } = reaches[(aisle - 1) * blocks + b]!;
-          return (shape === NOTHING && free) || ways.some((reach) => reach.shape === shape);
+          const { reaches, skippable } = subaisles[(aisle - 1) * blocks + b]!;
+          return (shape === NOTHING && skippable) || reaches.some((reach) => reach.shape === shape);
         }),
       );
     const { states: met, work: metWork } = this.statesMet(open, lastRequired);
@@ -865,18 +879,7 @@ export class CollectingTours {
     const go = met.map(() => new Float64Array(size * total).fill(Infinity));
     go[floor.aisles]!.fill(0, FINISHED * total, (FINISHED + 1) * total);
     const comboByKey = new Map(this.combos.map((combo) => [combo.key, combo]));
-    const cached = new Map<number, TrackedOption[]>();
-    /** The ways through the subaisle when the tracked items have the units of `code`. */
-    const optionsAt = (at: number, code: number): TrackedOption[] => {
-      const part = tracking.part(code, at);
-      let options = cached.get(at * total + part);
-      if (!options) {
-        options = tracking.options(reaches[at]!, at, part, prices);
-        work += reaches[at]!.reaches.length;
-        cached.set(at * total + part, options);
-      }
-      return options;
-    };
+    const optionsAt = pricedOnce(tracking, prices, (at) => subaisles[at]!, (priced) => (work += priced));
     for (let aisle = floor.aisles; aisle >= 1; aisle--) {
       const after = go[aisle]!;
       const here = go[aisle - 1]!;
@@ -910,6 +913,26 @@ export class CollectingTours {
     for (const values of go) values.forEach((value, at) => (values[at] = value + beyond[at % total]!));
     return { items: tracked, byBoundary: go, total, radix: tracking.radix, work: work * TRACKED_TO_GO_STEP_COST };
   }
+}
+
+/**
+ * The ways through a subaisle when the tracked items have the units of a code, priced at `prices`
+ * once for each part of a code the subaisle holds (`Tracking.options`): `subaisleAt` gives a
+ * subaisle's reaches, and `count` is told the work of each pricing.
+ */
+function pricedOnce(tracking: Tracking, prices: Float64Array, subaisleAt: (at: number) => TrackedSubaisle, count: (work: number) => void): (at: number, code: number) => TrackedOption[] {
+  const cached = new Map<number, TrackedOption[]>();
+  return (at, code) => {
+    const part = tracking.part(code, at);
+    let options = cached.get(at * tracking.total + part);
+    if (!options) {
+      const subaisle = subaisleAt(at);
+      options = tracking.options(subaisle, at, part, prices);
+      count(subaisle.reaches.length);
+      cached.set(at * tracking.total + part, options);
+    }
+    return options;
+  };
 }
 
 /**

@@ -11,20 +11,20 @@ import { pastDeadline } from '../deadline';
 const { BOTH_ENDS, EMPTY, FINISHED, FROM_BACK, FROM_FRONT, NOTHING, ONCE, SHAPE_COUNT, TWICE } = optimal;
 
 /*
- * The shortest tour that covers every demand, by the dynamic program over aisles with what has
- * been covered so far added to each state: a label is a frontier state, the units of each item
- * taken so far (at most what is wanted) and the length walked. Within a subaisle a tour passes
- * the places of a front part and of a back part, so the ways through it are few: nothing, a
- * traversal (once or twice), in and out from the front as far as some place, from the back, or
- * both, each kept only where it reaches a place that adds something. A label is dropped when
- * the length walked, the least the rest of the tour can cost under the Lagrangian prices (a
- * collecting tour's value to go, or where it is given some that each know the units taken of a
- * few items, the largest) and the prices of what is still wanted reach a length already
- * known, or when the length walked and the way to the farthest aisle the rest must reach do
+ * The shortest tour that covers every demand, by a labelling algorithm: the dynamic program over
+ * aisles with what has been covered so far added to each state. A label is a frontier state, the
+ * units of each item taken so far (at most what is wanted, as a units code: walks/labels.ts) and
+ * the length walked. Within a subaisle a tour passes the places of a front part and of a back
+ * part, so the ways through it are few: nothing, a traversal (once or twice), in and out from the
+ * front as far as some place, from the back, or both, each kept only where it reaches a place
+ * that adds something. A label is dropped when its length, a completion bound of the rest (the
+ * prize-collecting tour's value to go at the Lagrangian prices, or the largest of it and those of
+ * tables that know the units taken of a few items) and the prices of what is still wanted reach a
+ * length already known; when its length and the way to the farthest aisle the rest must reach do
  * (what is still wanted can only come from the aisles ahead, and the required places and the
- * depot there must be reached too); and when another label of its
- * state is no longer and has taken at least as much of every item. What is left are the labels
- * that could still beat the length known.
+ * depot there must be reached too); and by dominance, when another label of its state is no
+ * longer and has taken at least as much of every item. What is left are the labels that could
+ * still beat the length known.
  */
 
 export interface CoveringProblem {
@@ -150,7 +150,7 @@ export function prepareCovering(problem: CoveringProblem, numberAsMet = false): 
   const fields = unit ? undefined : fieldsFor(demand, unitsTaken);
   // Working out the passes is counted too: on long subaisles of many items it costs as much as the search.
   const setup = { work: 0 };
-  const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, floor.crossYs[b]!, floor.crossYs[b + 1]!, unit, setup)));
+  const passes = floor.candidates.map((byBlock) => byBlock.map((places, b) => subaislePasses(problem, places, b, unit, setup)));
   const heldFrom: number[][] = Array.from({ length: floor.aisles + 2 }, () => new Array<number>(demand.length).fill(0));
   let lastRequired = 0;
   for (let a = floor.aisles; a >= 1; a--) {
@@ -171,11 +171,12 @@ export function prepareCovering(problem: CoveringProblem, numberAsMet = false): 
  * whose bound exceeds `limit` is dropped (the caller knows how close to the tour to beat a bound
  * may come and still hide a shorter one). Within `budget` steps (a pass tried, and one more per
  * item it adds where more than one unit is wanted; working out the passes is counted apart);
- * `prices` and `toGo` come from the Lagrangian bound. `work` says how many steps it took. With a
- * `beam`, only that many labels go on past each aisle (those of least bound): a quick search for a
- * short walk that proves nothing. `tracked` values to go (at the same prices for what is still
- * wanted), each over its own few items, bound a label too, by the units it has taken of those
- * items: the largest bound prunes.
+ * `prices` are the Lagrangian prices (multipliers) and `toGo` the prize-collecting tour's
+ * completion bounds at them. `work` says how many steps it took. With a `beam`, only that many
+ * labels go on past each aisle (those of least bound): a quick search for a short walk that proves
+ * nothing. `tracked` completion bounds (at the same prices for what is still wanted), each over
+ * its own few items, bound a label too, by the units it has taken of those items: the largest
+ * bound prunes.
  */
 export function shortestCoveringTour(
   prepared: PreparedCovering,
@@ -225,7 +226,7 @@ export function shortestCoveringTour(
   let work = 0;
   let labelsTaken = 0;
   let narrowed = false;
-  const at = new NumberIndex();
+  const partialAt = new NumberIndex();
   const reachedAt = new NumberIndex();
   const partials = [new PartialLabels(), new PartialLabels()];
   for (let aisle = 1; aisle <= floor.aisles; aisle++) {
@@ -245,7 +246,7 @@ export function shortestCoveringTour(
     labels.forEach((label, i) => partial.set(partial.add(), i, 0, label.code, label.wanted, label.length, 0));
     for (let b = 0; b < blocks; b++) {
       const ways = passes[aisle - 1]![b]!;
-      at.clear();
+      partialAt.clear();
       next.clear();
       const { from, keys, codes, wants, lengths, taken } = partial;
       const gainHere = gainFrom[aisle - 1]![b]!;
@@ -291,10 +292,10 @@ export function shortestCoveringTour(
           }
           const key = keys[e]! + pass.shape * shapePlace;
           const id = (stateKeys + key) * total + code;
-          const known = at.get(id);
+          const known = partialAt.get(id);
           if (known >= 0 && next.lengths[known]! <= length) continue;
           const index = known >= 0 ? known : next.add();
-          if (known < 0) at.set(id, index);
+          if (known < 0) partialAt.set(id, index);
           next.set(index, from[e]!, key, code, wanted, length, taken[e]! + w * passPlace);
         }
       }
@@ -356,7 +357,7 @@ export function shortestCoveringTour(
       }
     }
     const checked = { work: 0 };
-    labels = unbeatenLabels(reached, fields, checked);
+    labels = undominatedLabels(reached, fields, checked);
     work += checked.work;
     if (labels.length > beam) {
       labels = leastOf(labels, beam, (label) => label.bound);
@@ -426,14 +427,14 @@ class PartialLabels {
  * passes the required places. Where one unit of each item is wanted, what a pass adds is its mask
  * alone (`adds` stays empty). Adds the steps it took to `counted`.
  */
-function subaislePasses(problem: CoveringProblem, candidates: readonly number[], front: number, back: number, unit: boolean, counted: { work: number }): Pass[] {
-  const { stock, required } = problem;
+function subaislePasses(problem: CoveringProblem, candidates: readonly number[], block: number, unit: boolean, counted: { work: number }): Pass[] {
+  const { floor, stock, required } = problem;
   // Only the places that hold something or must be passed matter; the passes say where they stop as indexes into `candidates`.
   const held: number[] = [];
   for (let i = 0; i < candidates.length; i++) if (stock[candidates[i]!]!.length > 0 || required?.[candidates[i]!]) held.push(i);
   // Most subaisles hold nothing wanted when only a few items are put back: walk past, through or twice.
   if (held.length === 0) {
-    const length = back - front;
+    const length = floor.crossYs[block + 1]! - floor.crossYs[block]!;
     return [
       { shape: NOTHING, length: 0, adds: [], mask: 0, front: -1, back: candidates.length },
       { shape: ONCE, length, adds: [], mask: 0, front: candidates.length - 1, back: candidates.length },
@@ -442,7 +443,7 @@ function subaislePasses(problem: CoveringProblem, candidates: readonly number[],
   }
   counted.work += SUBAISLE_COST;
   const places = held.map((i) => candidates[i]!);
-  const passes = passesThrough(problem, places, front, back, unit, counted);
+  const passes = passesThrough(problem, places, block, unit, counted);
   for (const pass of passes) {
     pass.front = pass.front < 0 ? -1 : held[pass.front]!;
     pass.back = pass.back >= places.length ? candidates.length : held[pass.back]!;
@@ -451,8 +452,10 @@ function subaislePasses(problem: CoveringProblem, candidates: readonly number[],
 }
 
 /** `subaislePasses` over the places that matter, front and back as indexes into them. */
-function passesThrough(problem: CoveringProblem, places: readonly number[], front: number, back: number, unit: boolean, counted: { work: number }): Pass[] {
+function passesThrough(problem: CoveringProblem, places: readonly number[], block: number, unit: boolean, counted: { work: number }): Pass[] {
   const { floor, stock, demand, required } = problem;
+  const front = floor.crossYs[block]!;
+  const back = floor.crossYs[block + 1]!;
   const n = places.length;
   const length = back - front;
   // Units added by the places before each index (from the front) and from each index on (from the back), built once.
@@ -512,12 +515,12 @@ function passesThrough(problem: CoveringProblem, places: readonly number[], fron
 }
 
 /**
- * Leaves out the labels that one of the few shortest of their state beats: no longer, and at
- * least as many units of every item taken. Where one unit of each is wanted the code's bits say
- * it; otherwise the units are packed into `fields` first. Checking against all would cost more
- * than it saves.
+ * Dominance: leaves out the labels that one of the few shortest kept of their state dominates: no
+ * longer, and at least as many units of every item taken. Where one unit of each is wanted the
+ * code's bits say it; otherwise the units are packed into `fields` first. Checking against all
+ * would cost more than it saves; four checks count as a step.
  */
-function unbeatenLabels(labels: readonly Label[], fields: Fields | undefined, counted: { work: number }): Label[] {
+function undominatedLabels(labels: readonly Label[], fields: Fields | undefined, counted: { work: number }): Label[] {
   const words = fields?.guards.length ?? 0;
   const packed = fields ? new Int32Array(labels.length * words) : undefined;
   if (fields) labels.forEach((label, index) => pack(fields, label.code, packed!, index * words));
@@ -577,8 +580,9 @@ function holdsAtLeast(guards: readonly number[], packed: Int32Array, a: number, 
 }
 
 /**
- * Leaves out each pass another of the same shape beats: no longer, and adding at least as many
- * units of every item (by masks where one unit of each is wanted). Adds its comparisons to `counted`.
+ * Dominance among passes: leaves out each pass another of the same shape dominates, no longer and
+ * adding at least as many units of every item (by masks where one unit of each is wanted). Adds
+ * its comparisons to `counted`.
  */
 function undominatedPasses(passes: Pass[], unit: boolean, masked: boolean, counted: { work: number }): Pass[] {
   // Masks say which items a pass adds wherever every item has a bit: a pass that lacks one cannot cover.
