@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { tenantOf } from '../http/auth';
-import { atMostItems, problemsByItem } from '../http/batch';
+import { atMostItems, batchItems } from '../http/batch';
 import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
@@ -83,8 +83,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       // Each product is validated on its own: problems inside products[i] fail that product only.
-      const invalid = problemsByItem(request, 'products', 'in-body');
-      const products = request.body.products as unknown[];
+      const { items: products, invalid } = batchItems(request, 'products', 'in-body');
       const tenantId = tenantOf(request);
       await respondWithWrite(request, reply, {
         tenantId,

@@ -38,13 +38,21 @@ export function atMostItems(key: string, max: number) {
   };
 }
 
+/** A batch body once the request itself is known to be well formed: its items, and the problems of each. */
+export interface BatchItems {
+  items: unknown[];
+  /** The problems found inside each item that has any, by index. */
+  invalid: Map<number, FieldProblem[]>;
+}
+
 /**
- * The problems of each item of a batch validated with `attachValidation`: a problem inside
- * `<key>[i]` fails that item only; anything else (no `<key>` array) fails the request. `fields`
- * says how the items' fields are named: as paths of the whole body (`products[1].stock`), or as
- * the item would be answered had it been sent on its own (`items[0].quantity`).
+ * The items of a batch validated with `attachValidation`, and the problems of each: a problem
+ * inside `<key>[i]` fails that item only; anything else (a body that is no object, no `<key>`
+ * array) fails the request, before the route can read the body. `fields` says how the items'
+ * fields are named: as paths of the whole body (`products[1].stock`), or as the item would be
+ * answered had it been sent on its own (`items[0].quantity`).
  */
-export function problemsByItem(request: FastifyRequest, key: string, fields: 'in-body' | 'in-item'): Map<number, FieldProblem[]> {
+export function batchItems(request: FastifyRequest, key: string, fields: 'in-body' | 'in-item'): BatchItems {
   const itemPath = new RegExp(`^/${key}/(\\d+)(?=/|$)`);
   const issuesByItem = new Map<number, AjvIssue[]>();
   const requestIssues: AjvIssue[] = [];
@@ -59,5 +67,8 @@ export function problemsByItem(request: FastifyRequest, key: string, fields: 'in
     issuesByItem.set(index, [...(issuesByItem.get(index) ?? []), named]);
   }
   if (requestIssues.length > 0) throw validationError(fieldProblems(requestIssues, 'body'));
-  return new Map([...issuesByItem].map(([index, issues]) => [index, fieldProblems(issues, fields === 'in-item' ? 'body' : undefined)]));
+  // Validation found no problem outside the items: the body is an object holding the array.
+  const items = (request.body as Record<string, unknown[]>)[key] as unknown[];
+  const invalid = new Map([...issuesByItem].map(([index, issues]) => [index, fieldProblems(issues, fields === 'in-item' ? 'body' : undefined)]));
+  return { items, invalid };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { tenantOf } from '../http/auth';
-import { atMostItems, batchItemError, problemsByItem } from '../http/batch';
+import { atMostItems, batchItemError, batchItems } from '../http/batch';
 import { ApiError, notFound } from '../http/errors';
 import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
@@ -78,9 +78,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { orders } = request.body;
       // Each order is validated on its own, and answered as it would be alone: one bad order does not fail the others.
-      const invalid = problemsByItem(request, 'orders', 'in-item');
+      // The body is read only through batchItems, which refuses first a body that is no object holding `orders`.
+      const { items: orders, invalid } = batchItems(request, 'orders', 'in-item');
       const tenantId = tenantOf(request);
       return respondWithWrite(request, reply, {
         tenantId,

@@ -338,3 +338,116 @@ describe('malformed requests at every write endpoint (property)', () => {
     expect(stored.map((row) => row.status_code).filter((status) => status >= 500 || status === 201)).toEqual([]);
   });
 });
+
+/**
+ * A body that is no JSON object (null, nothing at all under a JSON content type, an array, a
+ * string) at every route of the app's own OpenAPI document that takes a body, batches included: a
+ * route added later is covered. Each answers 400 `VALIDATION_ERROR` naming `body`, as a request
+ * without a body does; a route that may be sent without a body (complete-picking, waves, …) takes
+ * null and an empty body as no body and answers as it answers that.
+ */
+describe('bodies that are no object, at every route that takes a body', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let operations: { method: string; path: string }[];
+  /** A signed-in console user of each role; a console route is asked as the first its role allows. */
+  const sessions: string[] = [];
+  const MALFORMED: [string, string][] = [
+    ['null', 'null'],
+    ['an empty body', ''],
+    ['an array', '[{"externalId":"X"}]'],
+    ['a string', '"orders"'],
+  ];
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    tenant = await ctx.tenant(UNLIMITED);
+    for (const role of ['picker', 'packer', 'supervisor'] as const) {
+      const username = `fuzz-${role}`;
+      const user = await ctx.admin('POST', `/api/v1/admin/tenants/${tenant.slug}/users`, { username, name: role, role, pin: '482913' });
+      expect(user.status).toBe(201);
+      const signIn = await ctx.app.inject({
+        method: 'POST',
+        url: '/console/api/session',
+        headers: { origin: 'http://localhost' },
+        payload: { warehouse: tenant.slug, username, pin: '482913' },
+      });
+      const cookie = String(signIn.headers['set-cookie']).match(/pickport_session=[^;]+/)?.[0];
+      expect(cookie).toBeDefined();
+      sessions.push(cookie as string);
+    }
+    const document = ctx.app.swagger() as unknown as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
+    operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, operation]) => operation.requestBody !== undefined)
+        .map(([method]) => ({ method: method.toUpperCase(), path })),
+    );
+  });
+  afterAll(() => ctx.close());
+
+  /** Well-formed path parameters (validated before the body), naming the test's tenant or nothing. */
+  const urlOf = (path: string) =>
+    path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'slug' ? tenant.slug : name === 'id' ? '0190a6c4-0000-4000-8000-000000000000' : 'none'));
+
+  function send(method: string, path: string, headers: Record<string, string>, payload?: string) {
+    return ctx.app.inject({
+      method: method as InjectOptions['method'],
+      url: urlOf(path),
+      headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      ...(payload === undefined ? {} : { payload }),
+    });
+  }
+
+  /** The headers that get a route's request past authentication: its key, the admin token, or a console session its role may use. */
+  async function credentialsFor(method: string, path: string): Promise<Record<string, string>> {
+    if (path.startsWith('/api/v1/public/')) return { authorization: `Bearer ${tenant.key}` };
+    if (!path.startsWith('/console/')) return { authorization: `Bearer ${ADMIN_TOKEN}` };
+    for (const cookie of sessions) {
+      const headers = { origin: 'http://localhost', cookie };
+      const answer = (await send(method, path, headers)).json();
+      if (!/cannot use this part of the console/.test(answer.error?.message ?? '')) return headers;
+    }
+    throw new Error(`no console role may use ${method} ${path}`);
+  }
+
+  const isBodyRefusal = (answer: { error?: { code?: string; details?: { field: string }[] } }) =>
+    answer.error?.code === 'VALIDATION_ERROR' && (answer.error.details ?? []).some((detail) => detail.field === 'body');
+
+  it('finds the routes that take a body, every batch among them', () => {
+    const names = operations.map(({ method, path }) => `${method} ${path}`);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/public/products/batch',
+        'POST /api/v1/public/orders/batch',
+        'PATCH /api/v1/public/webhooks/{id}',
+        'PUT /api/v1/warehouse/tenants/{slug}/layout',
+        'POST /console/api/picking/wave/picks',
+      ]),
+    );
+  });
+
+  it('answers each with a 4xx in the envelope naming the body, or as a request without one where a body is optional', async () => {
+    const wrong: string[] = [];
+    for (const { method, path } of operations) {
+      const headers = await credentialsFor(method, path);
+      const withoutBody = (await send(method, path, headers)).json();
+      const bodyRequired = isBodyRefusal(withoutBody);
+      // No batch may take a missing body as an empty batch.
+      if (path.endsWith('/batch') && !bodyRequired) wrong.push(`${method} ${path} without a body: ${JSON.stringify(withoutBody)}`);
+      for (const [name, payload] of MALFORMED) {
+        const response = await send(method, path, headers, payload);
+        const answer = response.json();
+        const enveloped =
+          response.statusCode >= 400 &&
+          response.statusCode < 500 &&
+          answer.success === false &&
+          typeof answer.error?.message === 'string' &&
+          answer.requestId === response.headers['x-request-id'];
+        const absent = name === 'null' || name === 'an empty body';
+        const expected = bodyRequired || !absent ? isBodyRefusal(answer) : answer.error?.code === withoutBody.error?.code;
+        if (!enveloped || !expected) wrong.push(`${method} ${path} with ${name}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
