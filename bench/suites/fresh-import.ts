@@ -12,8 +12,9 @@ import { benchTenant, load, type LoadResult, type Measurement } from '../harness
 const SECONDS = 5;
 const ROUNDS = 6;
 const CONNECTIONS = 32;
-const HAND_WRITTEN = '/work/shared/benchmarks/hand-written-route.mjs';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The reference route, beside the project's folder (shared/benchmarks) wherever it is checked out. */
+const HAND_WRITTEN = join(ROOT, '..', 'shared', 'benchmarks', 'hand-written-route.mjs');
 /** `FRESH_IMPORT_ONLY=products`: the new products' rounds alone, without the orders after them. */
 const PRODUCTS_ONLY = process.env.FRESH_IMPORT_ONLY === 'products';
 /**

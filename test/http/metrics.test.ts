@@ -13,7 +13,7 @@ import { startServer } from '../../src/server';
 import { ADMIN_TOKEN, createTestContext, testConfig, usingPostgres, type TestTenant, UNLIMITED } from '../helpers/context';
 import { useDeliveries } from '../helpers/setup';
 import { freePort } from '../helpers/ports';
-import { waitFor } from '../helpers/wait';
+import { holdTransaction, waitFor } from '../helpers/wait';
 import { floorOf, seedPlacedProducts } from '../floor/helpers';
 import { item, order } from '../orders/helpers';
 
@@ -161,13 +161,34 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
     const idle = samples.get(sampleKey('pickport_db_pool_connections', { state: 'idle' }));
     const waiting = samples.get(sampleKey('pickport_db_pool_waiting'));
     if (usingPostgres) {
-      // The test database's pool has 10 connections; the scrape's own queries hold or wait for some of them.
+      // The test database's pool has 10 connections; the scrape's own queries hold some of them, and none waits.
       expect(inUse! + idle!).toBeGreaterThanOrEqual(1);
       expect(inUse! + idle!).toBeLessThanOrEqual(10);
-      expect(waiting).toBeGreaterThanOrEqual(0);
+      expect(waiting).toBe(0);
     } else {
       expect([inUse, idle, waiting]).toEqual([undefined, undefined, undefined]);
     }
+  });
+
+  it.skipIf(!usingPostgres)('counts the queries waiting for a connection while every connection of the pool is held', async () => {
+    const { db } = setup.ctx.database;
+    const held = await Promise.all(Array.from({ length: 10 }, () => holdTransaction(db)));
+    const blocked = sql`SELECT 1`.execute(db);
+    try {
+      // The pool's own gauges, read without a query of their own (none could run now).
+      const pool = async () => parseExposition((await setup.ctx.app.metrics.registry.getSingleMetricAsString('pickport_db_pool_waiting')) + '\n' + (await setup.ctx.app.metrics.registry.getSingleMetricAsString('pickport_db_pool_connections')));
+      const samples = await waitFor('the query to wait for a connection', async () => {
+        const read = await pool();
+        // The delivery worker's polls may wait beside the blocked query.
+        return read.get(sampleKey('pickport_db_pool_waiting'))! >= 1 ? read : undefined;
+      });
+      expect(samples.get(sampleKey('pickport_db_pool_connections', { state: 'in_use' }))).toBe(10);
+      expect(samples.get(sampleKey('pickport_db_pool_connections', { state: 'idle' }))).toBe(0);
+    } finally {
+      await Promise.all(held.map(({ trx }) => trx.rollback().execute()));
+    }
+    await blocked;
+    expect((await scrape()).get(sampleKey('pickport_db_pool_waiting'))).toBe(0);
   });
 
   it('serves the same exposition without a token on the separate metrics listener', async () => {
