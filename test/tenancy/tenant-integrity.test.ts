@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db';
 import { openTestDatabase, usingPostgres } from '../helpers/context';
+import { holdTransaction, waitsForLock } from '../helpers/wait';
 
 /**
  * Products and events are checked against their tenant once per statement (migration 011), not
@@ -63,34 +64,43 @@ describe('rows of products and events always belong to an existing tenant', () =
 
   it.skipIf(!usingPostgres)('makes a tenant deletion wait for a write to that tenant, then refuses it', async () => {
     const tenant = await newTenant('integrity-concurrent');
-    let deletion: Promise<unknown> | undefined;
-    await database.db.transaction().execute(async (tx) => {
-      await sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant}, 'P-1', 'S-1', 'Product')`.execute(tx);
-      deletion = sql`DELETE FROM tenants WHERE id = ${tenant}`.execute(database.db).then(
+    const writer = await holdTransaction(database.db);
+    const deleter = await holdTransaction(database.db);
+    try {
+      await sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant}, 'P-1', 'S-1', 'Product')`.execute(writer.trx);
+      const deletion = sql`DELETE FROM tenants WHERE id = ${tenant}`.execute(deleter.trx).then(
         () => 'deleted',
         (error: { code?: string }) => error.code,
       );
       // The deletion is blocked by the insert's lock on the tenant, not yet decided.
-      const settled = await Promise.race([deletion, new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
-      expect(settled).toBe('waiting');
-    });
-    expect(await deletion).toBe('23503');
+      await waitsForLock(database.db, deleter.pid);
+      await writer.trx.commit().execute();
+      expect(await deletion).toBe('23503');
+    } finally {
+      await writer.trx.rollback().execute().catch(() => undefined);
+      await deleter.trx.rollback().execute().catch(() => undefined);
+    }
   });
 
   it.skipIf(!usingPostgres)('makes a write to a tenant wait for a deletion of that tenant under way, then refuses it', async () => {
     const tenant = await newTenant('integrity-deleting');
     const before = await productCount();
-    let write: Promise<unknown> | undefined;
-    await database.db.transaction().execute(async (tx) => {
-      await sql`DELETE FROM tenants WHERE id = ${tenant}`.execute(tx);
-      write = insertProducts([tenant]).then(
+    const deleter = await holdTransaction(database.db);
+    const writer = await holdTransaction(database.db);
+    try {
+      await sql`DELETE FROM tenants WHERE id = ${tenant}`.execute(deleter.trx);
+      const write = sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant}, 'P-1', 'S-1', 'Product')`.execute(writer.trx).then(
         () => 'written',
         (error: { code?: string }) => error.code,
       );
-      const settled = await Promise.race([write, new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
-      expect(settled).toBe('waiting');
-    });
-    expect(await write).toBe('23503');
+      // The write is blocked by the deletion's lock on the tenant, not yet decided.
+      await waitsForLock(database.db, writer.pid);
+      await deleter.trx.commit().execute();
+      expect(await write).toBe('23503');
+    } finally {
+      await deleter.trx.rollback().execute().catch(() => undefined);
+      await writer.trx.rollback().execute().catch(() => undefined);
+    }
     expect(await productCount()).toBe(before);
   });
 });
