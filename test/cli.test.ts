@@ -242,7 +242,7 @@ describe("the README's quick start, pasted into a shell", { timeout: 120_000 }, 
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(service.port) };
     const result = await run('bash', ['-c', script], { cwd: folder, env }).catch((error: { code: number; stdout: string; stderr: string }) => error);
     expect('code' in result ? result : { code: 0 }, JSON.stringify(result)).toMatchObject({ code: 0 });
-    expect(result.stdout).toContain('"status":"IN_PICKING"');
+    expect(result.stdout).toContain('"status":"DISPATCHED"');
     expect(result.stdout).toMatch(/globex/);
 
     const headers = { authorization: `Bearer ${service.env.ADMIN_TOKEN ?? readFileSync(join(folder, 'data', 'admin-token'), 'utf8').trim()}` };
@@ -332,6 +332,16 @@ describe('pickport start-up failures', { timeout: 60_000 }, () => {
       expect(readdirSync(dataDir)).not.toContain('admin-token');
     } finally {
       await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  it('describes every subcommand in --help', async () => {
+    for (const group of ['tenants', 'keys', 'users']) {
+      const help = await pickport([group, '--help'], embedded());
+      expect(help.code).toBe(0);
+      const commands = help.stdout.slice(help.stdout.indexOf('Commands:')).split('\n').slice(1).filter((line) => line.trim() !== '' && !line.trim().startsWith('help '));
+      expect(commands.length, help.stdout).toBeGreaterThan(1);
+      for (const line of commands) expect(line, `${group} --help: ${line}`).toMatch(/\S\s{2,}\S/);
     }
   });
 

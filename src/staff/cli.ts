@@ -10,16 +10,17 @@ export function addUserCommands(program: Command): void {
   withClientOptions(
     users
       .command('create <tenantSlug> <username>')
+      .description('create a console user')
       .requiredOption('--name <name>', 'the name the console shows')
       .requiredOption('--role <role>', 'picker, packer or supervisor')
       .requiredOption('--pin <pin>', '6 to 12 digits'),
   ).action((slug: string, username: string, options: ClientOptions & { name: string; role: string; pin: string }) =>
     call(options, 'POST', `/tenants/${encodeURIComponent(slug)}/users`, { username, name: options.name, role: options.role, pin: options.pin }, describeUser),
   );
-  withClientOptions(users.command('list <tenantSlug>')).action((slug: string, options: ClientOptions) =>
+  withClientOptions(users.command('list <tenantSlug>').description("list the tenant's console users")).action((slug: string, options: ClientOptions) =>
     call(options, 'GET', `/tenants/${encodeURIComponent(slug)}/users`, undefined, (all: UserView[]) => all.map(describeUser).join('\n')),
   );
-  withClientOptions(users.command('disable <userId>')).action((id: string, options: ClientOptions) =>
+  withClientOptions(users.command('disable <userId>').description('disable a user (sessions end)')).action((id: string, options: ClientOptions) =>
     call(options, 'POST', `/users/${encodeURIComponent(id)}/disable`, undefined, describeUser),
   );
   withClientOptions(users.command('set-pin <userId>').description("set the user's PIN; its sessions end").requiredOption('--pin <pin>', '6 to 12 digits')).action(

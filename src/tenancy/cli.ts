@@ -99,11 +99,11 @@ export const withClientOptions = (command: Command) =>
 /** `tenants` and `keys`: thin clients of the operator API. */
 export function addOperatorCommands(program: Command): void {
   const tenants = program.command('tenants').description('manage tenants');
-  withClientOptions(tenants.command('create').requiredOption('--slug <slug>').requiredOption('--name <name>')).action(
+  withClientOptions(tenants.command('create').description('create a tenant').requiredOption('--slug <slug>', 'its name in URLs').requiredOption('--name <name>')).action(
     (options: ClientOptions & { slug: string; name: string }) =>
       call(options, 'POST', '/tenants', { slug: options.slug, name: options.name }, (t: { id: string; slug: string }) => `${t.slug}  ${t.id}`),
   );
-  withClientOptions(tenants.command('list')).action((options: ClientOptions) =>
+  withClientOptions(tenants.command('list').description('list the tenants')).action((options: ClientOptions) =>
     call(options, 'GET', '/tenants', undefined, (all: { slug: string; name: string }[]) => all.map((t) => `${t.slug}  ${t.name}`).join('\n')),
   );
 
@@ -111,6 +111,7 @@ export function addOperatorCommands(program: Command): void {
   withClientOptions(
     keys
       .command('create <tenantSlug>')
+      .description('issue an API key (printed once)')
       .requiredOption('--permissions <list>', 'comma-separated, e.g. products:read,orders:write', list)
       .option('--name <name>')
       .option('--rate-limit <perMinute>', 'requests per minute', Number)
@@ -144,13 +145,13 @@ export function addOperatorCommands(program: Command): void {
         describeKey,
       ),
   );
-  withClientOptions(keys.command('list <tenantSlug>')).action((slug: string, options: ClientOptions) =>
+  withClientOptions(keys.command('list <tenantSlug>').description("list the tenant's keys")).action((slug: string, options: ClientOptions) =>
     call(options, 'GET', `/tenants/${encodeURIComponent(slug)}/api-keys`, undefined, (all: KeyData[]) => all.map(describeKey).join('\n')),
   );
-  withClientOptions(keys.command('revoke <keyId>')).action((id: string, options: ClientOptions) =>
+  withClientOptions(keys.command('revoke <keyId>').description('revoke a key at once')).action((id: string, options: ClientOptions) =>
     call(options, 'POST', `/api-keys/${encodeURIComponent(id)}/revoke`, undefined, describeKey),
   );
-  withClientOptions(keys.command('rotate <keyId>')).action((id: string, options: ClientOptions) =>
+  withClientOptions(keys.command('rotate <keyId>').description('replace a key by a new one like it')).action((id: string, options: ClientOptions) =>
     call(options, 'POST', `/api-keys/${encodeURIComponent(id)}/rotate`, undefined, describeKey),
   );
 }
