@@ -8,7 +8,7 @@ import type { FieldProblem } from '../http/errors';
 import { lockProductsForOrders, productKeysAndWaitingOrdersSql, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
 import type { DomainEvent } from '../events/types';
 import { afterProductWrites, type WrittenProduct } from './effects';
-import { PRODUCT_FIELDS, columnDocument, unknownLocationWarning } from './fields';
+import { PRODUCT_FIELDS, columnDocument, ignoredProductFields, unknownLocationWarning } from './fields';
 import type { BatchResponse, ProductInput } from './schemas';
 import { duplicateSku, skuLockedByOrders } from './upsert';
 
@@ -155,7 +155,7 @@ export async function upsertBatch(
       errorCount: errors.length,
     },
     errors,
-    warnings: await locationWarnings(tx, tenantId, succeeded),
+    warnings: [...(await locationWarnings(tx, tenantId, succeeded)), ...ignoredFieldsOf(succeeded)].sort((a, b) => a.index - b.index),
     events,
   };
 }
@@ -326,6 +326,12 @@ async function updateProducts(tx: Tx, tenantId: string, candidates: Candidate[],
     .catch(raced);
   return new Map(rows.map((row) => [row.external_id, row]));
 }
+
+/** The fields each saved product was sent with that are not product fields, named as paths of the batch. */
+const ignoredFieldsOf = (succeeded: Candidate[]): ItemWarning[] =>
+  succeeded.flatMap(({ index, input }) =>
+    ignoredProductFields(input, `products[${index}]`).map((warning) => ({ index, externalId: input.externalId, warning })),
+  );
 
 async function locationWarnings(tx: Tx, tenantId: string, succeeded: Candidate[]): Promise<ItemWarning[]> {
   const withCode = succeeded.filter((c) => c.input.locationCode);

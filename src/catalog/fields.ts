@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { ProductInput, Product } from './schemas';
+import { ignoredFieldWarnings, readOnlyFields } from '../http/ignored-fields';
+import { Product, ProductInput } from './schemas';
 import type { CatalogTables } from './tables';
 
 export type ProductRow = Selectable<CatalogTables['products']>;
@@ -86,3 +87,12 @@ export function toProduct(row: ProductRow): Product {
 
 export const unknownLocationWarning = (code: string) =>
   `locationCode "${code}" is not a known warehouse location; the product was saved with it`;
+
+const PRODUCT_READ_ONLY = readOnlyFields(Product, ProductInput);
+
+/**
+ * A warning per field of a sent product that is not a product field (or is one only the service
+ * sets): it was ignored. `at` is the product's path in a batch (`products[1]`).
+ */
+export const ignoredProductFields = (sent: unknown, at?: string): string[] =>
+  ignoredFieldWarnings(ProductInput, sent, { subject: 'a product', readOnly: PRODUCT_READ_ONLY, ...(at ? { at } : {}) });

@@ -5,7 +5,7 @@ import { notFound } from '../http/errors';
 import { responses } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { upsertBatch } from './batch';
-import { toProduct } from './fields';
+import { ignoredProductFields, toProduct } from './fields';
 import { findProduct, listProducts } from './queries';
 import {
   BatchBody,
@@ -35,20 +35,22 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'upsertProduct', summary: 'Create or update a product by externalId',
         description:
           'Upsert keyed by the case-sensitive externalId: 201 when created, 200 when updated. Fields sent overwrite, ' +
-          'fields left out keep their value. An unknown locationCode is saved and reported in `warnings`.',
+          'fields left out keep their value. An unknown locationCode is saved and reported in `warnings`, as is every ' +
+          'field sent that is not a product field (it is ignored).',
         body: ProductInput,
         response: responses({ 200: UpsertResponse, 201: UpsertResponse }, 409),
       },
     },
     async (request, reply) => {
       const input = request.body;
+      const ignored = ignoredProductFields(input);
       const answer = (result: UpsertResult) => ({
         statusCode: result.created ? 201 : 200,
         body: {
           success: true as const,
           action: result.created ? ('created' as const) : ('updated' as const),
           data: { id: result.id, externalId: input.externalId, sku: input.sku },
-          warnings: result.warnings,
+          warnings: [...result.warnings, ...ignored],
           requestId: request.id,
         },
       });

@@ -101,7 +101,9 @@ export const UpsertResponse = Type.Object({
   success: Type.Literal(true),
   action: Type.Union([Type.Literal('created'), Type.Literal('updated')]),
   data: Type.Object({ id: Type.String({ format: 'uuid' }), externalId: Type.String(), sku: Type.String() }),
-  warnings: Type.Array(Type.String(), { description: 'For example an unknown locationCode; the product was saved' }),
+  warnings: Type.Array(Type.String(), {
+    description: 'For example an unknown locationCode, or a field sent that is not a product field (it was ignored); the product was saved',
+  }),
   requestId: RequestId,
 });
 

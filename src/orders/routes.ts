@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { tenantOf } from '../http/auth';
 import { atMostItems, batchItemError, batchItems } from '../http/batch';
 import { ApiError, notFound } from '../http/errors';
+import { ignoredFieldWarnings, readOnlyFields } from '../http/ignored-fields';
 import { responses, type BatchItemError, type BatchItemWarning } from '../http/schemas';
 import { respondWithWrite } from '../http/write';
 import { cancelOrder } from './cancel';
@@ -13,6 +14,7 @@ import {
   CancelResponse,
   ListQuery,
   MAX_BATCH_ORDERS,
+  Order,
   OrderInput,
   OrderPage,
   OrderParams,
@@ -22,6 +24,11 @@ import {
 import { findOrder, loadOrderView, orderSummary } from './store';
 
 const MAX_BATCH_BYTES = 10 * 1024 * 1024;
+
+const ORDER_READ_ONLY = readOnlyFields(Order, OrderInput);
+
+/** A warning per field of a sent order that is not an order field (or is one only the service sets): it was ignored. */
+const ignoredOrderFields = (sent: unknown) => ignoredFieldWarnings(OrderInput, sent, { subject: 'an order', readOnly: ORDER_READ_ONLY });
 
 const tags = ['orders'];
 const security = [{ apiKey: [] }];
@@ -42,6 +49,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
+      const ignored = ignoredOrderFields(request.body);
       return respondWithWrite(request, reply, {
         tenantId,
         work: (tx) => upsertOrder(tx, tenantId, request.body),
@@ -54,7 +62,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
             success: true as const,
             action: outcome.action,
             data: orderSummary(outcome.order, outcome.itemsCount),
-            ...(outcome.warnings.length > 0 ? { warnings: outcome.warnings } : {}),
+            ...(outcome.warnings.length + ignored.length > 0 ? { warnings: [...outcome.warnings, ...ignored] } : {}),
             requestId: request.id,
           },
         }),
@@ -176,7 +184,8 @@ function batchAnswer(orders: unknown[], results: OrderResult[]) {
     }
     data.successCount++;
     data[result.action === 'created' ? 'createdCount' : 'updatedCount']++;
-    warnings.push(...result.warnings.map((warning) => ({ index, externalId: result.order.external_id, warning })));
+    // An order of a batch is answered as if sent on its own: its fields are named as in that order.
+    for (const warning of [...result.warnings, ...ignoredOrderFields(orders[index])]) warnings.push({ index, externalId: result.order.external_id, warning });
   });
   return { data, errors, warnings };
 }

@@ -23,7 +23,7 @@ export const CustomerInput = Type.Object({
   phone: Type.Optional(Type.String({ maxLength: 50 })),
 });
 
-/** An order as integrators send it (docs/orders.md). Unknown fields are ignored. */
+/** An order as integrators send it (docs/orders.md). Unknown fields are ignored, each with a warning. */
 export const OrderInput = Type.Object({
   externalId: Type.String({ minLength: 1, maxLength: 100 }),
   orderNumber: Type.String({ minLength: 1, maxLength: 100 }),
@@ -95,7 +95,11 @@ export const UpsertResponse = Type.Object({
   success: Type.Literal(true),
   action: Type.Union([Type.Literal('created'), Type.Literal('updated')]),
   data: OrderSummary,
-  warnings: Type.Optional(Type.Array(Type.String())),
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Present when there is something to say: an issue of the order, or a field sent that is not an order field (it was ignored)',
+    }),
+  ),
   requestId: RequestId,
 });
 

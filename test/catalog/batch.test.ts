@@ -128,6 +128,20 @@ describe('POST /products/batch', () => {
     ]);
   });
 
+  it('reports each field a saved product was sent with that is not a product field, by index; a refused one gets its error only', async () => {
+    await setup.ctx.database.db.insertInto('warehouse_locations').values({ tenant_id: setup.tenant.id, code: 'C-01' }).execute();
+    const products = [fresh({ stok: 5 }), fresh({ stock: -1, colour: 'red' }), fresh({ locationCode: 'NOPE-2', Name: 'x', updatedAt: 'now' })];
+    const response = await batch(products);
+    expect(response.body.data).toMatchObject({ successCount: 2, errorCount: 1 });
+    expect(response.body.warnings).toEqual([
+      { index: 0, externalId: products[0]!.externalId, warning: 'products[0].stok is not a field of a product (did you mean products[0].stock?); it was ignored' },
+      { index: 2, externalId: products[2]!.externalId, warning: expect.stringContaining('NOPE-2') },
+      { index: 2, externalId: products[2]!.externalId, warning: 'products[2].Name is not a field of a product (did you mean products[2].name?); it was ignored' },
+      { index: 2, externalId: products[2]!.externalId, warning: 'products[2].updatedAt is set by the service, not by a request; it was ignored' },
+    ]);
+    expect((await get(products[0]!.externalId)).body.data.stock).toBe(0);
+  });
+
   it('raises product.stock_updated for changed stock of existing products only, in the same request', async () => {
     const changed = fresh({ stock: 10 });
     const unchanged = fresh({ stock: 3 });

@@ -223,9 +223,29 @@ describe('POST /products validation', () => {
     expect((await setup.tenant.api.get(`/products/${product.externalId}`)).status).toBe(404);
   });
 
-  it('ignores unknown and read-only fields', async () => {
+  it('ignores unknown and read-only fields, naming each in warnings', async () => {
     const product = fresh({ color: 'blue', id: 'not-a-uuid', createdAt: 'yesterday' });
-    expect((await setup.tenant.api.post('/products', product)).status).toBe(201);
+    const response = await setup.tenant.api.post('/products', product);
+    expect(response.status).toBe(201);
+    expect(response.body.warnings).toEqual([
+      'color is not a field of a product; it was ignored',
+      'id is set by the service, not by a request; it was ignored',
+      'createdAt is set by the service, not by a request; it was ignored',
+    ]);
+  });
+
+  it('says which field a misspelt one likely meant, and saves the product without it', async () => {
+    const product = fresh({ stok: 5, IsActive: false, metadata: { stok: 'a key of metadata is no field' } });
+    const response = await setup.tenant.api.post('/products', product);
+    expect(response.status).toBe(201);
+    expect(response.body.warnings).toEqual([
+      'stok is not a field of a product (did you mean stock?); it was ignored',
+      'IsActive is not a field of a product (did you mean isActive?); it was ignored',
+    ]);
+    expect((await setup.tenant.api.get(`/products/${product.externalId}`)).body.data).toMatchObject({ stock: 0, isActive: true });
+    // Sent again as it should have been: nothing to warn about.
+    const fixed = await setup.tenant.api.post('/products', { ...fresh(), externalId: product.externalId, sku: product.sku, stock: 5 });
+    expect(fixed.body.warnings).toEqual([]);
   });
 });
 

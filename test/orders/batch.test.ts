@@ -33,6 +33,8 @@ const batch: unknown[] = [
   order('G', [item('P1'), item('P1', 2)]), // one line per product
   { orderNumber: 'no-id', items: [item('P1')] },
   order('LATE', [item('S', 1)]), // an existing order moved on by the warehouse: 409
+  // Fields that are not order fields: saved without them, each named in a warning.
+  order('U', [{ ...item('P1'), note: 'fragile' }], { prority: 'high', status: 'PICKED', customer: { externalId: 'C-1', emial: 'a@example.com' } }),
 ];
 
 type Answer = { status: number; body: Record<string, unknown> & { data?: Record<string, unknown>; error?: Record<string, unknown> } };
@@ -95,7 +97,7 @@ describe('POST /orders/batch: set-based, with the answers of the orders sent one
     expect(await stateOf(setup.ctx, batched)).toEqual(await stateOf(setup.ctx, oneByOne));
 
     // What the comparison covers, spelled out.
-    expect(data).toEqual({ successCount: 9, createdCount: 7, updatedCount: 2, errorCount: 7 });
+    expect(data).toEqual({ successCount: 10, createdCount: 8, updatedCount: 2, errorCount: 7 });
     expect(errors.map((e: { index: number; code: string }) => [e.index, e.code])).toEqual([
       [1, 'VALIDATION_ERROR'],
       [10, 'CONFLICT'],
@@ -104,6 +106,12 @@ describe('POST /orders/batch: set-based, with the answers of the orders sent one
       [13, 'VALIDATION_ERROR'],
       [14, 'VALIDATION_ERROR'],
       [15, 'CONFLICT'],
+    ]);
+    expect(warnings.filter((w: { index: number }) => w.index === 16).map((w: { warning: string }) => w.warning)).toEqual([
+      'items[0].note is not a field of items[0]; it was ignored',
+      'prority is not a field of an order (did you mean priority?); it was ignored',
+      'status is set by the service, not by a request; it was ignored',
+      'customer.emial is not a field of customer (did you mean customer.email?); it was ignored',
     ]);
     const issuesOf = async (externalId: string) => (await batched.api.get(`/orders/${externalId}`)).body.data;
     expect(await issuesOf('V')).toMatchObject({ status: 'PENDING_VALIDATION', unresolvedProducts: [{ productExternalId: 'UNKNOWN' }] });

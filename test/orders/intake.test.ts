@@ -85,6 +85,18 @@ describe('POST /orders', () => {
     });
   });
 
+  it('saves an order sent with fields that are not order fields, naming each in warnings', async () => {
+    const sent = order('A-unknown', [{ ...item('P1', 1), sku: 'SKU-P1' }], { dueDat: '2026-05-01', metadata: { anything: 1 } });
+    const response = await setup.tenant.api.post('/orders', sent);
+    expect(response.status).toBe(201);
+    expect(response.body.data).toMatchObject({ status: 'PENDING', hasIssues: false });
+    expect(response.body.warnings).toEqual([
+      'items[0].sku is not a field of items[0]; it was ignored',
+      'dueDat is not a field of an order (did you mean dueDate?); it was ignored',
+    ]);
+    expect((await setup.tenant.api.get('/orders/A-unknown')).body.data.dueDate).toBeNull();
+  });
+
   it('creates a PENDING order without issues when every item resolves (201 created)', async () => {
     const response = await setup.tenant.api.post('/orders', order('A-1', [item('P1', 2), item('P2', 1)]));
     expect(response.status).toBe(201);
