@@ -18,7 +18,11 @@ export const destinationPolicy = (config: Pick<Config, 'nodeEnv' | 'webhookAllow
   allowPrivate: config.webhookAllowPrivate,
 });
 
-const NON_PUBLIC = 'must not point to a private, loopback or otherwise non-public address';
+/** The setting that lets webhooks reach such addresses, named wherever one is refused. */
+const ALLOW_PRIVATE_SETTING = 'PICKPORT_WEBHOOK_ALLOW_PRIVATE=true';
+const NON_PUBLIC =
+  'must not point to a private, loopback or otherwise non-public address; ' +
+  `the service's operator can allow such destinations with ${ALLOW_PRIVATE_SETTING} (for local development, never where tenants are not trusted)`;
 
 /** Why a destination URL is refused before any connection; undefined when it is acceptable. */
 export function urlProblem(raw: string, policy: DestinationPolicy): string | undefined {
@@ -103,7 +107,9 @@ export async function resolveDestination(url: URL, policy: DestinationPolicy): P
   if (!first) throw new DestinationError('DNS', `${host} has no address`);
   if (!policy.allowPrivate) {
     const blocked = addresses.find((a) => !isPublicAddress(a.address));
-    if (blocked) throw new DestinationError('BLOCKED_DESTINATION', `${host} resolves to the non-public address ${blocked.address}`);
+    if (blocked) {
+      throw new DestinationError('BLOCKED_DESTINATION', `${host} resolves to the non-public address ${blocked.address} (allowed only with ${ALLOW_PRIVATE_SETTING})`);
+    }
   }
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
