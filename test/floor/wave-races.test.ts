@@ -6,6 +6,7 @@ import { createTestContext, usingPostgres, type TestContext, type TestTenant, UN
 import { item, order } from '../orders/helpers';
 import { floorOf, seedPlacedProducts } from './helpers';
 import { holdTransaction, waitsForLock, type HeldTransaction } from '../helpers/wait';
+import { floorWithOrders, signedIn } from '../console/helpers';
 
 
 /** Every order of the tenant's waves still PICKING, with how many such waves hold it. */
@@ -70,6 +71,20 @@ describe('floor: waves made at the same time never share an order', () => {
     expect((await floor.get(`/waves/${made.waveId}`)).body.data.orders.map((o: { externalId: string }) => o.externalId)).toEqual([id]);
     await floor.post(`/waves/${made.waveId}/release`);
     expect((await tenant.api.post(`/orders/${id}/cancel`)).status).toBe(200);
+  });
+
+  it('four pickers pressing Start picking at once over 20 orders: three waves of different orders, the fourth told nothing is left', async () => {
+    const other = await ctx.tenant(UNLIMITED);
+    await floorWithOrders(ctx, other, 20);
+    const pickers = await Promise.all(Array.from({ length: 4 }, () => signedIn(ctx, other, 'picker')));
+    const answers = await Promise.all(pickers.map((picker) => picker.post('/picking/wave')));
+    const made = answers.filter((answer) => answer.status === 201);
+    for (const answer of answers.filter((a) => a.status !== 201)) expect(answer.body.error.code, JSON.stringify(answer.body)).toBe('NOTHING_TO_PICK');
+    expect(made).toHaveLength(3);
+    const taken = made.flatMap((answer) => answer.body.data.orders.map((o: { externalId: string }) => o.externalId));
+    expect(new Set(taken).size).toBe(taken.length);
+    expect(taken.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `O${i + 1}`).sort());
+    expect(new Set(made.map((answer) => answer.body.data.picker.id)).size).toBe(3);
   });
 
   describe.skipIf(!usingPostgres)('two transactions held open on PostgreSQL', () => {
