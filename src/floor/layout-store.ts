@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { LOCK_CLASS, lockInClass } from '../db/locks';
 import { ApiError, conflict } from '../http/errors';
-import { layoutProblem, type CrossAisle, type Layout } from './plan/layout';
+import { layoutProblems, type CrossAisle, type Layout } from './plan/layout';
 
 /**
  * Serializes the writes of one tenant's floor description (layout and locations): each replaces a
@@ -39,12 +39,12 @@ export async function requireLayout(db: Executor, tenantId: string): Promise<Sto
 }
 
 /**
- * Stores the layout (400 naming the field when it is unusable). A layout that would leave placed
+ * Stores the layout (400 naming every unusable field at once). A layout that would leave placed
  * locations off the floor is refused with 409: move those locations first (PUT /locations).
  */
 export async function saveLayout(tx: Tx, tenantId: string, sent: Layout): Promise<StoredLayout> {
-  const problem = layoutProblem(sent);
-  if (problem) throw new ApiError('VALIDATION_ERROR', `Invalid layout: ${problem.message}`, [problem]);
+  const problems = layoutProblems(sent);
+  if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', `Invalid layout: ${problems.map((p) => p.message).join('; ')}`, problems);
   // Only their two fields, front to back whatever order they were sent in.
   const crossAisles = (sent.crossAisles ?? []).map(({ afterPosition, width }) => ({ afterPosition, width })).sort((a, b) => a.afterPosition - b.afterPosition);
   const layout = { ...sent, crossAisles };

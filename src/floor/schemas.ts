@@ -9,6 +9,10 @@ const Aisle = Type.Integer({ minimum: 1, maximum: MAX_AISLES, description: 'Aisl
 const Position = Type.Integer({ minimum: 1, maximum: MAX_POSITIONS_PER_AISLE, description: 'Position along the aisle, 1 to `positionsPerAisle` from the front' });
 const Distance = Type.Number({ description: "In the layout's unit, depot to depot" });
 
+/*
+ * The layout's schemas hold its fields' types; their values (ranges, and bounds one field sets
+ * another) are checked by layoutProblems, every unusable field named in one answer.
+ */
 const layoutFields = {
   aisles: Type.Integer({ description: 'Parallel aisles, numbered 1.. from the left', examples: [10] }),
   positionsPerAisle: Type.Integer({ description: 'Pick positions along each aisle, numbered 1.. from the front', examples: [20] }),
@@ -20,11 +24,9 @@ const layoutFields = {
 const CrossAisles = Type.Array(
   Type.Object({
     afterPosition: Type.Integer({
-      minimum: 1,
-      maximum: MAX_POSITIONS_PER_AISLE - 1,
       description: 'Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most',
     }),
-    width: Type.Number({ exclusiveMinimum: 0, description: "In the layout's unit; positions behind it stand that much further back" }),
+    width: Type.Number({ description: "Above 0, in the layout's unit; positions behind it stand that much further back" }),
   }),
   { maxItems: MAX_CROSS_AISLES, description: 'Middle cross aisles, each across every aisle: k of them make k+1 blocks' },
 );

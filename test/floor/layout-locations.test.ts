@@ -45,6 +45,32 @@ describe('floor: layout and placed locations', () => {
     expect((await api.get('/layout')).body.data).toEqual(STORED_LAYOUT);
   });
 
+  it('names every unusable field of a layout in one answer', async () => {
+    const { api } = await freshFloor();
+    await api.put('/layout', LAYOUT);
+    const response = await api.put('/layout', {
+      ...LAYOUT,
+      aisles: 0,
+      aisleSpacing: -3,
+      crossAisleOffset: -1,
+      depotAisle: 0,
+      crossAisles: [{ afterPosition: LAYOUT.positionsPerAisle, width: 0 }, { afterPosition: 2, width: 1 }, { afterPosition: 2, width: 1 }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('VALIDATION_ERROR');
+    expect(response.body.error.details).toEqual([
+      { field: 'aisles', message: 'aisles must be a whole number from 1 to 1000' },
+      { field: 'aisleSpacing', message: 'aisleSpacing must be a number above 0' },
+      { field: 'crossAisleOffset', message: 'crossAisleOffset must be a number of 0 or more' },
+      { field: 'depotAisle', message: 'depotAisle must be an aisle of the layout, 1 to aisles' },
+      { field: 'crossAisles[0].afterPosition', message: `afterPosition must be a whole number from 1 to ${LAYOUT.positionsPerAisle - 1}` },
+      { field: 'crossAisles[0].width', message: 'width must be a number above 0' },
+      { field: 'crossAisles[2].afterPosition', message: 'afterPosition 2 has a cross aisle already' },
+    ]);
+    expect(response.body.error.message).toBe(`Invalid layout: ${response.body.error.details.map((d: { message: string }) => d.message).join('; ')}`);
+    expect((await api.get('/layout')).body.data).toEqual(STORED_LAYOUT);
+  });
+
   it('takes codes without a place and locations with one; GET lists both', async () => {
     const { api } = await freshFloor();
     await api.put('/layout', LAYOUT);

@@ -40,41 +40,57 @@ export const MAX_CROSS_AISLES = 20;
 
 /** Why a layout is unusable (field name and message), or undefined; e.g. depotAisle outside 1..aisles. */
 export function layoutProblem(layout: Layout): { field: string; message: string } | undefined {
+  return layoutProblems(layout)[0];
+}
+
+/**
+ * Every reason a layout is unusable, [] when it is usable. A bound taken from another field
+ * (depotAisle up to aisles, afterPosition below positionsPerAisle) is checked only when that field
+ * is usable itself.
+ */
+export function layoutProblems(layout: Layout): { field: string; message: string }[] {
+  const problems: { field: string; message: string }[] = [];
   const counts: ['aisles' | 'positionsPerAisle', number][] = [
     ['aisles', MAX_AISLES],
     ['positionsPerAisle', MAX_POSITIONS_PER_AISLE],
   ];
   for (const [field, max] of counts) {
     const value = layout[field];
-    if (!Number.isInteger(value) || value < 1 || value > max) return { field, message: `${field} must be a whole number from 1 to ${max}` };
+    if (!Number.isInteger(value) || value < 1 || value > max) problems.push({ field, message: `${field} must be a whole number from 1 to ${max}` });
   }
+  const usable = (field: string) => !problems.some((problem) => problem.field === field);
+  const [aislesUsable, positionsUsable] = [usable('aisles'), usable('positionsPerAisle')];
   for (const field of ['aisleSpacing', 'positionSpacing'] as const) {
     const value = layout[field];
-    if (!Number.isFinite(value) || value <= 0) return { field, message: `${field} must be a number above 0` };
+    if (!Number.isFinite(value) || value <= 0) problems.push({ field, message: `${field} must be a number above 0` });
   }
   if (!Number.isFinite(layout.crossAisleOffset) || layout.crossAisleOffset < 0) {
-    return { field: 'crossAisleOffset', message: 'crossAisleOffset must be a number of 0 or more' };
+    problems.push({ field: 'crossAisleOffset', message: 'crossAisleOffset must be a number of 0 or more' });
   }
-  if (!Number.isInteger(layout.depotAisle) || layout.depotAisle < 1 || layout.depotAisle > layout.aisles) {
-    return { field: 'depotAisle', message: `depotAisle must be an aisle of the layout, 1 to ${layout.aisles}` };
+  if (!Number.isInteger(layout.depotAisle) || layout.depotAisle < 1 || (aislesUsable && layout.depotAisle > layout.aisles)) {
+    problems.push({ field: 'depotAisle', message: `depotAisle must be an aisle of the layout, 1 to ${aislesUsable ? layout.aisles : 'aisles'}` });
   }
-  return crossAisleProblem(layout);
+  return [...problems, ...crossAisleProblems(layout, positionsUsable)];
 }
 
-function crossAisleProblem(layout: Layout): { field: string; message: string } | undefined {
+function crossAisleProblems(layout: Layout, positionsUsable: boolean): { field: string; message: string }[] {
   const crossAisles = layout.crossAisles ?? [];
-  if (crossAisles.length > MAX_CROSS_AISLES) return { field: 'crossAisles', message: `crossAisles must hold at most ${MAX_CROSS_AISLES} cross aisles` };
+  if (crossAisles.length > MAX_CROSS_AISLES) return [{ field: 'crossAisles', message: `crossAisles must hold at most ${MAX_CROSS_AISLES} cross aisles` }];
+  const problems: { field: string; message: string }[] = [];
   const seen = new Set<number>();
+  const last = positionsUsable ? layout.positionsPerAisle - 1 : Infinity;
   for (const [index, { afterPosition, width }] of crossAisles.entries()) {
     const field = `crossAisles[${index}]`;
-    if (!Number.isInteger(afterPosition) || afterPosition < 1 || afterPosition >= layout.positionsPerAisle) {
-      return { field: `${field}.afterPosition`, message: `afterPosition must be a whole number from 1 to ${layout.positionsPerAisle - 1}` };
+    if (!Number.isInteger(afterPosition) || afterPosition < 1 || afterPosition > last) {
+      const range = positionsUsable ? `from 1 to ${last}` : 'from 1 to positionsPerAisle - 1';
+      problems.push({ field: `${field}.afterPosition`, message: `afterPosition must be a whole number ${range}` });
+    } else if (seen.has(afterPosition)) {
+      problems.push({ field: `${field}.afterPosition`, message: `afterPosition ${afterPosition} has a cross aisle already` });
     }
-    if (seen.has(afterPosition)) return { field: `${field}.afterPosition`, message: `afterPosition ${afterPosition} has a cross aisle already` };
     seen.add(afterPosition);
-    if (!Number.isFinite(width) || width <= 0) return { field: `${field}.width`, message: 'width must be a number above 0' };
+    if (!Number.isFinite(width) || width <= 0) problems.push({ field: `${field}.width`, message: 'width must be a number above 0' });
   }
-  return undefined;
+  return problems;
 }
 
 /** Whether `place` is a position of `layout`. */
