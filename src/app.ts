@@ -23,6 +23,7 @@ import { installIdempotency } from './http/idempotency';
 import { inspectParsedBody, installInputChecks } from './http/input-check';
 import { installMetrics, Metrics } from './http/metrics';
 import { installRateLimiting, type Clock } from './http/rate-limit';
+import { installTracing } from './http/tracing';
 import { healthRoutes } from './http/health';
 import { finishDocument, PICKPORT_LOGO, refResolver } from './http/openapi';
 import { ErrorResponse } from './http/schemas';
@@ -95,6 +96,8 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
   app.addHook('onClose', () => apiKeys.stop());
   app.decorate('healthChecks', new Map());
   app.decorate('readinessChecks', new Map());
+  // First of the hooks: a request's span covers all the others.
+  installTracing(app);
   app.setValidatorCompiler(validatorCompiler());
   installErrorHandling(app);
   installJsonParser(app);

@@ -50,6 +50,46 @@ export interface Config {
   embeddedBuffersMb?: number;
   /** The floor planner's threads, queue and deadline (PLANNER_THREADS, PLANNER_QUEUE, PLANNER_DEADLINE_MS); see `plannerSettings`. */
   planner?: PlannerSettings;
+  /**
+   * Where traces go (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT) and the
+   * service's name in them; unset: no tracing, and nothing of the OpenTelemetry SDK is loaded.
+   */
+  tracing?: TracingSettings | undefined;
+}
+
+export interface TracingSettings {
+  /** The OTLP/HTTP traces URL spans are POSTed to (`…/v1/traces`). */
+  endpoint: string;
+  /** `service.name` of the spans: OTEL_SERVICE_NAME, else the one in OTEL_RESOURCE_ATTRIBUTES, else `pickport`. */
+  serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES (`key=value,…`, values percent-decoded), added to every span's resource. */
+  resourceAttributes: Record<string, string>;
+}
+
+/**
+ * Tracing from the standard OpenTelemetry variables (docs/operations.md, Traces): on only when an
+ * OTLP endpoint is set, and not with OTEL_SDK_DISABLED=true. OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is
+ * the traces URL as it is; OTEL_EXPORTER_OTLP_ENDPOINT is the collector's base, `/v1/traces` added.
+ */
+export function tracingSettings(env: Env): TracingSettings | undefined {
+  if (boolean(env, 'OTEL_SDK_DISABLED', false)) return undefined;
+  const tracesEndpoint = url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  const baseEndpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const endpoint = tracesEndpoint ?? (baseEndpoint === undefined ? undefined : `${baseEndpoint.replace(/\/+$/, '')}/v1/traces`);
+  if (endpoint === undefined) return undefined;
+  const resourceAttributes: Record<string, string> = {};
+  for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? '').split(',')) {
+    if (pair.trim() === '') continue;
+    const equals = pair.indexOf('=');
+    if (equals <= 0) throw new ConfigError(`OTEL_RESOURCE_ATTRIBUTES must be key=value pairs separated by commas, got "${pair.trim()}"`);
+    try {
+      resourceAttributes[decodeURIComponent(pair.slice(0, equals).trim())] = decodeURIComponent(pair.slice(equals + 1).trim());
+    } catch {
+      throw new ConfigError(`OTEL_RESOURCE_ATTRIBUTES has a badly percent-encoded pair: "${pair.trim()}"`);
+    }
+  }
+  const serviceName = env.OTEL_SERVICE_NAME || resourceAttributes['service.name'] || 'pickport';
+  return { endpoint, serviceName, resourceAttributes };
 }
 
 export interface PlannerSettings {
@@ -247,6 +287,7 @@ export function loadConfig(env: Env = process.env, { lockDataDir }: { lockDataDi
     cookieSecure: boolean(env, 'PICKPORT_COOKIE_SECURE', nodeEnv === 'production'),
     embeddedBuffersMb: integer(env, 'PICKPORT_EMBEDDED_BUFFERS_MB', EMBEDDED_BUFFERS_MB, 1, 1024),
     planner: plannerSettings(env),
+    tracing: tracingSettings(env),
   };
   const secretKey = secretKeyFromEnv(env, nodeEnv === 'production', databaseUrl);
 

@@ -6,6 +6,7 @@ import { openDatabase, openPGliteLater, type DatabaseHandle } from './db';
 import { migrate } from './db/migrate';
 import { startHousekeeping } from './housekeeping';
 import { startMetricsListener, type Metrics, type MetricsListener } from './http/metrics';
+import { startTracing } from './http/tracing';
 import { FIRST_CLAIM_DELAY_MS, startDeliveryWorker } from './webhooks/worker';
 
 /** How long start waits for PostgreSQL to accept a connection before giving up. */
@@ -137,6 +138,8 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
+  // Before the database opens and the app is built: both are traced only if tracing runs by then.
+  const tracing = config.tracing ? await startTracing(config.tracing, pino({ level: config.logLevel })) : undefined;
   const { database, ready } = await openConfiguredDatabaseLater(config);
   // The app is built while the database opens; nothing in it queries before it is ready.
   const [built, opened] = await Promise.allSettled([buildApp({ config, database }), ready]);
@@ -157,6 +160,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // The worker records its attempts in flight before the database goes away.
     await Promise.all([worker?.stop(), housekeeping?.stop()]);
     await database.close();
+    // Last: the spans of all the above are sent before the process exits.
+    await tracing?.shutdown();
   });
   try {
     const address = await app.listen({ port: config.port, host: config.host });
@@ -171,6 +176,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 /** `pickport worker`: webhook deliveries and housekeeping without the HTTP API. */
 export async function startWorker(config: Config): Promise<{ log: FastifyInstance['log']; close(): Promise<void> }> {
   const log = pino({ level: config.logLevel });
+  const tracing = await startTracing(config.tracing, log);
   const database = await openConfiguredDatabase(config);
   const metrics = serviceMetrics(database);
   const worker = await startDeliveryWorker({ database, config, log, metrics });
@@ -188,6 +194,7 @@ export async function startWorker(config: Config): Promise<{ log: FastifyInstanc
       await metricsListener?.close();
       await stop();
       await database.close();
+      await tracing?.shutdown();
     },
   };
 }

@@ -3,6 +3,7 @@ import { Kysely, sql } from 'kysely';
 import { parseNumber, quoteIdentifier, type Database, type DatabaseHandle, type DatabaseOptions, type Db } from './handle';
 import { createPGliteDataDir, embeddedSettings } from './pglite-create';
 import { pgliteDialect } from './pglite-dialect';
+import { tracedDialect } from './statement-spans';
 
 export { parseNumber, quoteIdentifier, type DatabaseHandle, type DatabaseOptions, type Db, type Executor, type Tx } from './handle';
 
@@ -38,7 +39,7 @@ export function openPGliteLater(options: DatabaseOptions): { database: DatabaseH
     }
     return client;
   })();
-  const db = new Kysely<Database>({ dialect: pgliteDialect(opening) });
+  const db = new Kysely<Database>({ dialect: tracedDialect(pgliteDialect(opening)) });
   const database: DatabaseHandle = {
     db,
     kind: 'pglite',

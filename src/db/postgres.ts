@@ -2,6 +2,7 @@ import { Kysely } from 'kysely';
 import pg from 'pg';
 import { parseNumber, quoteIdentifier, type Database, type DatabaseHandle, type DatabaseOptions } from './handle';
 import { nodePostgresDialect } from './postgres-dialect';
+import { tracedDialect } from './statement-spans';
 
 // The type OIDs of bigint and numeric, which come back as JS numbers (like on the embedded database).
 const INT8 = 20;
@@ -38,7 +39,7 @@ export async function openPostgres(url: string, options: DatabaseOptions): Promi
   const listeners = new Set<pg.Client>();
   let closing = false;
   return {
-    db: new Kysely<Database>({ dialect: nodePostgresDialect(pool) }),
+    db: new Kysely<Database>({ dialect: tracedDialect(nodePostgresDialect(pool)) }),
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async listen(channel, onNotify, onLost) {
