@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Config } from '../config';
 import type { DatabaseHandle, Db } from '../db';
 import type { Metrics } from '../http/metrics';
+import { destinationAttributes, inSpan, type SpanNotes } from '../http/tracing';
 import { DELIVERIES_CHANNEL } from '../events/outbox';
 import { destinationPolicy } from './destination';
 import { webhookMetrics, type WebhookMetrics } from './metrics';
@@ -235,7 +236,8 @@ export class DeliveryWorker {
   }
 
   #dispatch(delivery: ClaimedDelivery): void {
-    const task: Promise<void> = this.#attempt(delivery)
+    const span = () => ({ 'pickport.event_id': delivery.event_id, 'pickport.event': delivery.event, 'pickport.webhook_id': delivery.webhook_id, 'pickport.webhook.attempt': delivery.attempt, ...destinationAttributes(delivery.url) });
+    const task: Promise<void> = inSpan('webhook delivery', span, (notes) => this.#attempt(delivery, notes), { kind: 'client', root: true })
       .catch((error: unknown) => {
         this.#log.error({ err: error, webhookId: delivery.webhook_id, eventId: delivery.event_id }, 'webhook attempt failed to run');
       })
@@ -246,7 +248,7 @@ export class DeliveryWorker {
     this.#inFlight.add(task);
   }
 
-  async #attempt(delivery: ClaimedDelivery): Promise<void> {
+  async #attempt(delivery: ClaimedDelivery, span?: SpanNotes): Promise<void> {
     const outcome = await sendWebhook(
       {
         url: delivery.url,
@@ -261,6 +263,8 @@ export class DeliveryWorker {
     const retryInMs = outcome.delivered ? null : this.#retryDelayMs(delivery.attempt, outcome.retryAfterMs);
     const status: DeliveryStatus = outcome.delivered ? 'delivered' : retryInMs === null ? 'dead_letter' : 'failed';
     this.#metrics?.deliveryAttempted(status, delivery.occurred_at);
+    span?.set({ 'pickport.webhook.outcome': status, 'pickport.webhook.delivery_id': outcome.deliveryId, 'http.response.status_code': outcome.statusCode ?? undefined });
+    if (outcome.error) span?.fail(outcome.error);
     const log = { webhookId: delivery.webhook_id, eventId: delivery.event_id, deliveryId: outcome.deliveryId, attempt: delivery.attempt };
     if (outcome.delivered) this.#log.debug(log, 'webhook delivered');
     else this.#log.info({ ...log, error: outcome.error, statusCode: outcome.statusCode, status }, 'webhook attempt failed');

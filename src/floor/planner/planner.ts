@@ -5,6 +5,7 @@ import { Piscina } from 'piscina';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { PlannerSettings } from '../../config';
 import { ApiError } from '../../http/errors';
+import { inSpan, type SpanNotes } from '../../http/tracing';
 import type { PlannerTasks, TaskName } from './tasks';
 
 /**
@@ -83,13 +84,19 @@ export class Planner {
     return this.#pool.threads;
   }
 
-  /** Runs a task on a thread (see RunOptions for what a caller gets when the planner cannot). */
-  async run<K extends TaskName>(name: K, args: Parameters<PlannerTasks[K]>, options: RunOptions<ReturnType<PlannerTasks[K]>>): Promise<ReturnType<PlannerTasks[K]>> {
+  /** Runs a task on a thread (see RunOptions for what a caller gets when the planner cannot); traced as a planning job. */
+  run<K extends TaskName>(name: K, args: Parameters<PlannerTasks[K]>, options: RunOptions<ReturnType<PlannerTasks[K]>>): Promise<ReturnType<PlannerTasks[K]>> {
+    const span = { 'pickport.planner.task': name, 'pickport.planner.quick_answer': false };
+    return inSpan('planning job', span, (notes) => this.#run(name, args, options, notes));
+  }
+
+  async #run<K extends TaskName>(name: K, args: Parameters<PlannerTasks[K]>, options: RunOptions<ReturnType<PlannerTasks[K]>>, span?: SpanNotes): Promise<ReturnType<PlannerTasks[K]>> {
     type Answer = ReturnType<PlannerTasks[K]>;
     const { deadline, quick } = options;
     if (this.#pool.queueSize >= this.#pool.options.maxQueue) {
       if (!quick) throw new ApiError('SERVICE_UNAVAILABLE', 'The route planner is busy; retry later', undefined, RETRY_AFTER_SECONDS);
       this.#quickAnswers.inc({ reason: 'queue_full' });
+      span?.set({ 'pickport.planner.quick_answer': true, 'pickport.planner.quick_reason': 'queue_full' });
       return quick();
     }
     this.#inFlight++;
@@ -105,6 +112,7 @@ export class Planner {
       // The thread's answer, when it comes, is dropped (its rejection too).
       task.catch(() => {});
       this.#quickAnswers.inc({ reason: 'deadline' });
+      span?.set({ 'pickport.planner.quick_answer': true, 'pickport.planner.quick_reason': 'deadline' });
       return quick();
     } finally {
       clearTimeout(timer);
