@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { ADMIN_PREFIX, PUBLIC_PREFIX, WAREHOUSE_PREFIX } from './api-prefixes';
 import { plannerSettings, type Config } from './config';
 import type { DatabaseHandle, Db } from './db';
+import { backupRoutes } from './backup/routes';
 import { catalogRoutes } from './catalog/routes';
 import { SESSION_COOKIE } from './console/auth';
 import { CONSOLE_API_PREFIX, consoleRoutes } from './console/routes';
@@ -170,6 +171,7 @@ export async function buildApp({ config, database, logger, clock }: AppOptions):
       installAdminAuth(scope);
       await scope.register(tenancyRoutes);
       await scope.register(staffRoutes);
+      await scope.register(backupRoutes);
     },
     { prefix: ADMIN_PREFIX },
   );
