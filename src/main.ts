@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { addBackupCommands } from './backup/cli';
 import { ConfigError, embeddedDatabaseDir, loadConfig, StartupError, type Config, type LoadedConfig } from './config';
 import { lockDataDir } from './db/data-dir-lock';
 import { createPGliteDataDir, embeddedSettings } from './db/pglite-create';
@@ -81,6 +82,7 @@ export async function main(argv: string[]): Promise<void> {
     );
 
   addOperatorCommands(program);
+  addBackupCommands(program);
   addUserCommands(program);
   try {
     await program.parseAsync(argv);
