@@ -34,7 +34,7 @@ const batch: unknown[] = [
   { orderNumber: 'no-id', items: [item('P1')] },
   order('LATE', [item('S', 1)]), // an existing order moved on by the warehouse: 409
   // Fields that are not order fields: saved without them, each named in a warning.
-  order('U', [{ ...item('P1'), note: 'fragile' }], { prority: 'high', status: 'PICKED', customer: { externalId: 'C-1', emial: 'a@example.com' } }),
+  { ...order('U', []), items: [{ ...item('P1'), note: 'fragile' }], prority: 'high', status: 'PICKED', customer: { externalId: 'C-1', emial: 'a@example.com' } },
 ];
 
 type Answer = { status: number; body: Record<string, unknown> & { data?: Record<string, unknown>; error?: Record<string, unknown> } };

@@ -86,7 +86,7 @@ describe('POST /orders', () => {
   });
 
   it('saves an order sent with fields that are not order fields, naming each in warnings', async () => {
-    const sent = order('A-unknown', [{ ...item('P1', 1), sku: 'SKU-P1' }], { dueDat: '2026-05-01', metadata: { anything: 1 } });
+    const sent = { ...order('A-unknown', []), items: [{ ...item('P1', 1), sku: 'SKU-P1' }], dueDat: '2026-05-01', metadata: { anything: 1 } };
     const response = await setup.tenant.api.post('/orders', sent);
     expect(response.status).toBe(201);
     expect(response.body.data).toMatchObject({ status: 'PENDING', hasIssues: false });
