@@ -127,7 +127,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'product that exists throughout the listing appears exactly once; with it, products come in updatedAt ' +
           'order, so an incremental sync resumes from the last updatedAt it saw (a change is listed about a second after ' +
           'it commits, once no earlier write is still running). `total` is counted on the first page ' +
-          'and carried by the cursor.',
+          'and carried by the cursor, which is signed: it holds only for the tenant and filters it came with.',
         querystring: ListQuery,
         response: responses({ 200: ProductPage }),
       },

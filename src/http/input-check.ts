@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { installCursorSigning } from './cursor';
 import { fieldProblems, jsonPathOf, validationError, type AjvIssue, type FieldProblem } from './errors';
 
 /**
@@ -133,9 +134,11 @@ export function unstorableText(value: unknown): AjvIssue[] {
 /**
  * Path parameters and query strings, checked for unstorable text on every route before anything
  * reads them (the route's own schema may not describe them all). Bodies are checked with their
- * schema, in the validator (validation.ts).
+ * schema, in the validator (validation.ts). A list's `cursor` is checked too, against its
+ * signature, on every list registered after this (cursor.ts, which also signs the ones it answers).
  */
 export function installInputChecks(app: FastifyInstance): void {
+  installCursorSigning(app);
   app.addHook('preValidation', (request, _reply, done) => {
     const problems = [
       ...fieldProblems(unstorableText(request.params), 'params'),

@@ -14,7 +14,7 @@ const ok = (data: unknown) => ({ success: true, data, requestId });
 const page = (data: unknown[]) => ({
   success: true,
   data,
-  pagination: { limit: 50, hasMore: true, nextCursor: 'eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9', total: 1342 },
+  pagination: { limit: 50, hasMore: true, nextCursor: 'WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs', total: 1342 },
   requestId,
 });
 

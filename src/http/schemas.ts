@@ -45,7 +45,9 @@ export function Success<T extends TSchema>(data: T) {
 export const Pagination = Type.Object({
   limit: Type.Integer(),
   hasMore: Type.Boolean(),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing',
+  }),
   total: Type.Integer({ description: 'Items matching the filters, across all pages' }),
 });
 
@@ -58,7 +60,7 @@ export function Page<T extends TSchema>(item: T) {
 export function pageQuery(defaultLimit: number, maxLimit: number) {
   return {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxLimit, default: defaultLimit })),
-    cursor: Type.Optional(Type.String({ description: 'The `nextCursor` of the previous page' })),
+    cursor: Type.Optional(Type.String({ description: 'The `nextCursor` of the previous page, sent with the same filters' })),
   };
 }
 

@@ -134,8 +134,8 @@ describe('orders: batch, reads, cancel, re-validation', () => {
       // A cursor fits only listings of its order: this one lists by createdAt, not updatedAt.
       const wrongKind = await other.api.get('/orders', { updated_since: '2000-01-01T00:00:00Z', cursor: first.body.pagination.nextCursor! });
       expect(wrongKind.status).toBe(400);
-      // A cursor without a total (as issued before totals were carried) is refused on `cursor`.
-      const [mode, key, id] = JSON.parse(Buffer.from(first.body.pagination.nextCursor!, 'base64url').toString());
+      // A cursor without a total (as issued before totals were carried, and unsigned) is refused on `cursor`.
+      const [mode, key, id] = JSON.parse(Buffer.from(first.body.pagination.nextCursor!.split('.')[0]!, 'base64url').toString());
       const old = await other.api.get('/orders', { cursor: Buffer.from(JSON.stringify([mode, key, id])).toString('base64url') });
       expect(old.status).toBe(400);
       expect(old.body.error.details[0]?.field).toBe('cursor');
