@@ -64,13 +64,13 @@ export interface paths {
         };
         /**
          * List products, page by page
-         * @description Keyset pages: pass `nextCursor` back as `cursor` until `hasMore` is false. Without `updated_since` every product that exists throughout the listing appears exactly once; with it, products come in updatedAt order, so an incremental sync resumes from the last updatedAt it saw (a change is listed about a second after it commits, once no earlier write is still running). `total` is counted on the first page and carried by the cursor.
+         * @description Keyset pages: pass `nextCursor` back as `cursor` until `hasMore` is false. Without `updated_since` every product that exists throughout the listing appears exactly once; with it, products come in updatedAt order, so an incremental sync resumes from the last updatedAt it saw (a change is listed about a second after it commits, once no earlier write is still running). `total` is counted on the first page and carried by the cursor, which is signed: it holds only for the tenant and filters it came with.
          */
         get: operations["listProducts"];
         put?: never;
         /**
          * Create or update a product by externalId
-         * @description Upsert keyed by the case-sensitive externalId: 201 when created, 200 when updated. Fields sent overwrite, fields left out keep their value. An unknown locationCode is saved and reported in `warnings`.
+         * @description Upsert keyed by the case-sensitive externalId: 201 when created, 200 when updated. Fields sent overwrite, fields left out keep their value. An unknown locationCode is saved and reported in `warnings`, as is every field sent that is not a product field (it is ignored).
          */
         post: operations["upsertProduct"];
         delete?: never;
@@ -1551,7 +1551,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The `nextCursor` of the previous page */
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
                 cursor?: string;
                 /** @description Only products updated at or after this time, listed oldest change first */
                 updated_since?: string;
@@ -1612,7 +1612,7 @@ export interface operations {
                      *       "pagination": {
                      *         "limit": 50,
                      *         "hasMore": true,
-                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
                      *         "total": 1342
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -1661,7 +1661,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             hasMore: boolean;
-                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
                             nextCursor: string | null;
                             /** @description Items matching the filters, across all pages */
                             total: number;
@@ -1879,7 +1879,7 @@ export interface operations {
                             externalId: string;
                             sku: string;
                         };
-                        /** @description For example an unknown locationCode; the product was saved */
+                        /** @description For example an unknown locationCode, or a field sent that is not a product field (it was ignored); the product was saved */
                         warnings: string[];
                         /**
                          * Format: uuid
@@ -1928,7 +1928,7 @@ export interface operations {
                             externalId: string;
                             sku: string;
                         };
-                        /** @description For example an unknown locationCode; the product was saved */
+                        /** @description For example an unknown locationCode, or a field sent that is not a product field (it was ignored); the product was saved */
                         warnings: string[];
                         /**
                          * Format: uuid
@@ -4060,7 +4060,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The `nextCursor` of the previous page */
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
                 cursor?: string;
                 event?: "order.status_changed" | "order.issue_detected" | "order.issue_resolved" | "order.items_adjusted" | "product.stock_updated";
                 status?: "pending" | "delivered" | "failed" | "dead_letter" | "replayed";
@@ -4109,7 +4109,7 @@ export interface operations {
                      *       "pagination": {
                      *         "limit": 50,
                      *         "hasMore": true,
-                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
                      *         "total": 1342
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -4150,7 +4150,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             hasMore: boolean;
-                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
                             nextCursor: string | null;
                             /** @description Items matching the filters, across all pages */
                             total: number;
@@ -4275,7 +4275,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The `nextCursor` of the previous page */
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
                 cursor?: string;
                 event?: "order.status_changed" | "order.issue_detected" | "order.issue_resolved" | "order.items_adjusted" | "product.stock_updated";
                 status?: "dead_letter" | "replayed";
@@ -4324,7 +4324,7 @@ export interface operations {
                      *       "pagination": {
                      *         "limit": 50,
                      *         "hasMore": true,
-                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
                      *         "total": 1342
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -4365,7 +4365,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             hasMore: boolean;
-                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
                             nextCursor: string | null;
                             /** @description Items matching the filters, across all pages */
                             total: number;
@@ -4490,7 +4490,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The `nextCursor` of the previous page */
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
                 cursor?: string;
                 status?: "PENDING" | "PENDING_VALIDATION" | "IN_PICKING" | "PICKED" | "PACKED" | "DISPATCHED" | "CANCELLED";
                 has_issues?: boolean;
@@ -4572,7 +4572,7 @@ export interface operations {
                      *       "pagination": {
                      *         "limit": 50,
                      *         "hasMore": true,
-                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
                      *         "total": 1342
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -4640,7 +4640,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             hasMore: boolean;
-                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
                             nextCursor: string | null;
                             /** @description Items matching the filters, across all pages */
                             total: number;
@@ -4888,6 +4888,7 @@ export interface operations {
                                 productSku: string;
                             }[];
                         };
+                        /** @description Present when there is something to say: an issue of the order, or a field sent that is not an order field (it was ignored) */
                         warnings?: string[];
                         /**
                          * Format: uuid
@@ -4955,6 +4956,7 @@ export interface operations {
                                 productSku: string;
                             }[];
                         };
+                        /** @description Present when there is something to say: an issue of the order, or a field sent that is not an order field (it was ignored) */
                         warnings?: string[];
                         /**
                          * Format: uuid
@@ -8309,7 +8311,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The `nextCursor` of the previous page */
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
                 cursor?: string;
                 productExternalId?: string;
             };
@@ -8352,7 +8354,7 @@ export interface operations {
                      *       "pagination": {
                      *         "limit": 50,
                      *         "hasMore": true,
-                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
                      *         "total": 1342
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -8369,7 +8371,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             hasMore: boolean;
-                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
                             nextCursor: string | null;
                             /** @description Items matching the filters, across all pages */
                             total: number;
@@ -8587,7 +8589,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The `nextCursor` of the previous page */
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
                 cursor?: string;
             };
             header?: never;
@@ -8620,7 +8622,7 @@ export interface operations {
                      *       "pagination": {
                      *         "limit": 50,
                      *         "hasMore": true,
-                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
                      *         "total": 1342
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -8640,7 +8642,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             hasMore: boolean;
-                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
                             nextCursor: string | null;
                             /** @description Items matching the filters, across all pages */
                             total: number;
@@ -9523,7 +9525,7 @@ export interface operations {
                             crossAisles: {
                                 /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
                                 afterPosition: number;
-                                /** @description In the layout's unit; positions behind it stand that much further back */
+                                /** @description Above 0, in the layout's unit; positions behind it stand that much further back */
                                 width: number;
                             }[];
                         };
@@ -9657,7 +9659,7 @@ export interface operations {
                     crossAisles?: {
                         /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
                         afterPosition: number;
-                        /** @description In the layout's unit; positions behind it stand that much further back */
+                        /** @description Above 0, in the layout's unit; positions behind it stand that much further back */
                         width: number;
                     }[];
                 };
@@ -9731,7 +9733,7 @@ export interface operations {
                             crossAisles: {
                                 /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
                                 afterPosition: number;
-                                /** @description In the layout's unit; positions behind it stand that much further back */
+                                /** @description Above 0, in the layout's unit; positions behind it stand that much further back */
                                 width: number;
                             }[];
                         };
@@ -10333,7 +10335,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The `nextCursor` of the previous page */
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
                 cursor?: string;
                 status?: "PICKING" | "COMPLETED" | "RELEASED";
             };
@@ -10427,7 +10429,7 @@ export interface operations {
                      *       "pagination": {
                      *         "limit": 50,
                      *         "hasMore": true,
-                     *         "nextCursor": "eyJ1IjoiMjAyNi0xMS0yM1QwOToxNTowMFoiLCJpIjoiOWIyZSJ9",
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
                      *         "total": 1342
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -10520,7 +10522,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             hasMore: boolean;
-                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
                             nextCursor: string | null;
                             /** @description Items matching the filters, across all pages */
                             total: number;
@@ -12210,7 +12212,7 @@ export interface operations {
                                 crossAisles: {
                                     /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
                                     afterPosition: number;
-                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    /** @description Above 0, in the layout's unit; positions behind it stand that much further back */
                                     width: number;
                                 }[];
                             } | null;
@@ -17673,7 +17675,7 @@ export interface operations {
                                 crossAisles: {
                                     /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
                                     afterPosition: number;
-                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    /** @description Above 0, in the layout's unit; positions behind it stand that much further back */
                                     width: number;
                                 }[];
                             } | null;
@@ -18289,7 +18291,7 @@ export interface operations {
                                 crossAisles: {
                                     /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
                                     afterPosition: number;
-                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    /** @description Above 0, in the layout's unit; positions behind it stand that much further back */
                                     width: number;
                                 }[];
                             } | null;

@@ -5333,7 +5333,7 @@ export interface operations {
                                 crossAisles: {
                                     /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
                                     afterPosition: number;
-                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    /** @description Above 0, in the layout's unit; positions behind it stand that much further back */
                                     width: number;
                                 }[];
                             } | null;
@@ -5949,7 +5949,7 @@ export interface operations {
                                 crossAisles: {
                                     /** @description Runs between this position and the next, 1 to `positionsPerAisle` - 1; one cross aisle per position at most */
                                     afterPosition: number;
-                                    /** @description In the layout's unit; positions behind it stand that much further back */
+                                    /** @description Above 0, in the layout's unit; positions behind it stand that much further back */
                                     width: number;
                                 }[];
                             } | null;
