@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db';
 import { openTestDatabase, usingPostgres } from '../helpers/context';
-import { holdTransaction, waitsForLock } from '../helpers/wait';
+import { holdTransaction, waitsForLock, type HeldTransaction } from '../helpers/wait';
 
 /**
  * Products and events are checked against their tenant once per statement (migration 011), not
@@ -62,45 +62,42 @@ describe('rows of products and events always belong to an existing tenant', () =
     await sql`DELETE FROM tenants WHERE id = ${unused}`.execute(database.db);
   });
 
-  it.skipIf(!usingPostgres)('makes a tenant deletion wait for a write to that tenant, then refuses it', async () => {
-    const tenant = await newTenant('integrity-concurrent');
-    const writer = await holdTransaction(database.db);
-    const deleter = await holdTransaction(database.db);
+  /**
+   * Runs `first` in a transaction held open, then `second` in another, which must wait for a lock
+   * `first` holds (PostgreSQL shows it waiting); then `first` commits. How `second` ended:
+   * 'done', or the SQLSTATE it failed with.
+   */
+  async function waitingBehind(first: (tx: HeldTransaction) => Promise<unknown>, second: (tx: HeldTransaction) => Promise<unknown>): Promise<string | undefined> {
+    const holder = await holdTransaction(database.db);
+    const waiter = await holdTransaction(database.db);
     try {
-      await sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant}, 'P-1', 'S-1', 'Product')`.execute(writer.trx);
-      const deletion = sql`DELETE FROM tenants WHERE id = ${tenant}`.execute(deleter.trx).then(
-        () => 'deleted',
+      await first(holder.trx);
+      const outcome = second(waiter.trx).then(
+        () => 'done',
         (error: { code?: string }) => error.code,
       );
-      // The deletion is blocked by the insert's lock on the tenant, not yet decided.
-      await waitsForLock(database.db, deleter.pid);
-      await writer.trx.commit().execute();
-      expect(await deletion).toBe('23503');
+      await waitsForLock(database.db, waiter.pid);
+      await holder.trx.commit().execute();
+      return await outcome;
     } finally {
-      await writer.trx.rollback().execute().catch(() => undefined);
-      await deleter.trx.rollback().execute().catch(() => undefined);
+      await holder.trx.rollback().execute().catch(() => undefined);
+      await waiter.trx.rollback().execute().catch(() => undefined);
     }
+  }
+  const insertProduct = (tenant: string) => (tx: HeldTransaction) =>
+    sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant}, 'P-1', 'S-1', 'Product')`.execute(tx);
+  const deleteTenant = (tenant: string) => (tx: HeldTransaction) => sql`DELETE FROM tenants WHERE id = ${tenant}`.execute(tx);
+
+  it.skipIf(!usingPostgres)('makes a tenant deletion wait for a write to that tenant, then refuses it', async () => {
+    const tenant = await newTenant('integrity-concurrent');
+    // The deletion is blocked by the insert's lock on the tenant, then refused once the insert commits.
+    expect(await waitingBehind(insertProduct(tenant), deleteTenant(tenant))).toBe('23503');
   });
 
   it.skipIf(!usingPostgres)('makes a write to a tenant wait for a deletion of that tenant under way, then refuses it', async () => {
     const tenant = await newTenant('integrity-deleting');
     const before = await productCount();
-    const deleter = await holdTransaction(database.db);
-    const writer = await holdTransaction(database.db);
-    try {
-      await sql`DELETE FROM tenants WHERE id = ${tenant}`.execute(deleter.trx);
-      const write = sql`INSERT INTO products (tenant_id, external_id, sku, name) VALUES (${tenant}, 'P-1', 'S-1', 'Product')`.execute(writer.trx).then(
-        () => 'written',
-        (error: { code?: string }) => error.code,
-      );
-      // The write is blocked by the deletion's lock on the tenant, not yet decided.
-      await waitsForLock(database.db, writer.pid);
-      await deleter.trx.commit().execute();
-      expect(await write).toBe('23503');
-    } finally {
-      await deleter.trx.rollback().execute().catch(() => undefined);
-      await writer.trx.rollback().execute().catch(() => undefined);
-    }
+    expect(await waitingBehind(deleteTenant(tenant), insertProduct(tenant))).toBe('23503');
     expect(await productCount()).toBe(before);
   });
 });
