@@ -31,6 +31,14 @@ const dataDirOf = () => resolve(env('PICKPORT_DATA_DIR') ?? './data');
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const causeOf = (error: unknown) => (error as { cause?: { code?: string; message?: string } }).cause;
 
+/** The embedded engine's start settings, as serve has them (PICKPORT_EMBEDDED_BUFFERS_MB). */
+function engineSettings(): string[] {
+  const raw = env('PICKPORT_EMBEDDED_BUFFERS_MB');
+  const mb = raw === undefined ? EMBEDDED_BUFFERS_MB : Number(raw);
+  if (!Number.isInteger(mb) || mb < 1 || mb > 1024) throw new ConfigError(`PICKPORT_EMBEDDED_BUFFERS_MB must be an integer from 1 to 1024, got "${raw}"`);
+  return embeddedSettings(mb);
+}
+
 /** 32 bytes as the service reads them: 64 hex digits (the data directory's file) or base64 (PICKPORT_SECRET_KEY). */
 function secretKeyFrom(text: string, where: string): Buffer {
   const raw = text.trim();
@@ -62,9 +70,11 @@ async function writeWhole(file: string, chunks: AsyncIterable<Uint8Array> | Uint
     await rename(partial, file);
   } catch (error) {
     await rm(partial, { force: true });
+    if (error instanceof StartupError) throw error;
+    // The file system's refusal names its code; anything else cut the bytes off (the service stopped, the connection broke).
     const code = (error as NodeJS.ErrnoException).code;
-    if (code && !(error instanceof StartupError)) throw new ConfigError(`Cannot write the backup to ${file} (${code})`);
-    throw error;
+    if (code) throw new ConfigError(`Cannot write the backup to ${file} (${code})`);
+    throw new StartupError(`The backup was cut off before it was whole, nothing was written to ${file}: ${causeOf(error)?.message ?? (error as Error).message}`);
   }
 }
 
@@ -124,15 +134,21 @@ async function backupFromDataDir(file: string, asked: string | undefined): Promi
     const holder = error.message.split(';')[0];
     throw new StartupError(`${holder}${noService || ', and no admin token was found to ask it'}: the running service makes the backup, so point --url (or PORT) at the address it listens on${asked ? '' : ' and pass --token (or ADMIN_TOKEN)'}`);
   }
+  const settings = engineSettings();
   const { makeBackup } = await import('../db/backup');
-  const { openDatabase } = await import('../db');
-  const database = await openDatabase({ dataDir: engineDir, sharedBuffersMb: Number(env('PICKPORT_EMBEDDED_BUFFERS_MB') ?? EMBEDDED_BUFFERS_MB) });
+  const { PGlite } = await import('@electric-sql/pglite');
+  let engine: InstanceType<typeof PGlite>;
   try {
-    const { bytes, manifest } = await makeBackup(database, secretKeyOf(dataDir)?.key ?? null);
+    engine = await PGlite.create(engineDir, { startParams: [...PGlite.defaultStartParams, ...settings] });
+  } catch (error) {
+    throw new StartupError(`Cannot open the embedded database in PICKPORT_DATA_DIR (${engineDir}): ${String((error as Error)?.message ?? error).split('\n')[0]}`);
+  }
+  try {
+    const { bytes, manifest } = await makeBackup(engine, secretKeyOf(dataDir)?.key ?? null);
     await writeWhole(file, bytes, await checked('The backup just made'));
     return manifest;
   } finally {
-    await database.close();
+    await engine.close();
   }
 }
 
@@ -187,6 +203,7 @@ async function restore(fileArgument: string, options: RestoreOptions): Promise<v
   const file = resolve(fileArgument);
   const dataDir = dataDirOf();
   const engineDir = embeddedDatabaseDir({ dataDir });
+  const settings = engineSettings();
   const { restoreBackup, holdsDatabase, secretKeyFingerprint } = await import('../db/backup');
   const refuseFull = () => {
     if (holdsDatabase(engineDir)) {
@@ -208,7 +225,7 @@ async function restore(fileArgument: string, options: RestoreOptions): Promise<v
   mkdirSync(dataDir, { recursive: true });
   lockDataDir(dataDir, 'pickport restore');
   refuseFull();
-  const { tenants } = await restoreBackup(engineDir, database, embeddedSettings(Number(env('PICKPORT_EMBEDDED_BUFFERS_MB') ?? EMBEDDED_BUFFERS_MB)));
+  const { tenants } = await restoreBackup(engineDir, database, settings);
   // As the service writes it (config.ts): hex, readable by its owner only.
   if (keyToWrite) await writeFile(join(dataDir, 'secret-key'), `${keyToWrite.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   const notes = [

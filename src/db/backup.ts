@@ -39,17 +39,17 @@ export const secretKeyFingerprint = (key: Buffer) => createHmac('sha256', key).u
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /**
- * The PGlite engine under the handle's Kysely instance. The handle does not expose it; the
+ * The PGlite engine under an embedded database's handle. The handle does not expose it; the
  * dialect's connection carries it as its `client` (pglite-dialect.ts), checked here to be one.
  */
-async function engineOf(database: DatabaseHandle): Promise<PGlite> {
+export async function embeddedEngine(database: DatabaseHandle): Promise<PGlite> {
   const engine = await database.db.getExecutor().provideConnection(async (connection) => (connection as { client?: unknown }).client);
   if (!(engine instanceof PGlite)) throw new Error('the embedded database connection does not carry its PGlite engine');
   return engine;
 }
 
 /**
- * The embedded database's data directory, consistent while writes go on, as a backup file's bytes.
+ * The engine's data directory, consistent while writes go on, as a backup file's bytes.
  *
  * Why this is a consistent snapshot: PGlite runs PostgreSQL in this process, on this thread, as a
  * single session, with no background processes. `dumpDataDir` copies the data directory's files
@@ -63,8 +63,7 @@ async function engineOf(database: DatabaseHandle): Promise<PGlite> {
  * Writes wait while the files are copied (under a second for a small warehouse; the copy is held
  * in memory, about the data directory's size). It is compressed after the mutexes are released.
  */
-export async function makeBackup(database: DatabaseHandle, secretKey: Buffer | null): Promise<{ bytes: Buffer; manifest: BackupManifest }> {
-  const engine = await engineOf(database);
+export async function makeBackup(engine: PGlite, secretKey: Buffer | null): Promise<{ bytes: Buffer; manifest: BackupManifest }> {
   const tar = await engine.transaction(async (tx) => {
     await tx.exec('CHECKPOINT');
     return engine.dumpDataDir('none');

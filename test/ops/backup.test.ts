@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -145,6 +145,14 @@ describe.skipIf(usingPostgres)('backup and restore of the embedded database, as 
 
     expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stdout).toContain(`Backed up the service at http://127.0.0.1:${port} to ${file}`);
+    // Asked at an address where the service does not listen, it does not open the directory under it.
+    const elsewhere = await freePort();
+    const missed = await runPickport(['backup', join(root, 'missed.tar')], { PICKPORT_DATA_DIR: dataDir, PORT: String(elsewhere), ADMIN_TOKEN });
+    expect(missed.code, missed.stderr).toBe(1);
+    expect(lastLine(missed.stderr)).toMatch(
+      new RegExp(`^PICKPORT_DATA_DIR \\(${dataDir}\\) is in use by another Pickport process: pid ${service.child.pid} .*, and no Pickport service answered at http://127.0.0.1:${elsewhere} \\(PORT\\): the running service makes the backup, so point --url \\(or PORT\\) at the address it listens on$`),
+    );
+    expect(existsSync(join(root, 'missed.tar'))).toBe(false);
     // Writes went on while the backup was made.
     expect(ackedWhenBackupEnded).toBeGreaterThan(ackedWhenBackupStarted);
     const { manifest } = readBackup(readFileSync(file));
