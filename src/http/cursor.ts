@@ -81,15 +81,44 @@ function canonical(value: unknown): string {
 /** The query parameters that page through a listing rather than choose it. */
 const PAGING = new Set(['cursor', 'limit']);
 
-/** What a cursor is bound to: the listing of this request, whatever page it asks for. */
-function listingOf(request: FastifyRequest): string {
-  const filters = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([name]) => !PAGING.has(name)));
-  const tenant = request.apiKey?.tenantId ?? null;
-  return canonical([request.method, request.routeOptions.url, tenant, request.params ?? {}, filters]);
+/** A listing as its cursors are bound to it. */
+export interface Listing {
+  method: string;
+  /** The route as declared, `/api/v1/public/webhooks/:id/deliveries`. */
+  url: string;
+  /** The API key's tenant; null where the path names it (the warehouse API) or no key is used. */
+  tenantId: string | null;
+  params: Record<string, unknown>;
+  /** The query parameters as validated (defaults included), but `cursor` and `limit`. */
+  filters: Record<string, unknown>;
 }
 
-const signatureOf = (signingKey: Buffer, request: FastifyRequest, key: string): Buffer =>
-  createHmac('sha256', signingKey).update(listingOf(request)).update('\n').update(key).digest();
+/** The listing of this request, whatever page it asks for. */
+function listingOf(request: FastifyRequest): Listing {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  return {
+    method: request.method,
+    url: request.routeOptions.url ?? request.url,
+    tenantId: request.apiKey?.tenantId ?? null,
+    params: (request.params ?? {}) as Record<string, unknown>,
+    filters: Object.fromEntries(Object.entries(query).filter(([name]) => !PAGING.has(name))),
+  };
+}
+
+const signatureOf = (signingKey: Buffer, listing: Listing, key: string): Buffer =>
+  createHmac('sha256', signingKey)
+    .update(canonical([listing.method, listing.url, listing.tenantId, listing.params, listing.filters]))
+    .update('\n')
+    .update(key)
+    .digest();
+
+const signed = (signingKey: Buffer, listing: Listing, key: string) => `${key}.${signatureOf(signingKey, listing, key).toString('base64url')}`;
+
+/**
+ * The cursor a client following `listing` would hold at `key` (an `encodeCursor` key), signed as
+ * the service signs it: for tools that start a listing deep inside without paging there (benchmarks).
+ */
+export const signedCursor = (secretKey: Buffer, listing: Listing, key: string): string => signed(cursorSigningKey(secretKey), listing, key);
 
 /**
  * Signs and checks the cursors of every route that declares a `cursor` query parameter, on the
@@ -105,7 +134,7 @@ export function installCursorSigning(app: FastifyInstance): void {
     const dot = query.cursor.lastIndexOf('.');
     const key = query.cursor.slice(0, Math.max(dot, 0));
     const sent = Buffer.from(query.cursor.slice(dot + 1), 'base64url');
-    const expected = signatureOf(signingKey, request, key);
+    const expected = signatureOf(signingKey, listingOf(request), key);
     if (dot < 0 || sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
       return done(validationError([{ field: 'cursor', message: FOREIGN_CURSOR }]));
     }
@@ -116,8 +145,7 @@ export function installCursorSigning(app: FastifyInstance): void {
   function signNextCursor(request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
     const pagination = (payload as { pagination?: { nextCursor?: unknown } } | null)?.pagination;
     if (pagination && typeof pagination.nextCursor === 'string') {
-      const key = pagination.nextCursor;
-      pagination.nextCursor = `${key}.${signatureOf(signingKey, request, key).toString('base64url')}`;
+      pagination.nextCursor = signed(signingKey, listingOf(request), pagination.nextCursor);
     }
     done(null, payload);
   }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
+import { encodeCursor, signedCursor } from '../../src/http/cursor';
 import { ADMIN_TOKEN, type TestTenant, UNLIMITED } from '../helpers/context';
 import { useTestContext } from '../helpers/setup';
 
@@ -82,6 +83,16 @@ describe('signed list cursors', () => {
     const active = (await a.api.get('/products', { limit: '2' })).body.pagination.nextCursor!;
     expectRefusedCursor(await a.api.get('/products', { limit: '2', active_only: 'false', cursor: active }));
     expect((await a.api.get('/products', { limit: '2', active_only: 'true', cursor: active })).status).toBe(200);
+  });
+
+  it('takes a cursor signed for its listing outside a request (signedCursor, as benchmarks start deep in a listing)', async () => {
+    const listed = (await a.api.get('/products', { limit: '5' })).body.data;
+    const listing = { method: 'GET', url: '/api/v1/public/products', tenantId: a.id, params: {}, filters: { active_only: true } };
+    const cursor = signedCursor(setup.ctx.config.secretKey, listing, encodeCursor([listed[2]!.id, 5]));
+    const page = await a.api.get('/products', { cursor });
+    expect(page.status, JSON.stringify(page.body)).toBe(200);
+    expect(page.body.data.map((p) => p.externalId)).toEqual(listed.slice(3).map((p) => p.externalId));
+    expectRefusedCursor(await b.api.get('/products', { cursor }));
   });
 
   it("refuses a cursor of one webhook's deliveries on another's", async () => {
