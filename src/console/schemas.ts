@@ -99,6 +99,7 @@ export const ConsoleStockResponse = Success(
 
 const WaveSummary = Type.Object({
   id: Type.String({ format: 'uuid' }),
+  number: Wave.properties.number,
   picker: Wave.properties.picker,
   progress: Progress,
   orders: Type.Integer({ description: 'Orders in the wave' }),
@@ -158,6 +159,7 @@ export const FloorResponse = Success(
     waves: Type.Array(
       Type.Object({
         id: Type.String({ format: 'uuid' }),
+        number: Wave.properties.number,
         picker: Wave.properties.picker,
         policy: PolicySchema,
         distance: Type.Number(),

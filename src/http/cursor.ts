@@ -1,6 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import './auth';
 import { validationError } from './errors';
 
 /**
