@@ -66,6 +66,7 @@ export async function loadBoard(db: Executor, tenantId: string) {
     })),
     waves: waves.map((wave) => ({
       id: wave.id,
+      number: wave.number,
       picker: wave.picker,
       progress: wave.progress,
       orders: wave.orders.length,
@@ -117,6 +118,7 @@ function floorWave(layout: Layout, wave: PickerWave) {
   const states = stopStates(wave);
   return {
     id: wave.id,
+    number: wave.number,
     picker: wave.picker,
     policy: wave.policy,
     distance: wave.distance,

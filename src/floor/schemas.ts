@@ -204,6 +204,10 @@ export type WaveLine = Static<typeof WaveLine>;
 
 export const Wave = Type.Object({
   id: Type.String({ format: 'uuid' }),
+  number: Type.Integer({
+    minimum: 1,
+    description: "The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012)",
+  }),
   status: WaveStatus,
   policy: PolicySchema,
   distance: Distance,

@@ -31,6 +31,8 @@ export interface FloorTables {
   waves: {
     tenant_id: string;
     id: Generated<string>;
+    /** 1, 2, 3… per tenant in the order waves are made: set by the database on insert (migration 032), never changed. */
+    number: ColumnType<number, never, never>;
     status: WaveStatus;
     policy: string;
     distance: Numeric;

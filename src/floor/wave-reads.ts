@@ -134,6 +134,7 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
     return [
       {
         id: wave.id,
+        number: wave.number,
         status: wave.status,
         policy: wave.policy as Policy,
         distance: Number(wave.distance),

@@ -172,7 +172,7 @@ describe("the supervisor's desk", () => {
       },
     ]);
     expect(board.body.data.waves).toEqual([
-      { id: wave.id, picker: { id: picker.user.id, username: picker.user.username, name: 'A picker' }, progress: wave.progress, orders: 2, orderNumbers: wave.orders.map((o) => o.orderNumber), createdAt: wave.createdAt },
+      { id: wave.id, number: wave.number, picker: { id: picker.user.id, username: picker.user.username, name: 'A picker' }, progress: wave.progress, orders: 2, orderNumbers: wave.orders.map((o) => o.orderNumber), createdAt: wave.createdAt },
     ]);
     expect(board.body.data.webhooks).toEqual({ failing: [], deadLetters: 0 });
     expect(board.body.data.slotMismatches).toEqual({ total: 0, products: [] });

@@ -45,6 +45,7 @@ const line = (orderExternalId: string, productExternalId: string, quantity: numb
 /** Two stops (P1 for two orders at A-1, P2 at B-5) and one unplaced line (P3). */
 const wave = (): PickerWave => ({
   id: '6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817',
+  number: 12,
   status: 'PICKING',
   policy: 'optimal',
   distance: 40,

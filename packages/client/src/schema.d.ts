@@ -10441,6 +10441,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -10720,6 +10722,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -11154,6 +11158,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -11418,6 +11424,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -11674,6 +11682,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -11930,6 +11940,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -13419,6 +13431,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -13676,6 +13690,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -13870,6 +13886,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -14151,6 +14169,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -14447,6 +14467,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -14728,6 +14750,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -15707,6 +15731,8 @@ export interface operations {
                             waves: {
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                                number: number;
                                 /** @description The console user picking the wave; null when it is not assigned to anyone */
                                 picker: {
                                     /** Format: uuid */
@@ -15931,6 +15957,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -16206,6 +16234,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -16653,6 +16683,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -16917,6 +16949,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -17209,6 +17243,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -17689,6 +17725,8 @@ export interface operations {
                             waves: {
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                                number: number;
                                 /** @description The console user picking the wave; null when it is not assigned to anyone */
                                 picker: {
                                     /** Format: uuid */

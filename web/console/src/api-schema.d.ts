@@ -1077,6 +1077,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -1334,6 +1336,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -1528,6 +1532,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -1809,6 +1815,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -2105,6 +2113,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -2386,6 +2396,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -3365,6 +3377,8 @@ export interface operations {
                             waves: {
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                                number: number;
                                 /** @description The console user picking the wave; null when it is not assigned to anyone */
                                 picker: {
                                     /** Format: uuid */
@@ -3589,6 +3603,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -3864,6 +3880,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -4311,6 +4329,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -4575,6 +4595,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -4867,6 +4889,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
+                            /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                            number: number;
                             status: "PICKING" | "COMPLETED" | "RELEASED";
                             /**
                              * @description How the picker walks; `optimal` is the shortest tour
@@ -5347,6 +5371,8 @@ export interface operations {
                             waves: {
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The wave's number in its warehouse: 1, 2, 3… in the order waves are made, never reused. People name a wave by it (the console shows W-0012) */
+                                number: number;
                                 /** @description The console user picking the wave; null when it is not assigned to anyone */
                                 picker: {
                                     /** Format: uuid */
