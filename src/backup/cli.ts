@@ -10,6 +10,7 @@ import { ConfigError, embeddedDatabaseDir, EMBEDDED_BUFFERS_MB, StartupError } f
 import type { BackupManifest } from '../db/backup';
 import { lockDataDir } from '../db/data-dir-lock';
 import { embeddedSettings } from '../db/pglite-create';
+import { defaultToken, serviceAddress } from '../tenancy/cli';
 
 // `pickport backup FILE` and `pickport restore FILE` (docs/operations.md, "Backups"). The engine
 // (db/backup.ts, which loads PGlite) is imported only when a command opens a database itself.
@@ -155,15 +156,11 @@ async function backupFromDataDir(file: string, asked: string | undefined): Promi
 async function backup(fileArgument: string, options: BackupOptions): Promise<void> {
   if (env('DATABASE_URL')) throw new ConfigError(`DATABASE_URL is set: pickport backup is for the embedded database; ${PG_ROUTE}`);
   const file = resolve(fileArgument);
-  const explicit = options.url ?? env('PICKPORT_URL');
-  const base = explicit ?? `http://127.0.0.1:${env('PORT') ?? 3000}`;
-  const setting = options.url ? '--url' : explicit ? 'PICKPORT_URL' : 'PORT';
-  let token = options.token ?? env('ADMIN_TOKEN');
-  try {
-    token ??= readFileSync(join(dataDirOf(), 'admin-token'), 'utf8').trim();
-  } catch {
-    if (explicit) throw new ConfigError('No admin token: pass --token, set ADMIN_TOKEN, or run where PICKPORT_DATA_DIR holds one');
-  }
+  const { base, setting } = serviceAddress(options);
+  // Told where the service is, it must be there; else a data directory where none runs is read directly.
+  const explicit = setting !== 'PORT';
+  const token = options.token ?? defaultToken();
+  if (!token && explicit) throw new ConfigError('No admin token: pass --token, set ADMIN_TOKEN, or run where PICKPORT_DATA_DIR holds one');
   const fromService = token ? await backupFromService(file, base, setting, token) : 'unreachable';
   if (fromService === 'unreachable' && explicit) throw new StartupError(`Cannot reach the Pickport service at ${base} (${setting}): connection refused`);
   const manifest = fromService === 'unreachable' ? await backupFromDataDir(file, token ? `${base} (${setting})` : undefined) : fromService;

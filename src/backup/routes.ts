@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { embeddedEngine, makeBackup } from '../db/backup';
+import { makeBackup } from '../db/backup';
 import { conflict } from '../http/errors';
 
 /** What an operator of a service on PostgreSQL is told to use instead of `pickport backup`. */
@@ -15,9 +15,10 @@ export const USE_PG_DUMP =
 export const backupRoutes: FastifyPluginAsync = async (app) => {
   // No HEAD route: it would make a backup to send nothing of it.
   app.get('/backup', { schema: { hide: true }, exposeHeadRoute: false }, async (request, reply) => {
-    if (app.database.kind !== 'pglite') throw conflict(USE_PG_DUMP);
+    const engine = app.database.embeddedEngine;
+    if (!engine) throw conflict(USE_PG_DUMP);
     const started = Date.now();
-    const { bytes, manifest } = await makeBackup(await embeddedEngine(app.database), app.config.secretKey);
+    const { bytes, manifest } = await makeBackup(await engine(), app.config.secretKey);
     request.log.info({ bytes: bytes.length, ms: Date.now() - started }, 'backup made');
     const name = `pickport-${manifest.createdAt.replace(/[:.]/g, '-')}.tar`;
     return reply.type('application/x-tar').header('content-disposition', `attachment; filename="${name}"`).send(bytes);

@@ -5,7 +5,6 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { SERVICE_VERSION } from '../version';
-import type { DatabaseHandle } from './handle';
 
 // Backups of the embedded database (docs/operations.md, "Backups"). A backup file is a tar of two
 // entries: `pickport-backup.json` (the manifest below) and `pglite.tar.gz`, the engine's data
@@ -37,16 +36,6 @@ export class BackupFileError extends Error {}
 export const secretKeyFingerprint = (key: Buffer) => createHmac('sha256', key).update('pickport secret key fingerprint').digest('hex').slice(0, 16);
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-/**
- * The PGlite engine under an embedded database's handle. The handle does not expose it; the
- * dialect's connection carries it as its `client` (pglite-dialect.ts), checked here to be one.
- */
-export async function embeddedEngine(database: DatabaseHandle): Promise<PGlite> {
-  const engine = await database.db.getExecutor().provideConnection(async (connection) => (connection as { client?: unknown }).client);
-  if (!(engine instanceof PGlite)) throw new Error('the embedded database connection does not carry its PGlite engine');
-  return engine;
-}
 
 /**
  * The engine's data directory, consistent while writes go on, as a backup file's bytes.

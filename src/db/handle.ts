@@ -1,3 +1,4 @@
+import type { PGlite } from '@electric-sql/pglite';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema';
 
@@ -19,6 +20,8 @@ export interface DatabaseHandle {
   listen(channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
   /** Connections of the PostgreSQL pool and queries waiting for one; absent on the embedded database (one connection). */
   poolStats?: () => { total: number; idle: number; waiting: number };
+  /** The embedded engine, once open; absent on PostgreSQL. A backup copies its data directory. */
+  embeddedEngine?: () => Promise<PGlite>;
   close(): Promise<void>;
 }
 

@@ -43,6 +43,7 @@ export function openPGliteLater(options: DatabaseOptions): { database: DatabaseH
   const database: DatabaseHandle = {
     db,
     kind: 'pglite',
+    embeddedEngine: () => opening,
     async listen(channel, onNotify) {
       const client = await opening;
       const unlisten = await client.listen(channel, onNotify);

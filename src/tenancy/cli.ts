@@ -10,7 +10,8 @@ export interface ClientOptions {
   json?: boolean;
 }
 
-function defaultToken(): string | undefined {
+/** The admin token the operator commands use unless --token is given: ADMIN_TOKEN, else the data directory's. */
+export function defaultToken(): string | undefined {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
   try {
     return readFileSync(join(resolve(process.env.PICKPORT_DATA_DIR || './data'), 'admin-token'), 'utf8').trim();
@@ -20,7 +21,7 @@ function defaultToken(): string | undefined {
 }
 
 /** The service's address and the setting it came from, for messages that must name it. */
-function serviceAddress(options: ClientOptions): { base: string; setting: string } {
+export function serviceAddress(options: ClientOptions): { base: string; setting: string } {
   if (options.url) return { base: options.url, setting: '--url' };
   if (process.env.PICKPORT_URL) return { base: process.env.PICKPORT_URL, setting: 'PICKPORT_URL' };
   return { base: `http://127.0.0.1:${process.env.PORT || 3000}`, setting: 'PORT' };

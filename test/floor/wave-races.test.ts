@@ -84,7 +84,7 @@ describe('floor: waves made at the same time never share an order', () => {
     const taken = made.flatMap((answer) => answer.body.data.orders.map((o: { externalId: string }) => o.externalId));
     expect(new Set(taken).size).toBe(taken.length);
     expect(taken.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `O${i + 1}`).sort());
-    expect(new Set(made.map((answer) => answer.body.data.picker.id)).size).toBe(3);
+    expect(new Set(made.map((answer) => answer.body.data.picker!.id)).size).toBe(3);
   });
 
   describe.skipIf(!usingPostgres)('two transactions held open on PostgreSQL', () => {

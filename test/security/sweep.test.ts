@@ -18,6 +18,8 @@ import { createTestContext, type TestResponse, type TestTenant, UNLIMITED } from
 /** The permission of each public operation, as the endpoint tables of the docs give it; `null`: no key needed. */
 const PERMISSION_OF: Record<string, Permission | null> = {
   'GET /health': null,
+  'GET /health/live': null,
+  'GET /health/ready': null,
   'POST /products': 'products:write',
   'POST /products/batch': 'products:write',
   'GET /products': 'products:read',
