@@ -5,7 +5,7 @@ import { toProduct } from '../../src/catalog/fields';
 import { listProducts } from '../../src/catalog/queries';
 import type { ListQuery, ProductInput } from '../../src/catalog/schemas';
 import { upsertQuery } from '../../src/catalog/upsert';
-import { encodeCursor } from '../../src/http/cursor';
+import { encodeCursor, signedCursor } from '../../src/http/cursor';
 import { alternate, load, startBenchService, type Measurement } from '../harness';
 
 const SECONDS = 3;
@@ -91,10 +91,12 @@ export default async function catalog(): Promise<Measurement[]> {
       load({ url, headers, connections: 4, durationSeconds: SECONDS });
     const firstBaseline = await page(`${bareUrl}/products`, {});
     const firstService = await page(`${publicUrl}/products`, auth(listTenant.key));
+    // The service's cursors are signed for the listing they belong to; the bare route reads the key alone.
+    const signedFor = (key: string) => signedCursor(service.app.config.secretKey, { method: 'GET', url: '/api/v1/public/products', tenantId: listTenant.id, params: {}, filters: { active_only: true } }, key);
     const nearBaseline = await page(`${bareUrl}/products?cursor=${near}`, {});
-    const nearService = await page(`${publicUrl}/products?cursor=${near}`, auth(listTenant.key));
+    const nearService = await page(`${publicUrl}/products?cursor=${signedFor(near)}`, auth(listTenant.key));
     const deepBaseline = await page(`${bareUrl}/products?cursor=${deep}`, {});
-    const deepService = await page(`${publicUrl}/products?cursor=${deep}`, auth(listTenant.key));
+    const deepService = await page(`${publicUrl}/products?cursor=${signedFor(deep)}`, auth(listTenant.key));
 
     for (const result of [firstService, nearService, deepService]) {
       if (result.non2xx > 0) console.warn(`warning: ${result.non2xx} requests failed`);
