@@ -92,7 +92,9 @@ export const WaveIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) })
 export const SlottingProposalIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const WaveStatusQuery = Type.Object({ status: Type.Optional(Type.Union(WAVE_STATUSES.map((status) => Type.Literal(status)))) });
 
-export const ProductParams = Type.Object({ externalId: ExternalId });
+export const ProductRefParams = Type.Object({
+  ref: Type.String({ minLength: 1, maxLength: 255, description: "The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches)" }),
+});
 export const ConsoleStockResponse = Success(
   Type.Object({ externalId: Type.String(), sku: Type.String(), name: Type.String(), stock: Type.Number() }),
 );

@@ -8,6 +8,7 @@ import { bodyIsOptional, responses } from '../http/schemas';
 import { StockBody } from '../warehouse/schemas';
 import { adjustStock, stockChange } from '../warehouse/stock';
 import { consoleRoute, SUPERVISING } from './auth';
+import { productByRef } from './product-ref';
 import { loadBoard, loadFloor } from './supervisor-view';
 import { asPickerWaves, loadPickerWave, waveWrite } from './picker-view';
 import { respondWithWrite } from '../http/write';
@@ -20,7 +21,7 @@ import {
   FloorResponse,
   PickerWaveList,
   PickerWaveResponse,
-  ProductParams,
+  ProductRefParams,
   SlottingProposalIdParams,
   WaveIdParams,
   WaveStatusQuery,
@@ -101,7 +102,7 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const wanted = waveRequest(request.body);
       const deadline = app.planner.deadline();
       return withFreshPlan(
-        (excluded) => planWave(db, app.planner, tenantId, wanted, excluded, deadline),
+        (excluded, previous) => planWave(wanted, { db, planner: app.planner, tenantId, excluded, deadline, previous }),
         (planned) => waveWrite(request, reply, async (tx) => ({ ...(await makePlannedWave(tx, tenantId, planned!)), created: true })),
       );
     },
@@ -138,13 +139,14 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
-    '/products/:externalId/stock',
+    '/products/:ref/stock',
     {
       config,
       schema: {
         ...consoleRoute,
         operationId: 'correctStock', summary: "Set ({stock}) or adjust ({delta}) a product's stock, as the warehouse API does",
-        params: ProductParams,
+        description: 'The product is named by what a supervisor reads or scans on it: its externalId, its sku or its barcode. 404 when no product has the code; 409 when several products share it (a barcode), or when the change would take the stock below 0.',
+        params: ProductRefParams,
         body: StockBody,
         response: responses({ 200: ConsoleStockResponse }, 404, 409),
       },
@@ -154,7 +156,7 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { tenantId } = request.staff;
       return respondWithWrite(request, reply, {
         tenantId,
-        work: (tx) => adjustStock(tx, tenantId, request.params.externalId, change),
+        work: async (tx) => adjustStock(tx, tenantId, await productByRef(tx, tenantId, request.params.ref), change),
         answer: ({ adjustment: { externalId, sku, name, stock } }) => ({ body: { success: true as const, data: { externalId, sku, name, stock }, requestId: request.id } }),
       });
     },

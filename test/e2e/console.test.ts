@@ -235,9 +235,9 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     const { page, errors } = await open(DESKTOP);
     await signIn(page, tenant.slug, 'sam', PIN);
     await page.getByRole('heading', { name: 'Waves in progress' }).waitFor();
-    await page.getByRole('heading', { name: "Ben Brook's wave" }).waitFor();
+    await page.getByRole('heading', { name: /^W-\d{4} \(Ben Brook\)$/ }).waitFor();
     await page.getByRole('img', { name: /Floor plan/ }).waitFor();
-    await page.getByText(/Ben Brook.*depot →.*\(done\).*→ depot/).waitFor();
+    await page.getByText(/W-\d{4} \(Ben Brook\).*depot →.*\(done\).*→ depot/).waitFor();
     // The middle cross aisle, in the drawing's description and in its text version.
     await page.getByRole('img', { name: /in 2 blocks.*Cross aisle after position 5, 2 wide\./ }).waitFor();
     expect(await page.getByRole('figure').innerText()).toContain('Cross aisle after position 5, 2 wide.');
@@ -252,16 +252,18 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
 
     await page.getByLabel('Max orders').fill('1');
     await page.getByRole('button', { name: 'Create wave' }).click();
-    await page.getByText(/^Unassigned wave \w+ created: 1 order,/).waitFor();
+    const created = page.getByRole('region', { name: 'Create a wave' }).getByRole('status');
+    await created.getByText(/^W-\d{4} created: 1 order,/).waitFor();
+    const number = /^(W-\d{4})/.exec(await created.innerText())![1]!;
     expect((await orderOf('O-6')).status).toBe('IN_PICKING');
     // Taken, it leaves the plan at the board's next redraw.
     await cartOfO6.waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: /^Release Unassigned wave/ }).click();
+    await page.getByRole('button', { name: `Release ${number}` }).click();
     await page.getByRole('button', { name: 'Yes, release' }).click();
-    await page.getByText(/released/).waitFor();
+    await page.getByRole('region', { name: 'Waves in progress' }).getByRole('status').getByText(`${number} released: its unpicked orders are PENDING again.`).waitFor();
     expect((await orderOf('O-6')).status).toBe('PENDING');
 
-    await page.getByLabel('Product externalId').fill('MUG');
+    await page.getByLabel('Product', { exact: true }).fill('MUG');
     await page.getByLabel('Amount').fill('50');
     await page.getByRole('button', { name: 'Adjust stock' }).click();
     await page.getByText('Blue mug (SKU-MUG) now has 50 in stock.').waitFor();

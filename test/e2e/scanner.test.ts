@@ -262,13 +262,13 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
 
     await page.getByRole('checkbox', { name: "Mark an order packed on its last item's scan" }).check();
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await page.getByText('Settings saved').waitFor();
+    await page.getByRole('region', { name: 'Scanning settings' }).getByRole('status').getByText('Settings saved').waitFor();
     expect((await warehouse(ctx, tenant).get('/settings')).body.data).toEqual({ toteLabels: false, confirmLocation: true, packOnLastScan: true });
 
     await page.getByLabel('Max orders').fill('1');
     await page.getByRole('button', { name: 'Create wave' }).click();
-    const created = /^(Unassigned wave \w+) created/.exec(await page.getByText(/^Unassigned wave \w+ created/).innerText())![1]!;
-    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: created }) });
+    const created = /^(W-\d{4}) created/.exec(await page.getByText(/^W-\d{4} created/).innerText())![1]!;
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: new RegExp(`^${created} `) }) });
     await card.getByText('1 order: N-V-1').waitFor();
 
     // Nothing sticks out of a 360 px screen.
@@ -286,26 +286,28 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     // Given to Cat: her Start picking opens it.
     await card.getByLabel(`Picker for ${created}`).selectOption({ label: 'CAT' });
     await card.getByRole('button', { name: `Assign ${created}` }).click();
-    await page.getByText(`${created} is now CAT's wave.`).waitFor();
+    await page.getByText(`${created} assigned to CAT.`).waitFor();
+    await card.getByRole('heading', { name: `${created} (CAT)` }).waitFor();
     const cat = await open('cat');
     await cat.page.getByRole('heading', { name: 'Unplaced items' }).waitFor();
     await cat.page.getByText('After the route', { exact: true }).waitFor();
     expect(cat.errors).toEqual([]);
 
-    // An error stays on screen through the board's redraws, until dismissed.
-    await page.getByLabel('Product externalId').fill('NOPE');
-    await page.getByLabel('Amount').fill('5');
-    await page.getByRole('button', { name: 'Adjust stock' }).click();
-    await page.getByText('Product NOPE not found').waitFor();
+    // An error stays on screen, by its control, through the board's redraws, until dismissed.
+    const stock = page.getByRole('region', { name: 'Adjust stock' });
+    await stock.getByLabel('Product', { exact: true }).fill('NOPE');
+    await stock.getByLabel('Amount').fill('5');
+    await stock.getByRole('button', { name: 'Adjust stock' }).click();
+    const refusal = stock.getByRole('alert').getByText('No product has the reference, sku or barcode NOPE');
+    await refusal.waitFor();
     await page.waitForTimeout(1_000);
-    expect(await page.getByText('Product NOPE not found').isVisible()).toBe(true);
-    await page.getByRole('button', { name: 'Dismiss' }).click();
-    expect(await page.getByText('Product NOPE not found').count()).toBe(0);
+    expect(await refusal.isVisible()).toBe(true);
+    await stock.getByRole('button', { name: 'Dismiss' }).click();
+    expect(await refusal.count()).toBe(0);
 
-    const catsCard = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: "CAT's wave" }) });
-    await catsCard.getByRole('button', { name: "Release CAT's wave" }).click();
-    await catsCard.getByRole('button', { name: 'Yes, release' }).click();
-    await page.getByText("CAT's wave released").waitFor();
+    await card.getByRole('button', { name: `Release ${created}` }).click();
+    await card.getByRole('button', { name: 'Yes, release' }).click();
+    await page.getByText(`${created} released`).waitFor();
     expect((await orderOf('V-1')).status).toBe('PENDING');
     expect((await tenant.api.post('/orders/V-1/cancel')).status).toBe(200);
     expect(errors).toEqual([]);
@@ -357,10 +359,10 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     const { page, errors } = await open('sam');
     await page.getByLabel('Max orders').fill('2');
     await page.getByRole('button', { name: 'Create wave' }).click();
-    const created = /^(Unassigned wave \w+) created/.exec(await page.getByText(/^Unassigned wave \w+ created/).innerText())![1]!;
+    const created = /^(W-\d{4}) created/.exec(await page.getByText(/^W-\d{4} created/).innerText())![1]!;
     await page.getByRole('link', { name: `Print the pick list of ${created}` }).click();
-    await page.getByRole('heading', { name: `Pick list: ${created}` }).waitFor();
-    const wave = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data.find((candidate) => candidate.id.startsWith(created.split(' ').at(-1)!))!;
+    await page.getByRole('heading', { name: `Pick list: ${created} (unassigned)` }).waitFor();
+    const wave = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data.find((candidate) => candidate.number === Number(created.slice(2)))!;
     const table = page.locator('.pick-table');
     const locations = (await table.locator('tbody tr td:nth-child(2)').allInnerTexts()).filter(Boolean);
     expect(locations).toEqual([...wave.stops.map((stop) => stop.locationCode), 'Unplaced']);

@@ -286,7 +286,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/products/{externalId}/stock": {
+    "/products/{ref}/stock": {
         parameters: {
             query?: never;
             header?: never;
@@ -295,7 +295,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set ({stock}) or adjust ({delta}) a product's stock, as the warehouse API does */
+        /**
+         * Set ({stock}) or adjust ({delta}) a product's stock, as the warehouse API does
+         * @description The product is named by what a supervisor reads or scans on it: its externalId, its sku or its barcode. 404 when no product has the code; 409 when several products share it (a barcode), or when the change would take the stock below 0.
+         */
         post: operations["correctStock"];
         delete?: never;
         options?: never;
@@ -5066,7 +5069,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                externalId: string;
+                /** @description The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches) */
+                ref: string;
             };
             cookie?: never;
         };

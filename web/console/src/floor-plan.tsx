@@ -1,6 +1,7 @@
 import { aisleX, backY, middleCrossAisleYs, positionY, type CrossAisle, type Layout } from '../../../src/floor/plan/layout';
 import type { ComponentChildren } from 'preact';
 import type { Floor } from './api';
+import { waveLabel } from './text';
 
 /** Wave route colours: distinct from each other and at least 3:1 against the white plan. */
 export const ROUTE_COLOURS = ['#0b62d6', '#c2410c', '#047857', '#7c3aed', '#b91c1c', '#0e7490'];
@@ -21,10 +22,6 @@ function frame(layout: Layout) {
     y: (layoutY: number) => back - layoutY,
   };
 }
-
-/** A wave as the floor knows it: by its picker (one wave each); an unassigned one by its id. */
-export const waveLabel = (wave: { id: string; picker: { name: string } | null }) =>
-  wave.picker ? `${wave.picker.name}'s wave` : `Unassigned wave ${wave.id.slice(0, 8)}`;
 
 /** A middle cross aisle as the plan names it. */
 const crossAisleLabel = ({ afterPosition, width }: CrossAisle) => `Cross aisle after position ${afterPosition}, ${width} wide`;

@@ -6,7 +6,7 @@ import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, 
 import { PickQueue } from './queue';
 import { useScanner } from './scanner';
 import { useSettings } from './settings';
-import { plural } from './text';
+import { plural, waveName } from './text';
 
 type Message = { kind: 'error' | 'info'; text: string } | null;
 
@@ -176,7 +176,7 @@ export function Picker() {
         <h2 id="start-heading">{finished ? 'Wave finished' : 'No wave in hand'}</h2>
         {finished && (
           <p role="status">
-            {finished.orders.length} {finished.orders.length === 1 ? 'order' : 'orders'} picked ({finished.orders.map((order) => order.orderNumber).join(', ')}). Take the cart to packing.
+            {waveName(finished)}: {finished.orders.length} {finished.orders.length === 1 ? 'order' : 'orders'} picked ({finished.orders.map((order) => order.orderNumber).join(', ')}). Take the cart to packing.
           </p>
         )}
         <MessageLine message={message} />
@@ -189,7 +189,7 @@ export function Picker() {
 
   const line = visit ? (pendingLines(visit)[0] as WaveLine) : null;
   return (
-    <section aria-label="Picking" class="picker">
+    <section aria-label={`Picking ${waveName(wave)}`} class="picker">
       <OfflineBanner waiting={pending.length} />
       {unlabelled.length > 0 ? (
         <LabelTotes wave={wave} unlabelled={unlabelled} onLabel={bindLabel} scanRef={cardScan} message={message} />
@@ -496,6 +496,7 @@ function WaveProgress({ wave }: { wave: PickerWave }) {
   const { stopsDone, stopsTotal, distanceLeft } = wave.progress;
   return (
     <footer class="progress" aria-label="Progress">
+      <p class="wave-name">Wave {waveName(wave)}</p>
       <p>
         <span>
           Stops done: {stopsDone} of {stopsTotal}

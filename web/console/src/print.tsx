@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { api, describe, type PackOrder, type PickerWave } from './api';
-import { waveLabel } from './floor-plan';
+import { waveLabel } from './text';
 import { visitsOf } from './picking';
 
 /** The sheet sizes a page prints on: an office printer's A4, or a 4×6 in label printer's label. */

@@ -1,12 +1,13 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { POLICIES } from '../../../src/floor/plan/layout';
 import { api, ApiError, describe, type Board, type BodyOf, type CartPlan, type Floor, type PickerWave, type Settings } from './api';
-import { FloorPlan, waveLabel } from './floor-plan';
-import { rejected } from './feedback';
+import { FloorPlan } from './floor-plan';
+import { accepted } from './feedback';
 import { PrintLink } from './print';
 import { useScanner } from './scanner';
 import { SlottingAdvice } from './slotting';
-import { plural } from './text';
+import { plural, waveLabel, waveName } from './text';
 
 const STATUSES = ['PENDING_VALIDATION', 'PENDING', 'IN_PICKING', 'PICKED', 'PACKED', 'DISPATCHED', 'CANCELLED'];
 /** The board follows the floor without a reload. */
@@ -16,15 +17,30 @@ const NEXT_CARTS = 5;
 
 const round = (value: number) => Math.round(value * 10) / 10;
 
+/** The panels whose controls act: what an action did is said in its own panel, next to the control. */
+type Place = 'waves' | 'settings' | 'create' | 'stock';
+/** What the last action did, where; `placed` counts the times it was brought into view. */
+interface Feedback {
+  at: Place;
+  kind: 'info' | 'error';
+  text: string;
+  seq: number;
+  placed: number;
+}
+
 /** The supervisor's desk: what is happening on the floor, and the few levers to act on it. */
 export default function Supervisor() {
   const [board, setBoard] = useState<Board | null>(null);
   const [floor, setFloor] = useState<Floor | null>(null);
   const [plan, setPlan] = useState<CartPlan | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState('');
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const said = useRef(0);
+  // Adjust stock's product, typed or scanned; a scan also moves the focus on to Amount.
+  const [product, setProduct] = useState('');
+  const [scans, setScans] = useState(0);
 
-  // An error stays until dismissed or replaced by the next one: a redraw of the board does not clear it.
+  // An error of the board's own reads stays until dismissed or replaced by the next one: a redraw does not clear it.
   const refresh = useCallback(async () => {
     try {
       const [nextBoard, nextFloor, nextPlan] = await Promise.all([api('GET', '/board'), api('GET', '/floor'), api('GET', '/waves/plan').catch(withoutLayout)]);
@@ -35,10 +51,17 @@ export default function Supervisor() {
       setError(describe(failure));
     }
   }, []);
-  // Nothing here is scanned: a scan must not land in a form or press a button.
+  const say = (at: Place, kind: Feedback['kind'], text: string) => {
+    const seq = ++said.current;
+    setFeedback({ at, kind, text, seq, placed: 0 });
+    return seq;
+  };
+  // The one thing on this screen a scan names is a product: the one to adjust the stock of.
   useScanner((code) => {
-    rejected();
-    setError(`Scan not used on this screen: ${code}.`);
+    accepted();
+    setProduct(code);
+    setScans((n) => n + 1);
+    say('stock', 'info', `Scanned ${code}: set the amount, then Adjust stock.`);
   });
 
   useEffect(() => {
@@ -47,17 +70,21 @@ export default function Supervisor() {
     return () => clearInterval(timer);
   }, [refresh]);
 
-  /** Runs one supervisor action, says how it went and redraws the board. */
-  const act = async (action: () => Promise<string>) => {
+  /**
+   * Runs one supervisor action, says how it went next to its control (`at`) and redraws the board;
+   * the redraw may move the panels, so the answer is brought into view again after it.
+   */
+  const act = async (at: Place, action: () => Promise<string>) => {
+    let seq: number;
     try {
-      setNotice(await action());
-      setError(null);
+      seq = say(at, 'info', await action());
     } catch (failure) {
-      setNotice('');
-      setError(describe(failure));
+      seq = say(at, 'error', describe(failure));
     }
     await refresh();
+    setFeedback((current) => (current?.seq === seq ? { ...current, placed: current.placed + 1 } : current));
   };
+  const saidAt = (at: Place) => <Said feedback={feedback?.at === at ? feedback : null} onDismiss={() => setFeedback(null)} />;
 
   return (
     <div class="supervisor">
@@ -72,33 +99,42 @@ export default function Supervisor() {
           </p>
         )}
       </div>
-      <p role="status" class="message info">
-        {notice}
-      </p>
       {board ? (
         <div class="panels">
           <StatusCounts counts={board.statusCounts} />
           <WavesInProgress
             waves={board.waves}
             pickers={board.pickers}
-            onRelease={(wave) => act(async () => (await api('POST', '/waves/{id}/release', { params: { id: wave.id } }), `${waveLabel(wave)} released: its unpicked orders are PENDING again.`))}
+            feedback={saidAt('waves')}
+            onRelease={(wave) => act('waves', async () => (await api('POST', '/waves/{id}/release', { params: { id: wave.id } }), `${waveName(wave)} released: its unpicked orders are PENDING again.`))}
             onAssign={(wave, pickerId) =>
-              act(async () => {
+              act('waves', async () => {
                 const assigned = await api('POST', '/waves/{id}/assign', { params: { id: wave.id }, body: { pickerId } });
-                return `${waveLabel(wave)} is now ${waveLabel(assigned)}.`;
+                return `${waveName(assigned)} assigned to ${assigned.picker?.name ?? 'nobody'}.`;
               })
             }
           />
           <NextCarts plan={plan} />
-          <SettingsPanel onSave={(settings) => act(async () => (await api('PUT', '/settings', { body: settings }), 'Settings saved: handhelds use them from their next screen.'))} />
+          <SettingsPanel
+            feedback={saidAt('settings')}
+            onSave={(settings) => act('settings', async () => (await api('PUT', '/settings', { body: settings }), 'Settings saved: handhelds use them from their next screen.'))}
+          />
           <Webhooks webhooks={board.webhooks} />
           <Issues issues={board.issues} />
           <SlotMismatches mismatches={board.slotMismatches} />
-          <CreateWave onCreate={(body) => act(async () => describeWave(await api('POST', '/waves', { body })))} />
-          <AdjustStock onAdjust={(externalId, body) => act(async () => {
-            const product = await api('POST', '/products/{externalId}/stock', { params: { externalId }, body });
-            return `${product.name} (${product.sku}) now has ${product.stock} in stock.`;
-          })} />
+          <CreateWave feedback={saidAt('create')} onCreate={(body) => act('create', async () => describeWave(await api('POST', '/waves', { body })))} />
+          <AdjustStock
+            product={product}
+            onProduct={setProduct}
+            scans={scans}
+            feedback={saidAt('stock')}
+            onAdjust={(ref, body) =>
+              act('stock', async () => {
+                const adjusted = await api('POST', '/products/{ref}/stock', { params: { ref }, body });
+                return `${adjusted.name} (${adjusted.sku}) now has ${adjusted.stock} in stock.`;
+              })
+            }
+          />
         </div>
       ) : (
         !error && <p role="status">Loading the board…</p>
@@ -114,6 +150,36 @@ export default function Supervisor() {
   );
 }
 
+/**
+ * What the last action of a panel did, where its control is, in live regions a screen reader
+ * announces: a status for what was done, an alert for a refusal. Both are always there (empty
+ * when there is nothing to say), so that a new message is announced; it is scrolled into view.
+ * A refusal stays through the board's redraws until dismissed or replaced by the next action's answer.
+ */
+function Said({ feedback, onDismiss }: { feedback: Feedback | null; onDismiss(): void }) {
+  const place = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (feedback) place.current?.scrollIntoView({ block: 'nearest' });
+  }, [feedback?.seq, feedback?.placed]);
+  return (
+    <div ref={place} class="said">
+      <p role="status" class="message info">
+        {feedback?.kind === 'info' ? feedback.text : ''}
+      </p>
+      <div role="alert" class="message error">
+        {feedback?.kind === 'error' && (
+          <p class="dismissable">
+            <span>{feedback.text}</span>
+            <button type="button" onClick={onDismiss}>
+              Dismiss
+            </button>
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}
+
 /** No plan (null) while the warehouse has no layout (409): the floor plan says so already. */
 const withoutLayout = (failure: unknown) => {
   if (failure instanceof ApiError && failure.status === 409) return null;
@@ -121,7 +187,7 @@ const withoutLayout = (failure: unknown) => {
 };
 
 const describeWave = (wave: PickerWave) =>
-  `${waveLabel(wave)} created: ${plural(wave.orders.length, 'order')}, ${plural(wave.stops.length, 'stop')}, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
+  `${waveName(wave)} created: ${plural(wave.orders.length, 'order')}, ${plural(wave.stops.length, 'stop')}, ${round(wave.distance)} to walk (S-shape would be ${round(wave.sShapeDistance)}).`;
 
 /** The carts the next waves take (Create wave, Start picking), and what the plan walks against carts made one at a time. */
 function NextCarts({ plan }: { plan: CartPlan | null }) {
@@ -195,11 +261,25 @@ function StatusCounts({ counts }: { counts: Record<string, number> }) {
 type WaveSummary = Board['waves'][number];
 
 /** The waves being picked, one card each (a table would not fit a handheld): orders, progress, who, and the levers. */
-function WavesInProgress({ waves, pickers, onRelease, onAssign }: { waves: WaveSummary[]; pickers: Board['pickers']; onRelease(wave: WaveSummary): void; onAssign(wave: WaveSummary, pickerId: string): void }) {
+function WavesInProgress({
+  waves,
+  pickers,
+  feedback,
+  onRelease,
+  onAssign,
+}: {
+  waves: WaveSummary[];
+  pickers: Board['pickers'];
+  /** What Release or Assign did: under the heading, since a released wave's card is gone. */
+  feedback: ComponentChildren;
+  onRelease(wave: WaveSummary): void;
+  onAssign(wave: WaveSummary, pickerId: string): void;
+}) {
   const [releasing, setReleasing] = useState<string | null>(null);
   return (
     <section class="panel span-2" aria-labelledby="waves-heading">
       <h3 id="waves-heading">Waves in progress</h3>
+      {feedback}
       {waves.length === 0 ? (
         <p>No wave is being picked.</p>
       ) : (
@@ -213,10 +293,10 @@ function WavesInProgress({ waves, pickers, onRelease, onAssign }: { waves: WaveS
               <p>
                 Stops done: {wave.progress.stopsDone} of {wave.progress.stopsTotal} · distance left {round(wave.progress.distanceLeft)}
               </p>
-              <PrintLink to={`/console/print/wave/${wave.id}`} label={`Print the pick list of ${waveLabel(wave)}`} />
+              <PrintLink to={`/console/print/wave/${wave.id}`} label={`Print the pick list of ${waveName(wave)}`} />
               <AssignWave wave={wave} pickers={pickers} onAssign={onAssign} />
               {releasing === wave.id ? (
-                <div class="confirm" role="group" aria-label={`Release ${waveLabel(wave)}?`}>
+                <div class="confirm" role="group" aria-label={`Release ${waveName(wave)}?`}>
                   <p>Release {waveLabel(wave)}? Its orders not picked yet go back to PENDING; picks recorded are not applied.</p>
                   <div class="row">
                     <button
@@ -235,7 +315,7 @@ function WavesInProgress({ waves, pickers, onRelease, onAssign }: { waves: WaveS
                   </div>
                 </div>
               ) : (
-                <button type="button" onClick={() => setReleasing(wave.id)} aria-label={`Release ${waveLabel(wave)}`}>
+                <button type="button" onClick={() => setReleasing(wave.id)} aria-label={`Release ${waveName(wave)}`}>
                   Release
                 </button>
               )}
@@ -257,7 +337,7 @@ function AssignWave({ wave, pickers, onAssign }: { wave: WaveSummary; pickers: B
   return (
     <form class="row assign" onSubmit={submit}>
       <label for={id} class="visually-hidden">
-        Picker for {waveLabel(wave)}
+        Picker for {waveName(wave)}
       </label>
       <select id={id} name="picker" defaultValue={wave.picker?.id ?? ''}>
         <option value="">Choose a picker</option>
@@ -267,7 +347,7 @@ function AssignWave({ wave, pickers, onAssign }: { wave: WaveSummary; pickers: B
           </option>
         ))}
       </select>
-      <button type="submit" aria-label={`Assign ${waveLabel(wave)}`}>
+      <button type="submit" aria-label={`Assign ${waveName(wave)}`}>
         Assign
       </button>
     </form>
@@ -280,7 +360,7 @@ const SETTINGS: { name: keyof Settings; label: string }[] = [
   { name: 'packOnLastScan', label: "Mark an order packed on its last item's scan" },
 ];
 
-function SettingsPanel({ onSave }: { onSave(settings: Settings): void }) {
+function SettingsPanel({ feedback, onSave }: { feedback: ComponentChildren; onSave(settings: Settings): void }) {
   const [settings, setSettings] = useState<Settings | null>(null);
   useEffect(() => {
     api('GET', '/settings').then(setSettings, () => setSettings(null));
@@ -303,6 +383,7 @@ function SettingsPanel({ onSave }: { onSave(settings: Settings): void }) {
           <button type="submit" class="primary">
             Save settings
           </button>
+          {feedback}
         </form>
       ) : (
         <p role="status">Loading the settings…</p>
@@ -393,7 +474,7 @@ function Webhooks({ webhooks }: { webhooks: Board['webhooks'] }) {
   );
 }
 
-function CreateWave({ onCreate }: { onCreate(body: BodyOf<'/waves', 'POST'>): void }) {
+function CreateWave({ feedback, onCreate }: { feedback: ComponentChildren; onCreate(body: BodyOf<'/waves', 'POST'>): void }) {
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
@@ -425,24 +506,52 @@ function CreateWave({ onCreate }: { onCreate(body: BodyOf<'/waves', 'POST'>): vo
         <button type="submit" class="primary">
           Create wave
         </button>
+        {feedback}
       </form>
     </section>
   );
 }
 
-function AdjustStock({ onAdjust }: { onAdjust(externalId: string, body: { stock: number } | { delta: number }): void }) {
+interface AdjustStockProps {
+  /** The product field: its sku, reference or barcode, typed or scanned. */
+  product: string;
+  onProduct(product: string): void;
+  /** Scans so far: each moves the focus on to Amount. */
+  scans: number;
+  feedback: ComponentChildren;
+  onAdjust(ref: string, body: { stock: number } | { delta: number }): void;
+}
+
+function AdjustStock({ product, onProduct, scans, feedback, onAdjust }: AdjustStockProps) {
+  const amount = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (scans > 0) amount.current?.focus();
+  }, [scans]);
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
-    const amount = Number(form.get('amount'));
-    onAdjust(String(form.get('product')).trim(), form.get('mode') === 'delta' ? { delta: amount } : { stock: amount });
+    const value = Number(form.get('amount'));
+    onAdjust(product.trim(), form.get('mode') === 'delta' ? { delta: value } : { stock: value });
   };
   return (
     <section class="panel" aria-labelledby="stock-heading">
       <h3 id="stock-heading">Adjust stock</h3>
       <form onSubmit={submit} class="stack">
-        <label for="stock-product">Product externalId</label>
-        <input id="stock-product" name="product" required autocomplete="off" />
+        <label for="stock-product">Product</label>
+        <input
+          id="stock-product"
+          name="product"
+          required
+          autocomplete="off"
+          autocapitalize="off"
+          spellcheck={false}
+          aria-describedby="stock-product-help"
+          value={product}
+          onInput={(event) => onProduct((event.target as HTMLInputElement).value)}
+        />
+        <p id="stock-product-help" class="muted">
+          Its sku or reference, or scan its barcode.
+        </p>
         <fieldset>
           <legend>Change</legend>
           <label class="radio">
@@ -453,10 +562,11 @@ function AdjustStock({ onAdjust }: { onAdjust(externalId: string, body: { stock:
           </label>
         </fieldset>
         <label for="stock-amount">Amount</label>
-        <input id="stock-amount" name="amount" type="number" required step={1} />
+        <input id="stock-amount" ref={amount} name="amount" type="number" required step={1} />
         <button type="submit" class="primary">
           Adjust stock
         </button>
+        {feedback}
       </form>
     </section>
   );
