@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
 import type { TestTenant } from '../helpers/context';
@@ -7,6 +8,17 @@ import { checkScreen, ConsoleFloor, DESKTOP, haveChromium, PHONE, signIn, SKIP_L
 const PIN = '246813';
 
 if (!haveChromium) console.warn(SKIP_LINE);
+
+/** A UTC day as the screen's tables name it ("24 Nov"). */
+const dayLabel = (date: Date) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(date);
+
+/** Whether `element` stands wholly inside the box of `region`: shown without scrolling it. */
+async function within(region: Locator, element: Locator): Promise<boolean> {
+  const [outer, inner] = [await region.boundingBox(), await element.boundingBox()];
+  if (!outer || !inner) return false;
+  const slack = 0.5;
+  return inner.x >= outer.x - slack && inner.y >= outer.y - slack && inner.x + inner.width <= outer.x + outer.width + slack && inner.y + inner.height <= outer.y + outer.height + slack;
+}
 
 /*
  * A supervisor opens Insight after a wave of three orders was picked through the warehouse API
@@ -60,7 +72,7 @@ describe.skipIf(!haveChromium)('console in a real browser: the Insight screen', 
       expect(await locations.getByRole('row', { name: /^D-09/ }).innerText()).toMatch(/D-09\s+4\s+9\s+3\s+3/);
       expect(await page.getByRole('list', { name: 'Legend' }).innerText()).toContain('no picks');
 
-      const today = new Date().toISOString().slice(0, 10);
+      const today = dayLabel(new Date());
       const orders = page.getByRole('figure', { name: 'Orders per day' });
       expect(await orders.getByRole('row', { name: new RegExp(`^${today}`) }).innerText()).toMatch(new RegExp(`${today}\\s+3\\s+3\\s+1\\s+1`));
       await expect.poll(() => orders.locator('canvas').count()).toBe(1);
@@ -69,6 +81,19 @@ describe.skipIf(!haveChromium)('console in a real browser: the Insight screen', 
       expect(await shorts.getByRole('row', { name: new RegExp(`^${today}`) }).innerText()).toMatch(new RegExp(`${today}\\s+1`));
       await page.getByRole('figure', { name: 'Walking per order: the planned route against S-shape' }).waitFor();
       await page.getByRole('figure', { name: 'Picking rate per picker-hour' }).waitFor();
+
+      // Every table shows its newest row and every column within its own box, without scrolling it.
+      for (const region of await page.getByRole('region', { name: / as a table$/ }).all()) {
+        const name = await region.getAttribute('aria-label');
+        const newest = name === 'Picks per location as a table' || name === 'Pickers as a table' ? region.getByRole('row').nth(1) : region.getByRole('row', { name: new RegExp(`^${today}`) });
+        expect(await within(region, newest), `${name}: its newest row`).toBe(true);
+        for (const header of await region.getByRole('columnheader').all()) expect(await within(region, header), `${name}: ${await header.innerText()}`).toBe(true);
+      }
+      // The legends read the latest values without a pointer over the chart, which a handheld does not have.
+      const legend = (label: string) => orders.getByRole('row', { name: new RegExp(`^${label}`), includeHidden: true });
+      expect(await legend('Received').innerText()).toMatch(/Received\s*3/);
+      expect(await legend('Dispatched').innerText()).toMatch(/Dispatched\s*1/);
+      for (const figure of await page.getByRole('figure').all()) expect(await figure.innerText(), 'no legend waits for a pointer').not.toContain('--');
 
       // The chart, and the page with it, fit the screen: nothing to scroll sideways.
       const chartWidth = await orders.locator('canvas').evaluate((canvas) => canvas.getBoundingClientRect().width);
@@ -88,7 +113,8 @@ describe.skipIf(!haveChromium)('console in a real browser: the Insight screen', 
     await page.getByRole('button', { name: 'Show' }).click();
     const orders = page.getByRole('figure', { name: 'Orders per hour' });
     await orders.waitFor();
-    const hour = `${new Date().toISOString().slice(0, 13).replace('T', ' ')}:00 UTC`;
+    const now = new Date();
+    const hour = `${dayLabel(now)} ${now.toISOString().slice(11, 13)}:00`;
     // A row per hour of the last 7 days under the header, this hour among them.
     const rows = await orders.getByRole('row').evaluateAll((all) => all.map((row) => row.textContent ?? ''));
     expect(rows.length).toBe(7 * 24 + 1);

@@ -160,7 +160,7 @@ function HeatMapPanel({ heatMap }: { heatMap: HeatMap }) {
       )}
       <div class="table-scroll" role="region" aria-label="Picks per location as a table" tabIndex={0}>
         <table>
-          <caption>Locations picked from, busiest first{locations.length > picked.length ? `; ${locations.length - picked.length} other placed locations had no picks` : ''}</caption>
+          <caption>Locations picked from, busiest first{locations.length > picked.length ? `; ${plural(locations.length - picked.length, 'other placed location')} had no picks` : ''}</caption>
           <thead>
             <tr>
               <th scope="col">Location</th>
@@ -200,8 +200,24 @@ interface Series {
   values: (number | null)[];
 }
 
-/** A bucket's start as the tables say it, in UTC like the buckets. */
-const bucketLabel = (start: string, bucket: Bucket) => (bucket === 'day' ? start.slice(0, 10) : `${start.slice(0, 10)} ${start.slice(11, 16)} UTC`);
+/** The points with their index, the newest first: the rows a table shows without scrolling are the recent ones. */
+const newestFirst = (points: Point[]) => points.map((point, index) => ({ point, index })).reverse();
+
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+const DAY_OF_YEAR = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/**
+ * A bucket's start as the tables and legends say it, in UTC like the buckets: "24 Nov", "24 Nov
+ * 09:00"; with the year ("24 Nov 2026") when the period spans two years (the caption names it
+ * otherwise). Short, so that a table's every column fits a handheld.
+ */
+function bucketLabel(start: string, bucket: Bucket, withYear: boolean): string {
+  const day = (withYear ? DAY_OF_YEAR : DAY).format(new Date(start));
+  return bucket === 'day' ? day : `${day} ${start.slice(11, 16)}`;
+}
+
+/** The years the points fall in. */
+const yearsOf = (points: Point[]) => [...new Set(points.map((point) => point.start.slice(0, 4)))];
 
 function ChartPanels({ charts }: { charts: InsightCharts }) {
   const { points, bucket, shortReasons, pickers } = charts;
@@ -289,28 +305,47 @@ function ChartPanels({ charts }: { charts: InsightCharts }) {
   );
 }
 
+/** The latest point with a value in any of the series (the last point when none has one); null without points. */
+function latestIndex(series: Series[], length: number): number | null {
+  for (let index = length - 1; index >= 0; index--) if (series.some((line) => line.values[index] != null)) return index;
+  return length > 0 ? length - 1 : null;
+}
+
 /**
  * One chart: the first `drawn` series drawn by uPlot (hidden from screen readers), and every
- * series in a table below it, which is the chart's text alternative.
+ * series in a table below it, newest first, which is the chart's text alternative.
  */
 function Chart({ id, title, bucket, points, series, drawn = series.length, empty }: { id: string; title: string; bucket: Bucket; points: Point[]; series: Series[]; drawn?: number; empty?: string }) {
   const holder = useRef<HTMLDivElement>(null);
   const lines = series.slice(0, drawn);
+  const years = yearsOf(points);
+  const withYear = years.length > 1;
 
   useEffect(() => {
     const element = holder.current;
     if (!element || lines.length === 0) return;
     const xs = points.map((point) => Date.parse(point.start) / 1000);
+    // Without a pointer over the chart (a handheld has none), its legend reads the latest values.
+    const latest = latestIndex(lines, points.length);
+    const showLatest = (plot: uPlot) => {
+      if (plot.cursor.idx == null && latest !== null) plot.setLegend({ idx: latest }, false);
+    };
     const plot = new uPlot(
       {
         width: element.clientWidth,
         height: CHART_HEIGHT,
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
-        series: [{}, ...lines.map((line, index) => ({ label: line.label, stroke: ROUTE_COLOURS[index % ROUTE_COLOURS.length], width: 2, points: { show: true } }))],
+        series: [
+          { label: bucket === 'day' ? 'Day' : 'Hour', value: (_, seconds) => (seconds == null ? '' : bucketLabel(new Date(seconds * 1000).toISOString(), bucket, withYear)) },
+          // A value as the tables write it: "–" for none (uPlot's own is "--").
+          ...lines.map((line, index) => ({ label: line.label, stroke: ROUTE_COLOURS[index % ROUTE_COLOURS.length], width: 2, points: { show: true }, value: (_: uPlot, value: number | null) => shown(value) })),
+        ],
+        hooks: { setCursor: [showLatest] },
       },
       [xs, ...lines.map((line) => line.values)],
       element,
     );
+    showLatest(plot);
     // The chart follows its panel's width: a phone held upright, a desk screen.
     const observer = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: CHART_HEIGHT }));
     observer.observe(element);
@@ -329,7 +364,9 @@ function Chart({ id, title, bucket, points, series, drawn = series.length, empty
           <figcaption>
             <div class="table-scroll" role="region" aria-label={`${title} as a table`} tabIndex={0}>
               <table>
-                <caption>{title}, the numbers</caption>
+                <caption>
+                  {title}, the numbers, newest first ({bucket === 'day' ? 'days' : 'hours'} in UTC{withYear ? '' : `, ${years[0] ?? ''}`})
+                </caption>
                 <thead>
                   <tr>
                     <th scope="col">{bucket === 'day' ? 'Day' : 'Hour'}</th>
@@ -341,9 +378,9 @@ function Chart({ id, title, bucket, points, series, drawn = series.length, empty
                   </tr>
                 </thead>
                 <tbody>
-                  {points.map((point, index) => (
+                  {newestFirst(points).map(({ point, index }) => (
                     <tr key={point.start}>
-                      <th scope="row">{bucketLabel(point.start, bucket)}</th>
+                      <th scope="row">{bucketLabel(point.start, bucket, withYear)}</th>
                       {series.map((line) => (
                         <td key={line.label}>{shown(line.values[index] ?? null)}</td>
                       ))}
