@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearPool, LAYOUT } from '../floor/helpers';
+import { clearPool, completeWaveOf, LAYOUT } from '../floor/helpers';
 import type { TestContext, TestTenant } from '../helpers/context';
 import { item, order, stockOf, warehouse } from '../orders/helpers';
 import { accessibilityProblems, ConsoleFloor, DESKTOP, type Device, haveChromium, PHONE, SCREENSHOTS, signIn, SKIP_LINE, wedge } from './browser';
@@ -8,7 +8,7 @@ import { accessibilityProblems, ConsoleFloor, DESKTOP, type Device, haveChromium
 /*
  * The console's screens as people meet them on a shift (issue 46): waves told apart by their
  * numbers, feedback where the supervisor is looking, a stock correction by what is printed on the
- * product.
+ * product, words of the floor rather than of the API, a plan a phone can read.
  */
 
 const PIN = '531642';
@@ -146,6 +146,47 @@ describe.skipIf(!haveChromium)('console in a real browser: run like a product (i
     await saved.waitFor();
     expect(await inView(page, saved)).toBe(true);
     expect(await accessibilityProblems(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("on a phone, the floor plan's labels are at least 12 px tall: a plan wider than the screen scrolls in its own box", async () => {
+    const { page, errors } = await open('sam');
+    const plan = page.getByRole('img', { name: /Floor plan/ });
+    await plan.waitFor();
+    const label = plan.getByText('A-01', { exact: true });
+    const height = (await label.boundingBox())!.height;
+    expect(height, 'a location label on a 360 px screen').toBeGreaterThanOrEqual(12);
+    const aisle = plan.getByText('1', { exact: true });
+    expect((await aisle.boundingBox())!.height).toBeGreaterThanOrEqual(12);
+    // The page itself does not scroll sideways: the plan's own box does, and a keyboard reaches it.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('an unplaced item is taken for its tote, not "here"', async () => {
+    await clearPool({ tenant, floor: warehouse(ctx, tenant) });
+    await placeOrder('U-1', { HAT: 1 });
+    const { page, errors } = await open('ben');
+    await page.getByRole('button', { name: 'Start picking' }).click();
+    const stop = page.getByRole('article');
+    await stop.getByRole('heading', { name: 'Unplaced items' }).waitFor();
+    expect(await stop.innerText()).toContain('Take 1 for tote 1');
+    expect(await stop.innerText()).not.toMatch(/\bhere\b/);
+    expect(errors).toEqual([]);
+  });
+
+  it("the pack station speaks of the order's reference, not of the API's externalId", async () => {
+    await placeOrder('P-1', { BOOT: 1 });
+    await completeWaveOf(warehouse(ctx, tenant), ['P-1']);
+    const { page, errors } = await open('pat');
+    await expect.poll(() => page.locator('main').innerText()).not.toMatch(/externalId/i);
+    await page.getByLabel('Scan order').fill('P-1');
+    await page.keyboard.press('Enter');
+    const card = page.getByRole('article', { name: /Order N-P-1/ });
+    await card.waitFor();
+    expect(await card.innerText()).toContain('Reference P-1');
+    expect(await page.locator('main').innerText()).not.toMatch(/externalId/i);
     expect(errors).toEqual([]);
   });
 });

@@ -75,6 +75,8 @@ describe.skipIf(!haveChromium)('console in a real browser: slotting advice', { t
       expect.stringMatching(/^Pillar candle \(SKU-CANDLE\)\s+A-01\s+D-10\s+1$/),
     ]);
     await section.getByText(/^Walking [\d,.]+ → [\d,.]+ \(−\d+\.\d%\) over 3 waves$/).waitFor();
+    // Three waves are a small sample: the figure says so.
+    await section.getByText('Made from only 3 waves: few waves make an uncertain figure, and the next waves may save more or less.').waitFor();
     // Nothing moves until the supervisor applies the proposal.
     expect(await locationOf('MUG')).toBe('D-10');
 

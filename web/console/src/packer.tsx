@@ -12,7 +12,7 @@ type Item = PackOrder['items'][number];
 const itemName = (item: Item) => item.name ?? item.productExternalId;
 
 /**
- * The pack station: scan the order's number, its externalId or its tote's label; then scan each
+ * The pack station: scan the order's number, its reference (externalId) or its tote's label; then scan each
  * item as it goes in the box (or tick it), mark the order packed and dispatch it with the carrier
  * and tracking number. Every scan goes to "Scan order", and focus returns there after each action
  * unless the packer has moved it into another field.
@@ -128,7 +128,7 @@ export function Packer() {
           </button>
         </div>
         <p id="scan-order-help" class="muted">
-          An order number, an externalId or a tote label; then each item's barcode.
+          An order number, its reference or a tote label; then each item's barcode.
         </p>
       </form>
       <p role="alert" class="message error">
@@ -184,7 +184,7 @@ function OrderCard({ order, counts, busy, onCheck, onPack, onDispatch }: CardPro
       <h3 id="order-heading">
         Order {order.orderNumber} <span class={`badge status-${order.status}`}>{order.status}</span>
       </h3>
-      <p class="muted">externalId {order.externalId}</p>
+      <p class="muted">Reference {order.externalId}</p>
       <PrintLink to={`/console/print/slip/${encodeURIComponent(order.externalId)}`} label="Print packing slip" />
       {order.tote && (
         <p class="tote-tag">

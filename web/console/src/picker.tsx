@@ -407,7 +407,8 @@ function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef,
           {line.barcode ? ` · barcode ${line.barcode}` : ''}
         </p>
         <p class="quantity-needed">
-          Take <strong>{line.quantity}</strong> here for tote <strong>{line.tote}</strong>
+          {/* An unplaced product has no "here": it is found wherever it is. */}
+          Take <strong>{line.quantity}</strong> {placed ? 'here for' : 'for'} tote <strong>{line.tote}</strong>
         </p>
         <p class="unit-count">
           <span class="visually-hidden">Counted: </span>

@@ -170,7 +170,7 @@ function Slip({ order }: { order: PackOrder }) {
     <article class="sheet slip" aria-labelledby="sheet-heading">
       <h2 id="sheet-heading">Packing slip: order {order.orderNumber}</h2>
       <p>
-        externalId {order.externalId}
+        Reference {order.externalId}
         {order.tote ? ` · tote ${order.tote.number}${order.tote.label ? ` (${order.tote.label})` : ''}` : ''}
       </p>
       {order.customer?.name && <p>For {order.customer.name}</p>}

@@ -4,6 +4,11 @@ import { plural } from './text';
 
 /** Walking distances in the layout's unit: whole thousands grouped, one decimal at most (a small floor walks tens). */
 const distance = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+/**
+ * Below this many waves the saving is a small sample's: a few orders' products decide it, and the
+ * next waves may walk quite differently. The proposal says so next to its figure.
+ */
+const FEW_WAVES = 20;
 
 /**
  * Which products to move nearer the depot, judged by walking the period's completed waves again
@@ -69,6 +74,11 @@ function Proposal({ proposal, working, onApply }: { proposal: SlottingProposal; 
         Walking {distance.format(proposal.walkingBefore)} → {distance.format(proposal.walkingAfter)} (−{proposal.savingPercent.toFixed(1)}%) over{' '}
         {plural(proposal.waves, 'wave')}
       </p>
+      {proposal.waves < FEW_WAVES && (
+        <p class="uncertain">
+          Made from only {plural(proposal.waves, 'wave')}: few waves make an uncertain figure, and the next waves may save more or less.
+        </p>
+      )}
       <h4 id="slotting-moves-heading">Proposed moves</h4>
       <table aria-labelledby="slotting-moves-heading">
         <thead>
