@@ -1,7 +1,10 @@
-import { aisleX, backY, middleCrossAisleYs, positionY, type Layout, type Place } from './layout';
+import { WORK_COST, type Budget } from './budget';
+import { crossAisleYs, minimalCover, type ScatteredProblem } from './covers';
 import { pastDeadline } from './deadline';
+import { WalkLengths } from './incumbent';
+import { aisleX, positionY, type Layout } from './layout';
 import { mulberry32 } from './random';
-import { SubsetRoutes } from './walks';
+import type { SearchContext } from './search-context';
 
 /*
  * A short walk for items that stand at several places, found by large-neighbourhood search over
@@ -12,19 +15,12 @@ import { SubsetRoutes } from './walks';
  * its exact walk is no longer (a little longer early on, less and less so). Each place taken out
  * stays out of that repair unless nothing else holds what it held, so the search moves. Only
  * the new choice is measured by the exact route, so a round costs about one route: cheap next to
- * the search that proves a walk shortest (scattered.ts), whose unproven walks it shortens.
+ * the proof phase (proof.ts), whose unproven walks it shortens, and on floors of three blocks or
+ * more the one phase of the search that runs (scattered.ts).
  */
 
-/** Items at places (scattered storage): which places hold which items, and how many of each are wanted. */
-export interface ScatteredProblem {
-  layout: Layout;
-  /** Distinct places that hold units of some item. */
-  places: readonly Place[];
-  /** By place: the items there and their units, at most the item's demand. */
-  stock: readonly (readonly { item: number; units: number }[])[];
-  /** Units wanted, by item; the places hold at least that many of each. */
-  demand: readonly number[];
-}
+/** The problem's type, for the modules that name it here. */
+export type { ScatteredProblem } from './covers';
 
 export interface CoverSearchOptions {
   /** Seed of the random choices: the same seed gives the same walk. */
@@ -48,6 +44,27 @@ const AISLES_TAKEN_OUT = 3;
 const SHARE_TAKEN_OUT = 0.5;
 /** Spread of the random factor on each place's estimated cost, so that repeated repairs differ. */
 const NOISE = 0.3;
+/** Exact walks the large-neighbourhood search phase may measure from each start, at most. */
+const MEASURED_PER_START = 200;
+
+/**
+ * The large-neighbourhood search phase: `searchCovers` from the incumbent, then from the first
+ * greedy cover (the two often settle in different aisles), each with half of the budget.
+ */
+export function searchNeighbourhoods(context: SearchContext, budget: Budget): void {
+  const { problem, incumbent } = context;
+  const cost = WORK_COST.neighbour[context.blocks - 1]!;
+  const starts = [incumbent.places, context.greedy()];
+  starts.forEach((start, index) => {
+    const part = budget.share(1 / (starts.length - index));
+    // The start's own walk is measured too, and the walk found once more when it is offered.
+    const measures = Math.min(MEASURED_PER_START, Math.floor((part.left() - WORK_COST.walk[context.blocks - 1]!) / cost) - 1);
+    if (measures < 0 || budget.pastDeadline()) return;
+    const found = searchCovers(problem, start, { seed: incumbent.distance, measures });
+    part.charge(found.measured * cost);
+    incumbent.offer(found.places);
+  });
+}
 
 /**
  * The shortest walk the search finds from `start` (places that cover every demand), never longer
@@ -70,57 +87,6 @@ export function searchCovers(problem: ScatteredProblem, start: readonly number[]
   return { ...best, measured: walks.measured };
 }
 
-/** `chosen` less the places the others make needless, farthest from a cross aisle first: fewer places never lengthen the walk. */
-export function minimalCover(problem: ScatteredProblem, chosen: readonly number[]): number[] {
-  const { layout, places, stock, demand } = problem;
-  const crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
-  const depth = new Map<number, number>();
-  for (const place of chosen) {
-    const y = positionY(layout, places[place]!.position);
-    depth.set(place, Math.min(...crossYs.map((cross) => Math.abs(cross - y))));
-  }
-  const covered = new Float64Array(demand.length);
-  for (const place of chosen) for (const { item, units } of stock[place]!) covered[item]! += units;
-  const kept = new Set(chosen);
-  for (const place of [...kept].sort((a, b) => depth.get(b)! - depth.get(a)!)) {
-    if (stock[place]!.some(({ item, units }) => covered[item]! - units < demand[item]!)) continue;
-    kept.delete(place);
-    for (const { item, units } of stock[place]!) covered[item]! -= units;
-  }
-  return [...kept];
-}
-
-/** The exact shortest walk through sets of places, remembered by set. */
-export class WalkLengths {
-  private readonly known = new Map<string, number>();
-  private readonly routes: SubsetRoutes;
-  /** Walks measured, not counting those remembered. */
-  measured = 0;
-
-  constructor(
-    problem: Pick<ScatteredProblem, 'layout' | 'places'>,
-    private readonly allowed = Infinity,
-  ) {
-    this.routes = new SubsetRoutes(problem.layout, problem.places);
-  }
-
-  /** How many more walks may be measured. */
-  left(): number {
-    return this.allowed - this.measured;
-  }
-
-  length(places: readonly number[]): number {
-    const key = [...places].sort((a, b) => a - b).join(',');
-    let distance = this.known.get(key);
-    if (distance === undefined) {
-      this.measured++;
-      distance = this.routes.length(places);
-      this.known.set(key, distance);
-    }
-    return distance;
-  }
-}
-
 /** The ruin and repair steps, over one problem's geometry. */
 class CoverSearch {
   private readonly ys: number[];
@@ -136,7 +102,7 @@ class CoverSearch {
     private readonly random: () => number,
   ) {
     const { layout, places, stock, demand } = problem;
-    this.crossYs = [0, ...middleCrossAisleYs(layout), backY(layout)];
+    this.crossYs = crossAisleYs(layout);
     this.blocks = this.crossYs.length - 1;
     this.ys = places.map((place) => positionY(layout, place.position));
     this.subaisleOf = places.map((place, index) => {

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scatteredProblem, type ItemNeed, type Location } from '../../../src/floor/plan/items';
+import { Budget } from '../../../src/floor/plan/budget';
 import type { Layout } from '../../../src/floor/plan/layout';
-import { chooseScattered } from '../../../src/floor/plan/scattered';
+import { chooseScattered, PHASES } from '../../../src/floor/plan/scattered';
 import { CollectingTours } from '../../../src/floor/plan/walks/collecting';
 import { prepareCovering, shortestCoveringTour } from '../../../src/floor/plan/walks/covering';
 import { collectingFloorOf, mergeSlots } from './arbitraries';
@@ -61,4 +62,39 @@ describe('the choice of places (property)', () => {
     // Most of these floors are proven within the allowance: the claim above is tested, not skipped.
     expect(proven).toBeGreaterThan(RUNS / 2);
   }, 120_000);
+});
+
+describe('the allowance (Budget)', () => {
+  it('gives a share of what is left, a part of its own allowance, or a little more, never past its end', () => {
+    const budget = Budget.of(1000);
+    budget.charge(200);
+    const share = budget.share(0.5);
+    expect([share.allowance, share.left()]).toEqual([400, 400]);
+    share.charge(100);
+    expect([share.used, share.left(), budget.left(), budget.spent]).toEqual([100, 300, 700, 300]);
+    expect(share.upTo(0.5).left()).toBe(100);
+    expect(share.next(10_000).left()).toBe(300);
+    share.charge(1000);
+    expect([share.left(), share.exhausted(), budget.left()]).toEqual([0, true, 0]);
+    expect(budget.share(1).left()).toBe(0);
+  });
+
+  // The first walk is built whatever the allowance: an allowance smaller than it is overrun by it.
+  it('is a ceiling: the phases never spend more than the allowance together, whatever it is, and the same problem gets the same answer', () => {
+    fc.assert(
+      fc.property(instances, fc.integer({ min: 2_000_000, max: 20_000_000 }), ({ layout, needs }, work) => {
+        const problem = scatteredProblem(layout, needs);
+        const choice = chooseScattered(problem, work);
+        expect(choice.work).toBeLessThanOrEqual(work);
+        expect(chooseScattered(problem, work)).toEqual(choice);
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+
+  it('runs the phases in the order of the table, the proof first and each after it only on a walk left unproven', () => {
+    expect(PHASES.map(({ name }) => name)).toEqual(['proof', 'narrower floors', 'large-neighbourhood search', 'random exact reinsertion']);
+    expect(PHASES.every(({ share }) => share > 0 && share <= 1)).toBe(true);
+    expect(PHASES[PHASES.length - 1]!.share).toBe(1);
+  });
 });
