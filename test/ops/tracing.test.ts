@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, tracingSettings } from '../../src/config';
@@ -49,65 +47,41 @@ interface OtlpAttribute {
 const flatten = (attributes: OtlpAttribute[] = []): Record<string, AttributeValue> =>
   Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue === undefined ? undefined : Number(value.intValue)) ?? value.boolValue ?? value.doubleValue]));
 
-/** An OTLP/HTTP collector on loopback: keeps the spans of every JSON export POSTed to /v1/traces. */
-class Collector {
-  readonly spans: ReceivedSpan[] = [];
-  /** Every request it got, whatever its path. */
-  requests = 0;
-  #server: Server;
-  url = '';
-
-  constructor() {
-    this.#server = createServer((req, res) => {
-      this.requests++;
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
-          res.writeHead(404).end();
-          return;
-        }
-        const text = (req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8');
-        const { resourceSpans = [] } = JSON.parse(text) as {
-          resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { spans?: (Omit<ReceivedSpan, 'attributes' | 'resource' | 'status'> & { attributes?: OtlpAttribute[]; status?: { code?: number } })[] }[] }[];
-        };
-        for (const { resource, scopeSpans = [] } of resourceSpans) {
-          for (const { spans = [] } of scopeSpans) {
-            for (const span of spans) {
-              this.spans.push({
-                traceId: span.traceId,
-                spanId: span.spanId,
-                parentSpanId: span.parentSpanId ?? '',
-                name: span.name,
-                kind: span.kind,
-                status: span.status?.code ?? 0,
-                attributes: flatten(span.attributes),
-                resource: flatten(resource?.attributes),
-              });
-            }
-          }
-        }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-
-  childrenOf(span: ReceivedSpan): ReceivedSpan[] {
-    return this.spans.filter((other) => other.traceId === span.traceId && other.parentSpanId === span.spanId);
-  }
+/**
+ * An OTLP/HTTP collector on loopback: the webhook tests' receiver, which keeps every JSON body
+ * POSTed to it, here at /v1/traces. `spans` reads the spans out of what it got.
+ */
+async function startCollector(): Promise<{ receiver: Receiver; url: string; spans(): ReceivedSpan[] }> {
+  const receiver = await new Receiver().start();
+  receiver.answer = () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
+  return { receiver, url: new URL(receiver.url).origin, spans: () => receiver.requests.filter((request) => request.path === '/v1/traces').flatMap((request) => spansOf(request.body as unknown as OtlpExport)) };
 }
+
+interface OtlpExport {
+  resourceSpans?: {
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeSpans?: { spans?: (Omit<ReceivedSpan, 'attributes' | 'resource' | 'status'> & { attributes?: OtlpAttribute[]; status?: { code?: number } })[] }[];
+  }[];
+}
+
+function spansOf({ resourceSpans = [] }: OtlpExport): ReceivedSpan[] {
+  return resourceSpans.flatMap(({ resource, scopeSpans = [] }) =>
+    scopeSpans.flatMap(({ spans = [] }) =>
+      spans.map((span) => ({
+        traceId: span.traceId,
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId ?? '',
+        name: span.name,
+        kind: span.kind,
+        status: span.status?.code ?? 0,
+        attributes: flatten(span.attributes),
+        resource: flatten(resource?.attributes),
+      })),
+    ),
+  );
+}
+
+const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) => spans.filter((span) => span.traceId === parent.traceId && span.parentSpanId === parent.spanId);
 
 /** POSTs `body` with the admin token, the second half of it written 50 ms after the first. */
 function postInTwoWrites(url: string, body: unknown): Promise<{ status: number; requestId: string; body: string }> {
@@ -128,14 +102,14 @@ const log = pino({ level: 'silent' });
 const SECRET = 'whsec_tracing_tests_0123456789abcdef';
 
 describe('traces: requests, SQL, planning and deliveries, sent to the OTLP endpoint', () => {
-  let collector: Collector;
+  let collector: Awaited<ReturnType<typeof startCollector>>;
   let tracing: Tracing | undefined;
   let ctx: TestContext;
   let receiver: Receiver;
   let worker: DeliveryWorker | undefined;
 
   beforeAll(async () => {
-    collector = await new Collector().start();
+    collector = await startCollector();
     const settings = tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'pickport-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test' });
     // Before the database opens, as the service does: its statements are traced only then.
     tracing = await startTracing(settings, log);
@@ -147,7 +121,7 @@ describe('traces: requests, SQL, planning and deliveries, sent to the OTLP endpo
     await receiver?.close();
     await ctx?.close();
     await tracing?.shutdown();
-    await collector?.close();
+    await collector?.receiver.close();
   });
 
   it('takes the endpoint from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, or OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces', () => {
@@ -176,7 +150,7 @@ describe('traces: requests, SQL, planning and deliveries, sent to the OTLP endpo
     const requestId = routed.requestId;
     await tracing!.forceFlush();
 
-    const request = await waitFor('the request span', () => collector.spans.find((span) => span.attributes['pickport.request_id'] === requestId));
+    const request = await waitFor('the request span', () => collector.spans().find((span) => span.attributes['pickport.request_id'] === requestId));
     expect(request).toMatchObject({
       name: 'POST /api/v1/warehouse/tenants/:slug/routes',
       kind: 2,
@@ -189,7 +163,7 @@ describe('traces: requests, SQL, planning and deliveries, sent to the OTLP endpo
       },
       resource: { 'service.name': 'pickport-test', 'deployment.environment.name': 'test' },
     });
-    const children = collector.childrenOf(request);
+    const children = childrenOf(collector.spans(), request);
     const statements = children.filter((span) => span.attributes['db.system.name'] === 'postgresql');
     expect(statements.length).toBeGreaterThanOrEqual(2);
     for (const statement of statements) {
@@ -209,7 +183,7 @@ describe('traces: requests, SQL, planning and deliveries, sent to the OTLP endpo
     const unmatched = await ctx.admin('GET', `/api/v1/nothing/${randomUUID()}`);
     expect(unmatched.status).toBe(404);
     await tracing!.forceFlush();
-    const span = await waitFor('its span', () => collector.spans.find((received) => received.attributes['pickport.request_id'] === unmatched.headers['x-request-id']));
+    const span = await waitFor('its span', () => collector.spans().find((received) => received.attributes['pickport.request_id'] === unmatched.headers['x-request-id']));
     expect(span.name).toBe('GET');
     expect(span.attributes['http.route']).toBeUndefined();
     expect(span.attributes['http.response.status_code']).toBe(404);
@@ -227,9 +201,9 @@ describe('traces: requests, SQL, planning and deliveries, sent to the OTLP endpo
     const eventId = String(receiver.requests.find((request) => request.path.startsWith(new URL(url).pathname))!.headers['x-service-event-id']);
     await waitFor('its span', async () => {
       await tracing!.forceFlush();
-      return collector.spans.some((span) => span.name === 'webhook delivery' && span.attributes['pickport.event_id'] === eventId);
+      return collector.spans().some((span) => span.name === 'webhook delivery' && span.attributes['pickport.event_id'] === eventId);
     });
-    const delivery = collector.spans.find((span) => span.name === 'webhook delivery' && span.attributes['pickport.event_id'] === eventId)!;
+    const delivery = collector.spans().find((span) => span.name === 'webhook delivery' && span.attributes['pickport.event_id'] === eventId)!;
     expect(delivery).toMatchObject({
       kind: 3,
       parentSpanId: '',
@@ -244,7 +218,7 @@ describe('traces: requests, SQL, planning and deliveries, sent to the OTLP endpo
       },
     });
     // The endpoint's path and query may hold the receiver's secret: never in a span.
-    expect(JSON.stringify(collector.spans)).not.toContain('receiver-secret');
+    expect(JSON.stringify(collector.spans())).not.toContain('receiver-secret');
   });
 });
 
@@ -265,20 +239,20 @@ describe('traces: off without an endpoint', () => {
 });
 
 describe('traces: a serve process', { timeout: 120_000 }, () => {
-  let collector: Collector;
+  let collector: Awaited<ReturnType<typeof startCollector>>;
   let ctx: TestContext | undefined;
   let processes: PickportProcesses;
   const dataDir = mkdtempSync(join(tmpdir(), 'pickport-tracing-serve-'));
 
   beforeAll(async () => {
-    collector = await new Collector().start();
+    collector = await startCollector();
     if (usingPostgres) ctx = await createTestContext();
     processes = ctx ? await PickportProcesses.forContext(ctx) : PickportProcesses.embedded(dataDir);
   });
   afterAll(async () => {
     processes?.killAll();
     await ctx?.close();
-    await collector?.close();
+    await collector?.receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -288,12 +262,12 @@ describe('traces: a serve process', { timeout: 120_000 }, () => {
     const response = await fetch(`${url}/api/v1/admin/tenants`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(response.status).toBe(200);
     const requestId = response.headers.get('x-request-id');
-    expect(collector.spans).toEqual([]);
+    expect(collector.spans()).toEqual([]);
 
     process.child.kill('SIGTERM');
     expect(await process.exited).toBe(0);
-    const request = collector.spans.find((span) => span.attributes['pickport.request_id'] === requestId);
+    const request = collector.spans().find((span) => span.attributes['pickport.request_id'] === requestId);
     expect(request).toMatchObject({ name: 'GET /api/v1/admin/tenants', resource: { 'service.name': 'pickport' } });
-    expect(collector.childrenOf(request!).some((span) => span.attributes['db.system.name'] === 'postgresql')).toBe(true);
+    expect(childrenOf(collector.spans(), request!).some((span) => span.attributes['db.system.name'] === 'postgresql')).toBe(true);
   });
 });
