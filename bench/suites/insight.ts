@@ -116,8 +116,8 @@ async function seed(db: Db, tenantId: string): Promise<void> {
       FROM generate_series(${from}::integer, ${to}::integer) g
     `.execute(db);
     await sql`
-      INSERT INTO waves (tenant_id, id, status, policy, distance, s_shape_distance, picker_id, created_at, updated_at)
-      SELECT ${tenantId}, md5('w' || w)::uuid, 'COMPLETED', 'optimal', 80 + w % 40, 110 + w % 50, md5('picker' || w % ${PICKERS}::integer)::uuid,
+      INSERT INTO waves (tenant_id, id, number, status, policy, distance, s_shape_distance, picker_id, created_at, updated_at)
+      SELECT ${tenantId}, md5('w' || w)::uuid, w + 1, 'COMPLETED', 'optimal', 80 + w % 40, 110 + w % 50, md5('picker' || w % ${PICKERS}::integer)::uuid,
         ${sql`now() - interval '${sql.raw(String(HISTORY_DAYS))} days' + w * ${ORDERS_PER_WAVE}::integer * interval '${sql.raw(step)}'`} + interval '30 minutes',
         ${sql`now() - interval '${sql.raw(String(HISTORY_DAYS))} days' + w * ${ORDERS_PER_WAVE}::integer * interval '${sql.raw(step)}'`} + interval '50 minutes'
       FROM generate_series(${from / ORDERS_PER_WAVE}::integer, ${(to + 1) / ORDERS_PER_WAVE - 1}::integer) w

@@ -51,7 +51,7 @@ export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { tenantId, user } = request.staff;
       const deadline = app.planner.deadline();
       return withFreshPlan(
-        (excluded) => planWave(db, app.planner, tenantId, waveRequest({}), excluded, deadline),
+        (excluded, previous) => planWave(waveRequest({}), { db, planner: app.planner, tenantId, excluded, deadline, previous }),
         (planned) => waveWrite(request, reply, (tx) => startPickerWave(tx, tenantId, user.id, planned)),
         { planFirst: false },
       );

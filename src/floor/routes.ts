@@ -156,7 +156,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const tenantId = await tenantIdOf(db, request.params.slug);
       const wanted = waveRequest(request.body);
       return withFreshPlan(
-        (excluded) => planWave(db, app.planner, tenantId, wanted, excluded, deadline),
+        (excluded, previous) => planWave(wanted, { db, planner: app.planner, tenantId, excluded, deadline, previous }),
         (planned) => waveWrite(request, reply, request.params.slug, async (tx) => ({ ...(await makePlannedWave(tx, tenantId, planned!)), created: true })),
       );
     },

@@ -31,8 +31,8 @@ export interface FloorTables {
   waves: {
     tenant_id: string;
     id: Generated<string>;
-    /** 1, 2, 3… per tenant in the order waves are made: set by the database on insert (migration 032), never changed. */
-    number: ColumnType<number, never, never>;
+    /** 1, 2, 3… per tenant, taken before the wave is made (takeWaveNumber, migration 032), never changed. */
+    number: ColumnType<number, number, never>;
     status: WaveStatus;
     policy: string;
     distance: Numeric;

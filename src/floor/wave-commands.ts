@@ -38,6 +38,8 @@ export interface PlannedWave {
   request: WaveRequest;
   /** The orders' ids, in tote order. */
   orderIds: string[];
+  /** The wave's number in its warehouse, taken when it was first planned (takeWaveNumber). */
+  number: number;
   /** The layout the lines were planned on, and a fingerprint of the orders' items and their products' places, as read. */
   layout: Layout;
   basis: string;
@@ -71,12 +73,12 @@ const CHANGES_PER_REQUEST = 3;
  * PlanOvertaken to ask for one.
  */
 export async function withFreshPlan<R>(
-  plan: (excluded: readonly string[]) => Promise<PlannedWave>,
+  plan: (excluded: readonly string[], previous: PlannedWave | undefined) => Promise<PlannedWave>,
   make: (planned: PlannedWave | undefined) => Promise<R>,
   { planFirst = true }: { planFirst?: boolean } = {},
 ): Promise<R> {
   const excluded: string[] = [];
-  let planned = planFirst ? await plan(excluded) : undefined;
+  let planned = planFirst ? await plan(excluded, undefined) : undefined;
   for (let changes = 0; ; ) {
     try {
       return await make(planned);
@@ -86,17 +88,31 @@ export async function withFreshPlan<R>(
         throw concurrentUpdate('The orders kept changing while the wave was planned; retry the request');
       }
       excluded.push(...error.taken);
-      planned = await plan(excluded);
+      planned = await plan(excluded, planned);
     }
   }
+}
+
+/** What a wave is planned with besides its request: see planWave. */
+export interface WavePlanning {
+  db: Executor;
+  planner: Planner;
+  tenantId: string;
+  /** Orders another wave took since an earlier plan of this request. */
+  excluded: readonly string[];
+  /** When the request must have its answer (Planner.deadline). */
+  deadline: number;
+  /** The request's earlier plan, overtaken: its wave number is kept. */
+  previous?: PlannedWave | undefined;
 }
 
 /**
  * Plans a wave from an unlocked read: the named orders, or the first cart of the plan for the pool
  * of PENDING orders without issues but the `excluded` (planPool), routed on the layout, each product
- * taken from its slots (planWaveLines, on the planner's threads, within the request's `deadline`).
+ * taken from its slots (planWaveLines, on the planner's threads, within the request's `deadline`),
+ * with the wave's number (the earlier plan's, else a new one).
  */
-export async function planWave(db: Executor, planner: Planner, tenantId: string, request: WaveRequest, excluded: readonly string[], deadline: number): Promise<PlannedWave> {
+export async function planWave(request: WaveRequest, { db, planner, tenantId, excluded, deadline, previous }: WavePlanning): Promise<PlannedWave> {
   const layout = await requireLayout(db, tenantId);
   let orderIds: string[];
   if (request.orders) orderIds = checkedNamedOrders(request.orders, await namedOrders(db, tenantId, request.orders)).map((order) => order.id);
@@ -112,7 +128,7 @@ export async function planWave(db: Executor, planner: Planner, tenantId: string,
   const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))]);
   const tote = new Map(orderIds.map((id, index) => [id, index + 1]));
   const walk = await planner.run('planWaveLines', [layout, items, tote, places, request.policy], { deadline });
-  return { request, orderIds, layout, basis, walk };
+  return { request, orderIds, number: previous?.number ?? (await takeWaveNumber(db, tenantId)), layout, basis, walk };
 }
 
 /**
@@ -131,6 +147,7 @@ export async function makePlannedWave(tx: Tx, tenantId: string, planned: Planned
     .insertInto('waves')
     .values({
       tenant_id: tenantId,
+      number: planned.number,
       status: 'PICKING',
       policy: request.policy,
       distance: walk.distance,
@@ -260,6 +277,18 @@ function checkedNamedOrders(externalIds: string[], rows: OrderRow[]): OrderRow[]
     }
     return order;
   });
+}
+
+/**
+ * The tenant's next wave number, by a statement of its own: the counter's row is locked only while
+ * it runs, not for the wave's transaction, so waves made at once never wait for each other.
+ */
+async function takeWaveNumber(db: Executor, tenantId: string): Promise<number> {
+  const { rows } = await sql<{ last_number: number }>`
+    INSERT INTO wave_numbers AS counter (tenant_id, last_number) VALUES (${tenantId}, 1)
+    ON CONFLICT (tenant_id) DO UPDATE SET last_number = counter.last_number + 1
+    RETURNING last_number`.execute(db);
+  return rows[0]!.last_number;
 }
 
 /**

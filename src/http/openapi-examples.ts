@@ -210,6 +210,7 @@ const waveLine = (orderExternalId: string, tote: number, productExternalId: stri
 });
 const wave = (status: 'PICKING' | 'COMPLETED' | 'RELEASED', picked: boolean) => ({
   id: '6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817',
+  number: 12,
   status,
   policy: 's-shape',
   distance: 118.4,
@@ -480,6 +481,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         waves: [
           {
             id: picking.id,
+            number: picking.number,
             picker,
             progress: { stopsDone: 1, stopsTotal: 2, distanceLeft: 96.4 },
             orders: 2,
@@ -510,6 +512,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         waves: [
           {
             id: picking.id,
+            number: picking.number,
             picker,
             policy: picking.policy,
             distance: picking.distance,

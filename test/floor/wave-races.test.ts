@@ -60,13 +60,14 @@ describe('floor: waves made at the same time never share an order', () => {
   it('a wave planned before its product changed is not made from the stale plan: it is planned again', async () => {
     const [id] = await placeOrders('STALE', 1);
     const request: WaveRequest = { maxOrders: 8, maxItems: 40, policy: 'optimal', orders: [id!] };
-    const plan = (excluded: readonly string[]) => planWave(ctx.database.db, ctx.app.planner, tenant.id, request, excluded, ctx.app.planner.deadline());
+    const plan = (excluded: readonly string[], previous?: PlannedWave) =>
+      planWave(request, { db: ctx.database.db, planner: ctx.app.planner, tenantId: tenant.id, excluded, deadline: ctx.app.planner.deadline(), previous });
     const stale = await plan([]);
     expect((await tenant.api.post('/products', { externalId: 'BOX', sku: 'SKU-BOX', name: 'Product BOX', locationCode: 'A-01', stock: 9_999 })).status).toBe(200);
     const make = (planned: PlannedWave) => ctx.database.db.transaction().execute((tx) => makePlannedWave(tx, tenant.id, planned));
     await expect(make(stale)).rejects.toBeInstanceOf(PlanOvertaken);
     let plans = 0;
-    const made = await withFreshPlan((excluded) => (plans++, plan(excluded)), (planned) => make(planned ?? stale), { planFirst: false });
+    const made = await withFreshPlan((excluded, previous) => (plans++, plan(excluded, previous)), (planned) => make(planned ?? stale), { planFirst: false });
     expect(plans).toBe(1);
     expect((await floor.get(`/waves/${made.waveId}`)).body.data.orders.map((o: { externalId: string }) => o.externalId)).toEqual([id]);
     await floor.post(`/waves/${made.waveId}/release`);
@@ -93,7 +94,8 @@ describe('floor: waves made at the same time never share an order', () => {
     const limits: WaveRequest = { maxOrders: 3, maxItems: 40, policy: 'optimal' };
     const waveOrders = async (trx: HeldTransaction, waveId: string) => (await loadWave(trx, tenant.id, waveId)).orders.map((o) => o.externalId);
     /** A wave planned outside any transaction, as the routes plan one. */
-    const plan = (request: WaveRequest, excluded: readonly string[] = []) => planWave(ctx.database.db, ctx.app.planner, tenant.id, request, excluded, ctx.app.planner.deadline());
+    const plan = (request: WaveRequest, excluded: readonly string[] = [], previous?: PlannedWave) =>
+      planWave(request, { db: ctx.database.db, planner: ctx.app.planner, tenantId: tenant.id, excluded, deadline: ctx.app.planner.deadline(), previous });
 
     it('two plans made at once choose the same cart; the second, overtaken under its lock, is planned again and takes other orders without waiting', async () => {
       const ids = await placeOrders('HELD', 6);
@@ -107,7 +109,7 @@ describe('floor: waves made at the same time never share an order', () => {
         let plans = 0;
         // Would hang (and time out) if the second waited for the first's locks.
         const b = await withFreshPlan(
-          (excluded) => (plans++, plan(limits, excluded)),
+          (excluded, previous) => (plans++, plan(limits, excluded, previous)),
           (planned) => makePlannedWave(second.trx, tenant.id, planned ?? planB),
           { planFirst: false },
         );

@@ -1,13 +1,11 @@
 -- A wave's number: short, unique in its warehouse (tenant), 1, 2, 3… in the order the waves are
--- made. People name waves by it (the console shows W-0012): two waves made in the same minute
+-- numbered. People name waves by it (the console shows W-0012): two waves made in the same minute
 -- have ids that begin alike, never the same number.
 --
--- The number is set by the database as the wave is inserted, whoever inserts it: a row per tenant
--- in wave_numbers holds the last number given, and a trigger takes the next one. That row stays
--- locked until the inserting transaction ends, so two waves of one tenant made at once take their
--- numbers one after the other (the rest of a wave's transaction is short: its orders are locked
--- and checked before the wave is inserted); tenants never wait for each other. A wave whose
--- transaction rolls back gives its number back with it: numbers have no gaps.
+-- A row per tenant in wave_numbers holds the last number given. The service takes a wave's number
+-- by a statement of its own, before the wave's transaction (so that two waves made at once never
+-- wait for each other's commit on that row), and inserts the wave with it. A number taken for a
+-- wave that is not made after all is not given again: numbers may skip one.
 
 CREATE TABLE wave_numbers (
   tenant_id uuid PRIMARY KEY REFERENCES tenants (id) ON DELETE CASCADE,
@@ -25,16 +23,6 @@ INSERT INTO wave_numbers (tenant_id, last_number) SELECT tenant_id, max(number) 
 ALTER TABLE waves ALTER COLUMN number SET NOT NULL, ADD CONSTRAINT waves_number_positive CHECK (number >= 1);
 CREATE UNIQUE INDEX waves_by_number ON waves (tenant_id, number);
 
--- Every insert takes the tenant's next number; a number given in the insert is replaced.
-CREATE FUNCTION number_new_wave() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO wave_numbers AS counter (tenant_id, last_number) VALUES (NEW.tenant_id, 1)
-  ON CONFLICT (tenant_id) DO UPDATE SET last_number = counter.last_number + 1
-  RETURNING last_number INTO NEW.number;
-  RETURN NEW;
-END
-$$;
-CREATE TRIGGER waves_numbered BEFORE INSERT ON waves FOR EACH ROW EXECUTE FUNCTION number_new_wave();
 -- A wave keeps its number.
 CREATE FUNCTION refuse_wave_renumbering() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
