@@ -11,7 +11,7 @@ const root = join(import.meta.dirname, '..');
 // Bundled into dist/ rather than loaded from node_modules: plain ES modules spread over hundreds of
 // files each, whose loading (a read, a resolution and a compilation per file) was a large part of
 // every start. Every other package stays in node_modules.
-const BUNDLED = new Set(['kysely', '@sinclair/typebox', '@fastify/type-provider-typebox', 'fastify', '@fastify/swagger', '@fastify/cookie', '@fastify/fast-json-stringify-compiler', 'ajv', 'ajv-formats', 'prom-client', 'secure-json-parse', 'ipaddr.js', 'pino', 'commander']);
+const BUNDLED = new Set(['@opentelemetry/api', 'kysely', '@sinclair/typebox', '@fastify/type-provider-typebox', 'fastify', '@fastify/swagger', '@fastify/cookie', '@fastify/fast-json-stringify-compiler', 'ajv', 'ajv-formats', 'prom-client', 'secure-json-parse', 'ipaddr.js', 'pino', 'commander']);
 const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name)).flatMap((name) => [name, `${name}/*`]);
 // Chunk names change with their content: the previous build's would stay behind.

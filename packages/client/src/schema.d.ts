@@ -10364,6 +10364,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *           "number": 12,
                      *           "status": "PICKING",
                      *           "policy": "s-shape",
                      *           "distance": 118.4,
@@ -10652,6 +10653,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -11088,6 +11090,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -11354,6 +11357,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -11612,6 +11616,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "COMPLETED",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -11870,6 +11875,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "RELEASED",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -13350,6 +13356,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -13610,6 +13617,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -13806,6 +13814,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -14084,6 +14093,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -14387,6 +14397,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -14670,6 +14681,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "COMPLETED",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -15654,6 +15666,7 @@ export interface operations {
                      *         "waves": [
                      *           {
                      *             "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *             "number": 12,
                      *             "picker": {
                      *               "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
                      *               "username": "mara",
@@ -15876,6 +15889,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *           "number": 12,
                      *           "status": "PICKING",
                      *           "policy": "s-shape",
                      *           "distance": 118.4,
@@ -16158,6 +16172,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -16598,6 +16613,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -16869,6 +16885,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "RELEASED",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -17163,6 +17180,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -17612,6 +17630,7 @@ export interface operations {
                      *         "waves": [
                      *           {
                      *             "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *             "number": 12,
                      *             "picker": {
                      *               "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
                      *               "username": "mara",

@@ -996,6 +996,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -1256,6 +1257,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -1452,6 +1454,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -1730,6 +1733,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -2033,6 +2037,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -2316,6 +2321,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "COMPLETED",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -3300,6 +3306,7 @@ export interface operations {
                      *         "waves": [
                      *           {
                      *             "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *             "number": 12,
                      *             "picker": {
                      *               "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
                      *               "username": "mara",
@@ -3522,6 +3529,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *           "number": 12,
                      *           "status": "PICKING",
                      *           "policy": "s-shape",
                      *           "distance": 118.4,
@@ -3804,6 +3812,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -4244,6 +4253,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -4515,6 +4525,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "RELEASED",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -4809,6 +4820,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *         "number": 12,
                      *         "status": "PICKING",
                      *         "policy": "s-shape",
                      *         "distance": 118.4,
@@ -5258,6 +5270,7 @@ export interface operations {
                      *         "waves": [
                      *           {
                      *             "id": "6e5d4c3b-2a19-4f08-8e7d-6c5b4a392817",
+                     *             "number": 12,
                      *             "picker": {
                      *               "id": "8c7b6a59-4837-4261-9f50-1e2d3c4b5a69",
                      *               "username": "mara",
