@@ -9,10 +9,11 @@ import { inSpan, type SpanNotes } from '../../http/tracing';
 import type { PlannerTasks, TaskName } from './tasks';
 
 /**
- * The share of the deadline a caller with a quick answer waits beyond it for the thread's: a
- * search past its deadline stops at its next check and still routes the walk it chose.
+ * The share of the deadline kept for after the search: a search stops this much before the
+ * request's deadline (at its next check), then still routes the walk it chose and sends it over,
+ * so that its answer comes by the deadline, when a caller with a quick answer stops waiting.
  */
-const GRACE = 0.05;
+const FINISHING = 0.1;
 /** Seconds a client is told to wait before retrying a request the planner could not take. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -29,8 +30,8 @@ export interface RunOptions<R> {
   deadline: number;
   /**
    * The answer made on the request's own thread when the planner cannot give one in time: its
-   * queue is full, or the deadline (and a little grace) has passed. Without it, a full queue is
-   * 503 and the caller waits for the thread, whose search stops at the deadline.
+   * queue is full, or the deadline has passed. Without it, a full queue is 503 and the caller waits
+   * for the thread, whose search stops before the deadline.
    */
   quick?: () => R;
 }
@@ -100,11 +101,12 @@ export class Planner {
       return quick();
     }
     this.#inFlight++;
-    const task = (this.#pool.run({ name, args, deadline }) as Promise<Answer>).finally(() => this.#inFlight--).catch(threadStopped);
+    const searchDeadline = deadline - FINISHING * this.#deadlineMs;
+    const task = (this.#pool.run({ name, args, deadline: searchDeadline }) as Promise<Answer>).finally(() => this.#inFlight--).catch(threadStopped);
     if (!quick) return task;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()) + GRACE * this.#deadlineMs);
+      timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()));
     });
     try {
       const answer = await Promise.race([task, late]);
