@@ -3,7 +3,7 @@ import type { Executor, Tx } from '../db';
 import { LOCK_CLASS, lockInClass } from '../db/locks';
 import type { DomainEvent } from '../events/types';
 import { ApiError, concurrentUpdate, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
-import { moveOrder } from '../orders/lifecycle';
+import { moveOrders } from '../orders/lifecycle';
 import type { OrderRow } from '../orders/store';
 import { completePickedOrders, type OrderToComplete } from '../warehouse/order-picking';
 import type { WaveLimits } from './plan/batching';
@@ -167,8 +167,7 @@ export async function makePlannedWave(tx: Tx, tenantId: string, planned: Planned
     FROM jsonb_to_recordset(${JSON.stringify(walk.lines)}::jsonb) AS l(order_id uuid, item_position integer, part integer, product_external_id text,
       quantity numeric, walk integer, stop integer, location_code text, aisle integer, position integer)`.execute(tx);
 
-  const events: DomainEvent[] = [];
-  for (const order of orders) events.push((await moveOrder(tx, order, 'IN_PICKING')).event);
+  const events = await moveOrders(tx, orders, 'IN_PICKING');
   return { waveId: wave.id, events };
 }
 
@@ -443,8 +442,7 @@ export async function releaseWave(tx: Tx, tenantId: string, waveId: string): Pro
     .orderBy('id')
     .forUpdate()
     .execute();
-  const events: DomainEvent[] = [];
-  for (const order of orders) events.push((await moveOrder(tx, order, 'PENDING')).event);
+  const events = await moveOrders(tx, orders, 'PENDING');
   await setStatus(tx, tenantId, waveId, 'RELEASED');
   return events;
 }

@@ -65,3 +65,22 @@ export async function moveOrder(
     .executeTakeFirstOrThrow();
   return { order: moved, event: statusChanged(moved, order.status) };
 }
+
+/**
+ * Moves locked orders to `to` as moveOrder does, in one statement (a wave's orders, made or
+ * released together); their events in the order given.
+ */
+export async function moveOrders(tx: Tx, orders: readonly OrderRow[], to: OrderStatus): Promise<DomainEvent[]> {
+  const refused = orders.find((order) => !canMove(order.status, to));
+  if (refused) throw conflict(`Order ${refused.external_id} is ${refused.status}; it cannot move to ${to}`);
+  if (orders.length === 0) return [];
+  const moved = await tx
+    .updateTable('orders')
+    .set({ status: to, updated_at: sql<Date>`now()` })
+    .where('tenant_id', '=', orders[0]!.tenant_id)
+    .where('id', 'in', orders.map((order) => order.id))
+    .returningAll()
+    .execute();
+  const byId = new Map(moved.map((order) => [order.id, order]));
+  return orders.map((order) => statusChanged(byId.get(order.id)!, order.status));
+}
