@@ -109,15 +109,20 @@ interface TrackedSubaisle {
   work: number;
 }
 
-/** What a collecting tour is asked: the prices of a unit of each item, the places it must pass or is paid nothing at, and the subaisles it must walk into. */
+/**
+ * What a collecting tour is asked: the prices of a unit of each item, the places it must pass or
+ * is paid nothing at, and the subaisles it must walk into. Every field is always set, in this
+ * order: terms of one shape keep the reads of them in each subaisle's sweep monomorphic (terms
+ * without `forbidden` made the tours about 5% slower).
+ */
 interface TourTerms {
   prices: Float64Array;
   /** 1 for each place the tour must pass. */
   required: Uint8Array;
   /** 1 for each place the tour is paid nothing at. */
-  forbidden?: Uint8Array | undefined;
+  forbidden: Uint8Array | undefined;
   /** By subaisle (aisle-major, then block): 1 where the tour must walk in. */
-  entered?: Uint8Array | undefined;
+  entered: Uint8Array | undefined;
 }
 
 /** The ways taken through an aisle's blocks so far for one code: their value, the code after them, their shapes as a combination's key. */
@@ -781,7 +786,7 @@ export class CollectingTours {
   toGo(prices: Float64Array, required: Uint8Array = new Uint8Array(this.floor.ys.length), entered?: Uint8Array): { byBoundary: number[][]; work: number } {
     const { floor, blocks, combos, cost, optionCost, space } = this;
     let work = this.sweepWork;
-    const { lastRequired } = this.prepare({ prices, required, entered });
+    const { lastRequired } = this.prepare({ prices, required, forbidden: undefined, entered });
     const options: Float64Array[] = [];
     for (let aisle = 1; aisle <= floor.aisles; aisle++) {
       const base = (aisle - 1) * blocks * SHAPE_COUNT;
@@ -857,7 +862,7 @@ export class CollectingTours {
     const { floor, blocks, space } = this;
     const tracking = new Tracking(floor, this.goods, tracked, undefined);
     const { total } = tracking;
-    const terms: TourTerms = { prices, required, entered };
+    const terms: TourTerms = { prices, required, forbidden: undefined, entered };
     const { lastRequired } = this.prepare(terms);
     let work = this.sweepWork;
     const subaisles: TrackedSubaisle[] = [];
