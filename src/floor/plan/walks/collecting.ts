@@ -334,6 +334,9 @@ export class CollectingTours {
   private readonly demand: Float64Array;
   /** The most units of each item a part is paid for in the sweep under way: the demand, less what tracked items already have. */
   private caps: Float64Array;
+  /** In the subaisle `fillPatterns` filled last: the first and the last place the tour must pass (the count and -1 for none). */
+  private firstRequired = 0;
+  private lastRequired = -1;
   /** What the sweeps over every subaisle's places count as, in transitions: four looks at each unit held. */
   private readonly sweepWork: number;
 
@@ -409,6 +412,8 @@ export class CollectingTours {
       if (firstRequired === n) firstRequired = i;
       lastRequired = i;
     }
+    this.firstRequired = firstRequired;
+    this.lastRequired = lastRequired;
     // The front part as far as i, then the back part from j: each paid for apart.
     let all = 0;
     for (let i = 0; i < n; i++) {
@@ -737,13 +742,7 @@ export class CollectingTours {
       const known = best.get(id);
       if (!known || walked - untrackedGain < known.cost) best.set(id, { shape, cost: walked - untrackedGain, gain: untrackedGain, frontReach, backReach, passes });
     };
-    let firstRequired = n;
-    let lastRequired = -1;
-    for (let i = 0; i < n; i++) {
-      if (!required[places[i]!]) continue;
-      if (firstRequired === n) firstRequired = i;
-      lastRequired = i;
-    }
+    const { firstRequired, lastRequired } = this;
     offer(ONCE, length, all, n - 1, n);
     offer(TWICE, 2 * length, all, n - 1, n);
     const walkedFront = (i: number) => 2 * (ys[places[i]!]! - front);
