@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db';
 import type { WaveLimits } from './plan/batching';
 import { placesOfLine, type ItemSlot, type Location } from './plan/items';
-import type { Layout, Place } from './plan/layout';
+import type { Layout } from './plan/layout';
 import { planStillRight, type CurrentPlan, type PlanMade, type SignedOrder } from './plan/plan-reuse';
 import { urgencyRanks } from './plan/urgency';
 import { requireLayout } from './layout-store';
