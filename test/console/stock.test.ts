@@ -4,7 +4,7 @@ import { stockOf } from '../orders/helpers';
 import { floorWithOrders, signedIn } from './helpers';
 
 /*
- * A supervisor corrects a product's stock by what is printed on it (issue 46): its reference
+ * A supervisor corrects a product's stock by what is printed on it: its reference
  * (externalId), its sku or its barcode.
  */
 

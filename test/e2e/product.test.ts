@@ -6,7 +6,7 @@ import { item, order, stockOf, warehouse } from '../orders/helpers';
 import { accessibilityProblems, ConsoleFloor, DESKTOP, type Device, haveChromium, PHONE, SCREENSHOTS, signIn, SKIP_LINE, wedge } from './browser';
 
 /*
- * The console's screens as people meet them on a shift (issue 46): waves told apart by their
+ * The console's screens as people meet them on a shift: waves told apart by their
  * numbers, feedback where the supervisor is looking, a stock correction by what is printed on the
  * product, words of the floor rather than of the API, a plan a phone can read.
  */
@@ -29,7 +29,7 @@ async function inView(page: Page, element: Locator): Promise<boolean> {
   return box !== null && box.y >= 0 && box.y + box.height <= viewport.height && box.x >= 0 && box.x + box.width <= viewport.width;
 }
 
-describe.skipIf(!haveChromium)('console in a real browser: run like a product (issue 46)', { timeout: 90_000 }, () => {
+describe.skipIf(!haveChromium)('console in a real browser: run like a product', { timeout: 90_000 }, () => {
   let floor: ConsoleFloor;
   let ctx: TestContext;
   let tenant: TestTenant;

@@ -113,7 +113,7 @@ interface TrackedSubaisle {
  * What a collecting tour is asked: the prices of a unit of each item, the places it must pass or
  * is paid nothing at, and the subaisles it must walk into. Every field is always set, in this
  * order: terms of one shape keep the reads of them in each subaisle's sweep monomorphic (terms
- * without `forbidden` made the tours about 5% slower).
+ * without `forbidden` made the tours measurably slower).
  */
 interface TourTerms {
   prices: Float64Array;
