@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createPickportClient, PickportError, type RetryEvent } from '@pickport/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, UNLIMITED } from '../helpers/context';
-import { settle } from '../helpers/wait';
+import { settled } from '../helpers/wait';
 import { FlakyProxy, listen } from './service';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -194,13 +194,18 @@ describe('@pickport/client against the service', () => {
 
     proxy.plan = () => 'forward';
     proxy.seen.length = 0;
-    const { pickport: spent } = await client({ rateLimitPerMinute: 100, dailyLimit: 1 });
+    // The service's clock at noon UTC: a spent daily limit is then 12 hours from its reset. In the
+    // last minute before midnight its Retry-After would be the minute window's (60 s, which the
+    // client waits out) and, across midnight, the limit would not be spent at all.
+    clockOffsetMs = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 12 * 3_600_000 - Date.now();
+    const { pickport: spent, retries: spentRetries } = await client({ rateLimitPerMinute: 100, dailyLimit: 1 });
     await spent.products.list().toArray();
     const limited = await failure(spent.products.get('P-1'));
     expect(limited).toMatchObject({ status: 429, code: 'RATE_LIMIT_EXCEEDED' });
     expect(limited.retryAfter).toBeGreaterThan(60);
     expect(limited.message).toMatch(/^Daily limit of 1 requests/);
     expect(proxy.seen).toHaveLength(2);
+    expect(spentRetries).toEqual([]);
   });
 
   it('walks every product exactly once across pages, and incremental changes with updated_since', async () => {
@@ -220,11 +225,11 @@ describe('@pickport/client against the service', () => {
     expect(seen).toHaveLength(230);
     expect(new Set(seen)).toEqual(new Set(products.map((p) => p.externalId)));
 
-    await settle();
+    await settled(ctx.database.db);
     const newest = (await pickport.products.list({ updated_since: '2000-01-01T00:00:00Z', limit: 200 }).toArray()).at(-1)!.updatedAt;
     const since = new Date(Date.parse(newest) + 1).toISOString();
     await pickport.products.batch({ products: [products[7]!, products[42]!, products[199]!].map((p) => ({ ...p, stock: p.stock + 1 })) });
-    await settle();
+    await settled(ctx.database.db);
     const changed = [];
     for await (const product of pickport.products.list({ updated_since: since })) changed.push(product.externalId);
     expect(changed.sort()).toEqual(['P-199', 'P-42', 'P-7']);

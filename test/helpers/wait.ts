@@ -1,5 +1,5 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
-import { SETTLE_MARGIN_MS } from '../../src/db/settled';
+import { SETTLE_MARGIN_MS, settledBefore } from '../../src/db/settled';
 import type { Database } from '../../src/db/schema';
 
 /** Polls `condition` until it holds or the deadline passes (then fails with `what`). */
@@ -13,7 +13,30 @@ export async function waitFor<T>(what: string, condition: () => T | Promise<T>, 
   }
 }
 
-/** Waits until the writes made so far show in listings by updatedAt (src/db/settled.ts). */
+/**
+ * Resolves once listings by updatedAt (src/db/settled.ts) show every write committed before the
+ * call: the service's settled time, as its listings read it, has passed the database's clock at
+ * the call. Waits longer while a transaction of the service runs (as the listings do).
+ */
+export async function settled(db: Kysely<Database>, timeoutMs = 15_000): Promise<void> {
+  const { rows } = await sql<{ now: string }>`SELECT clock_timestamp()::text AS now`.execute(db);
+  const calledAt = rows[0]!.now;
+  await waitFor(
+    'the writes so far to show in listings by updatedAt',
+    async () => {
+      const horizon = await settledBefore(db);
+      const { rows } = await sql<{ passed: boolean }>`SELECT ${horizon}::timestamptz > ${calledAt}::timestamptz AS passed`.execute(db);
+      return rows[0]!.passed;
+    },
+    timeoutMs,
+  );
+}
+
+/**
+ * The settle margin, slept: only to show that a write is NOT listed for as long as something holds
+ * it back (a transaction still running), where there is no event to wait for. To wait for writes
+ * to show, use `settled`.
+ */
 export const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MARGIN_MS + 50));
 
 /**
@@ -32,13 +55,14 @@ export async function listAroundLateCommit<T>(
   try {
     await lateWrite(late);
     await laterWrite();
+    // Sleeps: the later write must stay unlisted while the late one runs, so there is nothing to wait for.
     await settle();
     whileRunning = await list();
     await late.commit().execute();
   } finally {
     await late.rollback().execute().catch(() => undefined);
   }
-  await settle();
+  await settled(db);
   return { whileRunning, afterCommit: await list() };
 }
 
