@@ -48,7 +48,7 @@ export interface Config {
    * of it is resident from the start; ignored with DATABASE_URL.
    */
   embeddedBuffersMb?: number;
-  /** The floor planner's threads, queue and deadline (PLANNER_THREADS, PLANNER_QUEUE, PLANNER_DEADLINE_MS); see `plannerSettings`. */
+  /** The floor planner's threads, queue, deadline and priority (PLANNER_THREADS, PLANNER_QUEUE, PLANNER_DEADLINE_MS, PLANNER_NICE); see `plannerSettings`. */
   planner?: PlannerSettings;
   /**
    * Where traces go (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT) and the
@@ -99,12 +99,22 @@ export interface PlannerSettings {
   queue: number;
   /** How long a request's planning may take, in ms: past it the search answers with the best walk found. */
   deadlineMs: number;
+  /**
+   * The planner threads' nice value (0 to 19, default 10): above the request thread's 0, so that
+   * when they compete for a core, requests run first.
+   */
+  nice: number;
 }
 
 /** The planner's settings from the environment (docs/operations.md, The planner). */
 export function plannerSettings(env: Env): PlannerSettings {
   const threads = integer(env, 'PLANNER_THREADS', Math.max(1, availableParallelism() - 1), 1, 256);
-  return { threads, queue: integer(env, 'PLANNER_QUEUE', 64, 1, 100_000), deadlineMs: integer(env, 'PLANNER_DEADLINE_MS', 2_000, 10, 600_000) };
+  return {
+    threads,
+    queue: integer(env, 'PLANNER_QUEUE', 64, 1, 100_000),
+    deadlineMs: integer(env, 'PLANNER_DEADLINE_MS', 2_000, 10, 600_000),
+    nice: integer(env, 'PLANNER_NICE', 10, 0, 19),
+  };
 }
 
 /**

@@ -19,7 +19,7 @@ describe('configuration from the environment', () => {
       webhookAllowPrivate: false,
       cookieSecure: false,
       embeddedBuffersMb: 16,
-      planner: { threads: Math.max(1, availableParallelism() - 1), queue: 64, deadlineMs: 2_000 },
+      planner: { threads: Math.max(1, availableParallelism() - 1), queue: 64, deadlineMs: 2_000, nice: 10 },
     });
     expect(first.generatedAdminToken).toBe(first.config.adminToken);
     expect(readFileSync(join(dir, 'admin-token'), 'utf8').trim()).toBe(first.config.adminToken);
@@ -51,6 +51,7 @@ describe('configuration from the environment', () => {
       PLANNER_THREADS: '3',
       PLANNER_QUEUE: '10',
       PLANNER_DEADLINE_MS: '500',
+      PLANNER_NICE: '0',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -66,7 +67,7 @@ describe('configuration from the environment', () => {
       webhookAllowPrivate: true,
       cookieSecure: false,
       embeddedBuffersMb: 64,
-      planner: { threads: 3, queue: 10, deadlineMs: 500 },
+      planner: { threads: 3, queue: 10, deadlineMs: 500, nice: 0 },
     });
     expect(config.secretKey.toString('hex')).toBe('ab'.repeat(32));
   });
@@ -88,6 +89,7 @@ describe('configuration from the environment', () => {
     [{ PLANNER_THREADS: '0' }, /PLANNER_THREADS must be an integer from 1 to 256/],
     [{ PLANNER_QUEUE: 'many' }, /PLANNER_QUEUE must be an integer/],
     [{ PLANNER_DEADLINE_MS: '2s' }, /PLANNER_DEADLINE_MS must be an integer from 10 to 600000/],
+    [{ PLANNER_NICE: '-5' }, /PLANNER_NICE must be an integer from 0 to 19/],
     [{ DATABASE_URL: 'mysql://db' }, /DATABASE_URL must start with postgres:/],
     [{ REDIS_URL: 'not a url' }, /REDIS_URL is not a valid URL/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],

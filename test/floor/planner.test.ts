@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeItems, type ItemNeed, type Location } from '../../src/floor/plan/items';
 import type { PlannerSettings } from '../../src/config';
@@ -59,7 +60,7 @@ const heavyItems = largeFloorItems(mulberry32(7), 30);
 describe('planner: a route past its deadline', () => {
   let ctx: TestContext;
   let api: ReturnType<typeof warehouse>;
-  beforeAll(async () => ({ ctx, api } = await plannedFloor({ threads: 1, queue: 8, deadlineMs: 1 })));
+  beforeAll(async () => ({ ctx, api } = await plannedFloor({ threads: 1, queue: 8, deadlineMs: 1, nice: 10 })));
   afterAll(() => ctx.close());
 
   it('answers 200 with exact: false and a walk that takes every item, where the search without a deadline proves its walk', async () => {
@@ -74,12 +75,27 @@ describe('planner: a route past its deadline', () => {
   });
 });
 
+/** The nice value of a thread, from its /proc stat file (field 19; Linux keeps one per thread). */
+const niceOf = (statFile: string) => {
+  const stat = readFileSync(statFile, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+};
+
+/** A nice value no other thread of the test process has: what the planner below is given. */
+const NICE = 13;
+
 describe('planner: one thread, a queue of one', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
   let api: ReturnType<typeof warehouse>;
-  beforeAll(async () => ({ ctx, tenant, api } = await plannedFloor({ threads: 1, queue: 1, deadlineMs: 60_000 })));
+  beforeAll(async () => ({ ctx, tenant, api } = await plannedFloor({ threads: 1, queue: 1, deadlineMs: 60_000, nice: NICE })));
   afterAll(() => ctx.close());
+
+  it.runIf(process.platform === 'linux')('runs its thread below the priority of the thread answering requests (PLANNER_NICE)', () => {
+    const threads = readdirSync('/proc/self/task').map((thread) => niceOf(`/proc/self/task/${thread}/stat`));
+    expect(threads.filter((nice) => nice === NICE)).toHaveLength(1);
+    expect(niceOf('/proc/thread-self/stat')).toBe(0);
+  });
 
   it('a health check and a product upsert made while a route is searched answer before the route does', async () => {
     const order: string[] = [];

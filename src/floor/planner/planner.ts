@@ -7,6 +7,7 @@ import type { PlannerSettings } from '../../config';
 import { ApiError } from '../../http/errors';
 import { inSpan, type SpanNotes } from '../../http/tracing';
 import type { PlannerTasks, TaskName } from './tasks';
+import type { PlannerThreadData } from './worker';
 
 /**
  * The share of the deadline kept for after the search: a search stops this much before the
@@ -52,7 +53,7 @@ export class Planner {
   constructor(settings: PlannerSettings, registry: Registry, log: FastifyBaseLogger) {
     this.#deadlineMs = settings.deadlineMs;
     this.#threads = settings.threads;
-    this.#pool = new Piscina({ ...workerEntry(), minThreads: settings.threads, maxThreads: settings.threads, maxQueue: settings.queue, idleTimeout: Infinity });
+    this.#pool = new Piscina({ ...workerEntry(), workerData: { nice: settings.nice } satisfies PlannerThreadData, minThreads: settings.threads, maxThreads: settings.threads, maxQueue: settings.queue, idleTimeout: Infinity });
     // A thread that fails while running none of our tasks is replaced; the pool reports it here.
     this.#pool.on('error', (error: Error) => log.error({ err: error }, 'planner thread failed'));
     const pool = this.#pool;
