@@ -15,8 +15,8 @@ export interface ReceivedRequest {
   remotePort: number;
 }
 
-/** What the receiver answers to its n-th request (0-based); `hang` never answers. */
-export type Answer = { status?: number; headers?: Record<string, string>; body?: string; hang?: boolean; delayMs?: number };
+/** What the receiver answers to its n-th request (0-based); `hang` never answers, `until` answers once it settles. */
+export type Answer = { status?: number; headers?: Record<string, string>; body?: string; hang?: boolean; delayMs?: number; until?: Promise<unknown> };
 
 /** A webhook endpoint on loopback that records every request it gets. */
 export class Receiver {
@@ -42,7 +42,8 @@ export class Receiver {
         const answer = this.answer(received, n);
         if (answer.hang) return;
         const respond = () => res.writeHead(answer.status ?? 200, answer.headers).end(answer.body ?? 'ok');
-        if (answer.delayMs) setTimeout(respond, answer.delayMs);
+        if (answer.until) void answer.until.then(respond, respond);
+        else if (answer.delayMs) setTimeout(respond, answer.delayMs);
         else respond();
       });
     });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { WebhookVerificationError } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emit } from '../../src/events/outbox';
@@ -11,8 +12,7 @@ import { signatureIsValid, verifyStandard, type ReceivedRequest } from './receiv
 const OLD_SECRET = 'whsec_standard_old_0123456789abcdefgh';
 const NEW_SECRET = 'a-new-secret-of-at-least-32-characters!';
 const NEWEST_SECRET = 'the-newest-secret-0123456789abcdefghij';
-/** The first retry waits long enough for a rotation between the two attempts. */
-const RETRY_DELAYS = [1_500, 200, 200, 200, 200];
+const RETRY_DELAYS = [200, 200, 200, 200, 200];
 
 const STATUS_CHANGED: DomainEvent = {
   event: 'order.status_changed',
@@ -178,8 +178,16 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     const rotated = await rotate(short.id, { secret: NEW_SECRET, overlapSeconds: 1 });
     expect(rotated.status).toBe(200);
     expect(verifyStandard(await testSend(short.id, short.received), OLD_SECRET)).toBeTruthy();
-    const expiresAt = Date.parse(rotated.body.data.previousSecretExpiresAt ?? '');
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100));
+    expect(Date.parse(rotated.body.data.previousSecretExpiresAt ?? '') - Date.parse(rotated.body.data.updatedAt)).toBe(1_000);
+    // The overlap ends by the database's clock, which the signing reads (src/webhooks/secrets.ts).
+    await waitFor('the overlap to end', async () => {
+      const row = await setup.ctx.database.db
+        .selectFrom('webhooks')
+        .select(sql<boolean>`previous_secret_expires_at <= now()`.as('ended'))
+        .where('id', '=', short.id)
+        .executeTakeFirstOrThrow();
+      return row.ended;
+    });
     const after = await testSend(short.id, short.received);
     expect(signaturesIn(after)).toHaveLength(1);
     expect(verifyStandard(after, NEW_SECRET)).toEqual(after.body);
@@ -210,12 +218,19 @@ describe('Standard Webhooks signatures and secret rotation', () => {
 
   it('signs a delivery already queued with the secrets current when it is sent', async () => {
     const { id, path, received } = await webhook(tenant, ['order.status_changed']);
+    // The first attempt is refused (500) only once the secret is rotated: its retry is sent after the rotation.
+    let rotated!: () => void;
+    const rotation = new Promise<void>((resolve) => (rotated = resolve));
     let first = true;
-    setup.receiver.answer = (request) => (first && request.path === path ? ((first = false), { status: 500 }) : { status: 200 });
-    await fire([STATUS_CHANGED]);
-    await waitFor('the first attempt', () => received().length >= 1);
-    expect(verifyStandard(received()[0]!, OLD_SECRET)).toEqual(received()[0]!.body);
-    expect((await rotate(id, { secret: NEW_SECRET, overlapSeconds: 0 })).status).toBe(200);
+    setup.receiver.answer = (request) => (first && request.path === path ? ((first = false), { status: 500, until: rotation }) : { status: 200 });
+    try {
+      await fire([STATUS_CHANGED]);
+      await waitFor('the first attempt', () => received().length >= 1);
+      expect(verifyStandard(received()[0]!, OLD_SECRET)).toEqual(received()[0]!.body);
+      expect((await rotate(id, { secret: NEW_SECRET, overlapSeconds: 0 })).status).toBe(200);
+    } finally {
+      rotated();
+    }
     await waitFor('the retry', () => received().length >= 2);
     const retried = received()[1]!;
     expect(retried.headers['webhook-id']).toBe(received()[0]!.headers['webhook-id']);
