@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Executor } from '../db';
-import { completeWave, planWave, recordPick, startPickerWave, waveRequest, withFreshPlan } from '../floor/wave-commands';
+import { completeWave, recordPick, startPickerWave, waveRequest, withFreshPlan } from '../floor/wave-commands';
 import { pickerWaveId } from '../floor/wave-reads';
 import { notFound } from '../http/errors';
 import { bodyIsOptional, responses } from '../http/schemas';
@@ -48,13 +48,11 @@ export const pickingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { tenantId, user } = request.staff;
       const deadline = app.planner.deadline();
-      return withFreshPlan(
-        (excluded, previous) => planWave(waveRequest({}), { db, planner: app.planner, tenantId, excluded, deadline, previous }),
-        (planned) => waveWrite(request, reply, (tx) => startPickerWave(tx, tenantId, user.id, planned)),
-        { planFirst: false },
-      );
+      const { tenantId, user } = request.staff;
+      return withFreshPlan(waveRequest({}), { db, planner: app.planner, tenantId, deadline }, (planned) => waveWrite(request, reply, (tx) => startPickerWave(tx, tenantId, user.id, planned)), {
+        planFirst: false,
+      });
     },
   );
 

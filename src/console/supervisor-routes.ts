@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { loadCartPlan } from '../floor/pool';
-import { assignWave, cartLimits, makePlannedWave, planWave, releaseWave, waveRequest, withFreshPlan } from '../floor/wave-commands';
+import { assignWave, cartLimits, newWave, releaseWave, waveRequest, withFreshPlan } from '../floor/wave-commands';
 import { recentWaves } from '../floor/wave-reads';
 import { CartPlanQuery, CartPlanResponse, CreateWaveBody, SlottingProposalBody, SlottingProposalResponse } from '../floor/schemas';
 import { respondWithAppliedProposal, respondWithNewProposal } from '../floor/slotting-routes';
@@ -98,13 +98,9 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { tenantId } = request.staff;
-      const wanted = waveRequest(request.body);
       const deadline = app.planner.deadline();
-      return withFreshPlan(
-        (excluded, previous) => planWave(wanted, { db, planner: app.planner, tenantId, excluded, deadline, previous }),
-        (planned) => waveWrite(request, reply, async (tx) => ({ ...(await makePlannedWave(tx, tenantId, planned!)), created: true })),
-      );
+      const { tenantId } = request.staff;
+      return withFreshPlan(waveRequest(request.body), { db, planner: app.planner, tenantId, deadline }, (planned) => waveWrite(request, reply, newWave(tenantId, planned)));
     },
   );
 

@@ -28,7 +28,7 @@ import {
 import { slotRoutes } from './slot-routes';
 import { slottingRoutes } from './slotting-routes';
 import { loadCartPlan } from './pool';
-import { cartLimits, completeWave, makePlannedWave, planWave, recordPick, releaseWave, waveRequest, withFreshPlan } from './wave-commands';
+import { cartLimits, completeWave, newWave, recordPick, releaseWave, waveRequest, withFreshPlan } from './wave-commands';
 import { listWaves, loadWave } from './wave-reads';
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
@@ -154,10 +154,8 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const deadline = app.planner.deadline();
       const tenantId = await tenantIdOf(db, request.params.slug);
-      const wanted = waveRequest(request.body);
-      return withFreshPlan(
-        (excluded, previous) => planWave(wanted, { db, planner: app.planner, tenantId, excluded, deadline, previous }),
-        (planned) => waveWrite(request, reply, request.params.slug, async (tx) => ({ ...(await makePlannedWave(tx, tenantId, planned!)), created: true })),
+      return withFreshPlan(waveRequest(request.body), { db, planner: app.planner, tenantId, deadline }, (planned) =>
+        waveWrite(request, reply, request.params.slug, newWave(tenantId, planned)),
       );
     },
   );

@@ -64,21 +64,32 @@ export class PlanOvertaken extends Error {
  */
 const CHANGES_PER_REQUEST = 3;
 
+/** What a wave request is planned against: see planWave. */
+export interface WaveContext {
+  db: Executor;
+  planner: Planner;
+  tenantId: string;
+  /** When the request must have its answer (Planner.deadline, taken as its handler starts). */
+  deadline: number;
+}
+
 /**
- * Plans a wave outside any transaction (`plan`, worked out on the planner's threads) and makes it
- * in one (`make`), planning again, without the orders taken meanwhile, while the plan is
- * overtaken (PlanOvertaken); after CHANGES_PER_REQUEST plans overtaken by changed rows, 409
- * CONCURRENT_UPDATE. No row is locked while a plan is worked out. With `planFirst` false, `make` is
- * first tried without a plan (a picker's start, which often takes a wave that exists): it throws
- * PlanOvertaken to ask for one.
+ * Plans the wave `wanted` outside any transaction (planWave, worked out on the planner's threads)
+ * and makes it in one (`make`, in the route's transaction), planning again, without the orders
+ * taken meanwhile, while the plan is overtaken (PlanOvertaken); after CHANGES_PER_REQUEST plans
+ * overtaken by changed rows, 409 CONCURRENT_UPDATE. No row is locked while a plan is worked out.
+ * With `planFirst` false, `make` is first tried without a plan (a picker's start, which often
+ * takes a wave that exists): it throws PlanOvertaken to ask for one.
  */
 export async function withFreshPlan<R>(
-  plan: (excluded: readonly string[], previous: PlannedWave | undefined) => Promise<PlannedWave>,
+  wanted: WaveRequest,
+  context: WaveContext,
   make: (planned: PlannedWave | undefined) => Promise<R>,
   { planFirst = true }: { planFirst?: boolean } = {},
 ): Promise<R> {
   const excluded: string[] = [];
-  let planned = planFirst ? await plan(excluded, undefined) : undefined;
+  const plan = (previous: PlannedWave | undefined) => planWave(wanted, { ...context, excluded, previous });
+  let planned = planFirst ? await plan(undefined) : undefined;
   for (let changes = 0; ; ) {
     try {
       return await make(planned);
@@ -88,20 +99,20 @@ export async function withFreshPlan<R>(
         throw concurrentUpdate('The orders kept changing while the wave was planned; retry the request');
       }
       excluded.push(...error.taken);
-      planned = await plan(excluded, planned);
+      planned = await plan(planned);
     }
   }
 }
 
+/** The work of a new wave made from `planned` (withFreshPlan plans first, so there is one): makePlannedWave, `created`. */
+export function newWave(tenantId: string, planned: PlannedWave | undefined) {
+  return async (tx: Tx) => ({ ...(await makePlannedWave(tx, tenantId, planned!)), created: true });
+}
+
 /** What a wave is planned with besides its request: see planWave. */
-export interface WavePlanning {
-  db: Executor;
-  planner: Planner;
-  tenantId: string;
+export interface WavePlanning extends WaveContext {
   /** Orders another wave took since an earlier plan of this request. */
   excluded: readonly string[];
-  /** When the request must have its answer (Planner.deadline). */
-  deadline: number;
   /** The request's earlier plan, overtaken: its wave number is kept. */
   previous?: PlannedWave | undefined;
 }

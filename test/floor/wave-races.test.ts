@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/http/errors';
 import { makePlannedWave, PlanOvertaken, planWave, withFreshPlan, type PlannedWave, type WaveRequest } from '../../src/floor/wave-commands';
 import { loadWave } from '../../src/floor/wave-reads';
@@ -8,6 +8,14 @@ import { floorOf, seedPlacedProducts } from './helpers';
 import { holdTransaction, waitsForLock, type HeldTransaction } from '../helpers/wait';
 import { floorWithOrders, signedIn } from '../console/helpers';
 
+
+/** Counts the walks of waves the planner works out from now on: one per plan of a wave (planWave). */
+function countPlans(ctx: TestContext): () => number {
+  const run = vi.spyOn(ctx.app.planner, 'run');
+  const walks = () => run.mock.calls.filter(([task]) => task === 'planWaveLines').length;
+  const before = walks();
+  return () => walks() - before;
+}
 
 /** Every order of the tenant's waves still PICKING, with how many such waves hold it. */
 async function picksPerOrder(ctx: TestContext, tenant: TestTenant): Promise<number[]> {
@@ -60,15 +68,14 @@ describe('floor: waves made at the same time never share an order', () => {
   it('a wave planned before its product changed is not made from the stale plan: it is planned again', async () => {
     const [id] = await placeOrders('STALE', 1);
     const request: WaveRequest = { maxOrders: 8, maxItems: 40, policy: 'optimal', orders: [id!] };
-    const plan = (excluded: readonly string[], previous?: PlannedWave) =>
-      planWave(request, { db: ctx.database.db, planner: ctx.app.planner, tenantId: tenant.id, excluded, deadline: ctx.app.planner.deadline(), previous });
-    const stale = await plan([]);
+    const context = { db: ctx.database.db, planner: ctx.app.planner, tenantId: tenant.id, deadline: ctx.app.planner.deadline() };
+    const stale = await planWave(request, { ...context, excluded: [] });
     expect((await tenant.api.post('/products', { externalId: 'BOX', sku: 'SKU-BOX', name: 'Product BOX', locationCode: 'A-01', stock: 9_999 })).status).toBe(200);
     const make = (planned: PlannedWave) => ctx.database.db.transaction().execute((tx) => makePlannedWave(tx, tenant.id, planned));
     await expect(make(stale)).rejects.toBeInstanceOf(PlanOvertaken);
-    let plans = 0;
-    const made = await withFreshPlan((excluded, previous) => (plans++, plan(excluded, previous)), (planned) => make(planned ?? stale), { planFirst: false });
-    expect(plans).toBe(1);
+    const plans = countPlans(ctx);
+    const made = await withFreshPlan(request, context, (planned) => make(planned ?? stale), { planFirst: false });
+    expect(plans()).toBe(1);
     expect((await floor.get(`/waves/${made.waveId}`)).body.data.orders.map((o: { externalId: string }) => o.externalId)).toEqual([id]);
     await floor.post(`/waves/${made.waveId}/release`);
     expect((await tenant.api.post(`/orders/${id}/cancel`)).status).toBe(200);
@@ -93,9 +100,9 @@ describe('floor: waves made at the same time never share an order', () => {
 
     const limits: WaveRequest = { maxOrders: 3, maxItems: 40, policy: 'optimal' };
     const waveOrders = async (trx: HeldTransaction, waveId: string) => (await loadWave(trx, tenant.id, waveId)).orders.map((o) => o.externalId);
+    const context = () => ({ db: ctx.database.db, planner: ctx.app.planner, tenantId: tenant.id, deadline: ctx.app.planner.deadline() });
     /** A wave planned outside any transaction, as the routes plan one. */
-    const plan = (request: WaveRequest, excluded: readonly string[] = [], previous?: PlannedWave) =>
-      planWave(request, { db: ctx.database.db, planner: ctx.app.planner, tenantId: tenant.id, excluded, deadline: ctx.app.planner.deadline(), previous });
+    const plan = (request: WaveRequest) => planWave(request, { ...context(), excluded: [] });
 
     it('two plans made at once choose the same cart; the second, overtaken under its lock, is planned again and takes other orders without waiting', async () => {
       const ids = await placeOrders('HELD', 6);
@@ -106,14 +113,10 @@ describe('floor: waves made at the same time never share an order', () => {
       const second = await holdTransaction(ctx.database.db);
       try {
         const a = await makePlannedWave(first.trx, tenant.id, planA);
-        let plans = 0;
+        const plans = countPlans(ctx);
         // Would hang (and time out) if the second waited for the first's locks.
-        const b = await withFreshPlan(
-          (excluded, previous) => (plans++, plan(limits, excluded, previous)),
-          (planned) => makePlannedWave(second.trx, tenant.id, planned ?? planB),
-          { planFirst: false },
-        );
-        expect(plans).toBe(1);
+        const b = await withFreshPlan(limits, context(), (planned) => makePlannedWave(second.trx, tenant.id, planned ?? planB), { planFirst: false });
+        expect(plans()).toBe(1);
         const inA = await waveOrders(first.trx, a.waveId);
         const inB = await waveOrders(second.trx, b.waveId);
         expect(inA).toEqual(planned);
