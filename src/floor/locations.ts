@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { conflict, validationError, type FieldProblem } from '../http/errors';
-import { nearestItemsRoute, routeItems, type ItemNeed, type Location } from './plan/items';
+import { readSettings } from '../settings/store';
+import { nearestItemsRoute, routeItems, type ItemNeed, type ItemSlot, type Location } from './plan/items';
 import type { Layout, Place, Policy } from './plan/layout';
 import { optimalIsQuick, routePicks, type Route } from './plan/walks';
 import type { Planner } from './planner/planner';
@@ -139,11 +140,14 @@ export async function routeThrough(db: Executor, planner: Planner, tenantId: str
 
 /**
  * The walk that picks the given products from their slots (routeItems), under `policy`: a product
- * listed twice counts once with the sum of its quantities. A product without slots contributes its
- * own location holding its stock. Products unknown, or without slots and without a placed
- * location, are left out and listed in `unplaced`, in the order given; what the slots of the
- * others cannot cover is `short`. When the planner cannot answer in time, the optimal policy
- * answers the walk through the slots nearest the depot, `exact: false`.
+ * listed twice counts once with the sum of its quantities. A product is taken from its pick faces,
+ * each with the units free there (freeSlots: what PICKING waves plan to take counts as taken); with
+ * the warehouse's pickFromReserve, what the faces cannot cover from its reserve slots, never
+ * otherwise. A product without slots contributes its own location holding its stock. Products
+ * unknown, or without slots and without a placed location, are left out and listed in `unplaced`,
+ * in the order given; what the slots of the others cannot cover is `short`. When the planner
+ * cannot answer in time, the optimal policy answers the walk through the slots nearest the depot,
+ * `exact: false`.
  */
 export async function routeForItems(
   db: Executor,
@@ -156,13 +160,27 @@ export async function routeForItems(
   const layout = await requireLayout(db, tenantId);
   const wanted = new Map<string, number>();
   for (const { productExternalId, quantity } of items) wanted.set(productExternalId, (wanted.get(productExternalId) ?? 0) + quantity);
-  const places = await productPlaces(db, tenantId, [...wanted.keys()]);
+  const { pickFromReserve } = await readSettings(db, tenantId);
+  const places = await productPlaces(db, tenantId, [...wanted.keys()], pickFromReserve);
+  // Needs are named by their index (a product may have one from its faces and one from its reserve).
   const needs: ItemNeed<Location>[] = [];
+  const productOf: string[] = [];
+  const need = (product: string, quantity: number, slots: ItemSlot<Location>[]) => {
+    needs.push({ item: String(needs.length), quantity, slots });
+    productOf.push(product);
+  };
   const unplaced: string[] = [];
-  for (const [item, quantity] of wanted) {
-    const slots = places.get(item)?.slots ?? [];
-    if (slots.length === 0) unplaced.push(item);
-    else needs.push({ item, quantity, slots });
+  for (const [product, quantity] of wanted) {
+    const stands = places.get(product);
+    if (!stands || (!stands.slotted && stands.slots.length === 0)) {
+      unplaced.push(product);
+      continue;
+    }
+    const atFaces = stands.slots.reduce((sum, slot) => sum + slot.quantity, 0);
+    const inReserve = stands.reserve.reduce((sum, slot) => sum + slot.quantity, 0);
+    const fromReserve = Math.min(Math.max(quantity - atFaces, 0), inReserve);
+    need(product, quantity - fromReserve, stands.slots);
+    if (fromReserve > 0) need(product, fromReserve, stands.reserve);
   }
   const route =
     policy === 'optimal'
@@ -176,9 +194,16 @@ export async function routeForItems(
       locationCode: place.code,
       aisle: place.aisle,
       position: place.position,
-      picks: picks.map((pick) => ({ productExternalId: pick.item, quantity: pick.quantity })),
+      picks: byProduct(picks.map((pick) => ({ productExternalId: productOf[Number(pick.item)]!, quantity: pick.quantity }))),
     })),
-    short: route.short.map((pick) => ({ productExternalId: pick.item, quantity: pick.quantity })),
+    short: byProduct(route.short.map((pick) => ({ productExternalId: productOf[Number(pick.item)]!, quantity: pick.quantity }))),
     unplaced,
   };
+}
+
+/** Picks of one product added up, in the order each product first comes. */
+function byProduct(picks: { productExternalId: string; quantity: number }[]) {
+  const sums = new Map<string, number>();
+  for (const { productExternalId, quantity } of picks) sums.set(productExternalId, (sums.get(productExternalId) ?? 0) + quantity);
+  return [...sums].map(([productExternalId, quantity]) => ({ productExternalId, quantity }));
 }

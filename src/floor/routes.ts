@@ -25,6 +25,7 @@ import {
   WaveParams,
   WaveResponse,
 } from './schemas';
+import { replenishmentRoutes } from './replenishment-routes';
 import { slotRoutes } from './slot-routes';
 import { slottingRoutes } from './slotting-routes';
 import { loadCartPlan } from './pool';
@@ -41,6 +42,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
   await app.register(slotRoutes);
   await app.register(slottingRoutes);
+  await app.register(replenishmentRoutes);
 
   /** Runs one wave write of the tenant named in the path, and answers the wave as it then stands (201 when it made it). */
   async function waveWrite(

@@ -111,18 +111,44 @@ export const RouteResponse = Success(
 );
 
 const SlotQuantity = Type.Integer({ minimum: 0, description: 'Units at the location, a whole number' });
-const SlotView = Type.Object({ productExternalId: Type.String(), locationCode: Type.String(), quantity: Type.Integer() });
+const roleDescription = '`pick`: a pick face, which waves and routes for items take from; `reserve`: units that feed the faces (replenishment)';
+const SlotRole = Type.Union([Type.Literal('pick'), Type.Literal('reserve')], { description: roleDescription });
+/** A slot's role and bounds as sent: both bounds or neither, on a pick face only (checked by the slot rules). */
+const slotRoleFields = {
+  role: Type.Optional(Type.Union([Type.Literal('pick'), Type.Literal('reserve')], { description: roleDescription, default: 'pick' })),
+  min: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'A pick face at this many units or fewer asks for a top-up (replenishment, MIN); sent with `max`, at most `max`' }),
+  ),
+  max: Type.Optional(Type.Integer({ minimum: 0, description: 'What the pick face holds: a top-up fills it to this; sent with `min`' })),
+};
+const SlotView = Type.Object({
+  productExternalId: Type.String(),
+  locationCode: Type.String(),
+  quantity: Type.Integer(),
+  role: SlotRole,
+  min: Type.Union([Type.Integer(), Type.Null()], { description: "The face's top-up bounds; null when it has none (a reserve slot never has)" }),
+  max: Type.Union([Type.Integer(), Type.Null()]),
+});
 /** Most slots a tenant holds: PUT /slots sends them all at once. */
 export const MAX_SLOTS = 100_000;
 
 export const SlotsBody = Type.Object(
   {
-    slots: Type.Array(Type.Object({ productExternalId: ExternalId, locationCode: LocationCode, quantity: SlotQuantity }), {
+    slots: Type.Array(Type.Object({ productExternalId: ExternalId, locationCode: LocationCode, quantity: SlotQuantity, ...slotRoleFields }), {
       maxItems: MAX_SLOTS,
       description: 'Every slot of the warehouse: units of a product at a placed location, each (product, location) once',
     }),
   },
-  { examples: [{ slots: [{ productExternalId: 'SHOE-42', locationCode: 'A-01-3', quantity: 4 }, { productExternalId: 'SHOE-42', locationCode: 'B-07-1', quantity: 8 }] }] },
+  {
+    examples: [
+      {
+        slots: [
+          { productExternalId: 'SHOE-42', locationCode: 'A-01-3', quantity: 4, role: 'pick', min: 2, max: 10 },
+          { productExternalId: 'SHOE-42', locationCode: 'B-07-1', quantity: 80, role: 'reserve' },
+        ],
+      },
+    ],
+  },
 );
 export const SlotsReplaced = Success(
   Type.Object({ slots: Type.Integer({ description: 'Slots now stored' }), products: Type.Integer({ description: 'Products that have slots' }) }),
@@ -130,12 +156,12 @@ export const SlotsReplaced = Success(
 export const ProductSlotsParams = Type.Object({ slug: Type.String(), externalId: Type.String() });
 export const ProductSlotsBody = Type.Object(
   {
-    slots: Type.Array(Type.Object({ locationCode: LocationCode, quantity: SlotQuantity }), {
+    slots: Type.Array(Type.Object({ locationCode: LocationCode, quantity: SlotQuantity, ...slotRoleFields }), {
       maxItems: 10_000,
       description: "The product's slots, each location once; [] leaves its stock at its own location",
     }),
   },
-  { examples: [{ slots: [{ locationCode: 'A-01-3', quantity: 4 }, { locationCode: 'B-07-1', quantity: 8 }] }] },
+  { examples: [{ slots: [{ locationCode: 'A-01-3', quantity: 4, min: 2, max: 10 }, { locationCode: 'B-07-1', quantity: 80, role: 'reserve' }] }] },
 );
 export const ProductSlotsResponse = Success(Type.Array(SlotView, { description: "The product's slots as stored, by location code" }));
 export const SlotPage = Page(SlotView);
@@ -258,8 +284,59 @@ export const CartPlanResponse = Success(
       description:
         'What putting urgency first costs in walking: the walk of the plan less that of a plan of the same pool where only walking decides (0 when every order is equally urgent); null when greedyDistance is',
     }),
-    poolSize: Type.Integer({ description: 'Orders in the plan: the most urgent PENDING orders without issues, at most 500' }),
+    poolSize: Type.Integer({ description: 'Orders in the plan: the most urgent PENDING orders without issues, at most 500, but those held' }),
+    held: Type.Array(
+      Type.Object({
+        externalId: Type.String(),
+        orderNumber: Type.String(),
+        priority: Type.Union([Type.String(), Type.Null()]),
+        dueDate: Type.Union([IsoDateTime, Type.Null()]),
+        short: Type.Array(
+          Type.Object({
+            productExternalId: Type.String(),
+            needed: Type.Number({ description: 'Units the order needs of the product' }),
+            available: Type.Number({
+              description: 'Units its pick faces (and reserve slots, with pickFromReserve) have left for it, after PICKING waves and the more urgent orders of the plan',
+            }),
+          }),
+          { description: 'The products its slots cannot cover' },
+        ),
+      }),
+      {
+        description:
+          'Orders of the pool on no cart: their pick faces cannot cover them. Making a wave from the pool asks for their replenishment (DEMAND, first in line); they come back once the faces hold their units. Most urgent first',
+      },
+    ),
   }),
+);
+
+export const REPLENISHMENT_STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'CANCELLED'] as const;
+const ReplenishmentStatus = Type.Union(REPLENISHMENT_STATUSES.map((status) => Type.Literal(status)), {
+  description: 'OPEN until someone starts it (IN_PROGRESS), then DONE or CANCELLED; OPEN and IN_PROGRESS are open',
+});
+export const Replenishment = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  productExternalId: Type.String(),
+  sku: Type.String(),
+  fromLocationCode: Type.String({ description: 'The reserve slot to take from' }),
+  toLocationCode: Type.String({ description: 'The pick face to fill' }),
+  quantity: Type.Integer({ minimum: 1, description: 'Units asked for: never more than the reserve slot held when the task was made' }),
+  movedQuantity: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Units completing moved; null until DONE' }),
+  reason: Type.Union([Type.Literal('MIN'), Type.Literal('DEMAND'), Type.Literal('SHORT')], {
+    description: '`MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face',
+  }),
+  status: ReplenishmentStatus,
+  createdAt: IsoDateTime,
+  doneAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When it was completed or cancelled' }),
+  doneBy: Type.Union([Type.String(), Type.Null()], { description: "The console user's username who completed or cancelled it; null through the warehouse API" }),
+});
+export const ReplenishmentResponse = Success(Replenishment);
+export const ReplenishmentPage = Page(Replenishment);
+export const ReplenishmentListQuery = Type.Object({ ...pageQuery(50, 500), status: Type.Optional(ReplenishmentStatus) });
+export const ReplenishmentParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
+export const CompleteReplenishmentBody = Type.Object(
+  { quantity: Type.Integer({ minimum: 1, description: 'Units moved from the reserve slot to the pick face, a whole number of 1 or more' }) },
+  { examples: [{ quantity: 12 }] },
 );
 
 export const SlottingProposalBody = Type.Object(

@@ -6,6 +6,8 @@ import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
 import { UUID } from '../http/uuid';
 import { lockFloor } from './layout-store';
 import type { ItemSlot, Location } from './plan/items';
+import { cancelStaleTasks, topUpFaces } from './replenishment';
+import type { SlotRole } from './tables';
 
 /*
  * Slots: units of one product at one placed location. A product without slots keeps all its stock
@@ -19,6 +21,21 @@ export interface Slot {
   productExternalId: string;
   locationCode: string;
   quantity: number;
+  /** A pick face (the default) or reserve. */
+  role?: SlotRole | undefined;
+  /** A pick face's top-up bounds, both or neither (0 <= min <= max); a reserve slot has none. */
+  min?: number | null | undefined;
+  max?: number | null | undefined;
+}
+
+/** A slot as stored and answered: its role, and its bounds (null when it has none). */
+export interface StoredSlot {
+  productExternalId: string;
+  locationCode: string;
+  quantity: number;
+  role: SlotRole;
+  min: number | null;
+  max: number | null;
 }
 
 /** A slot to store, with the JSON path it was sent at (`slots[3]`), for naming it in a 400. */
@@ -38,16 +55,46 @@ export async function replaceSlots(tx: Tx, tenantId: string, slots: Slot[]): Pro
     OR id IN (SELECT product_id FROM product_slots WHERE tenant_id = ${tenantId}))`);
   await tx.deleteFrom('product_slots').where('tenant_id', '=', tenantId).execute();
   await insertSlots(tx, tenantId, sent, products);
+  await cancelStaleTasks(tx, tenantId);
+  await topUpFaces(tx, tenantId);
   return { slots: slots.length, products: externalIds.length };
 }
 
 /** Replaces one product's slots, as replaceSlots does the tenant's; returns them as now stored. */
-export async function replaceProductSlots(tx: Tx, tenantId: string, productExternalId: string, slots: Omit<Slot, 'productExternalId'>[]): Promise<Slot[]> {
+export async function replaceProductSlots(tx: Tx, tenantId: string, productExternalId: string, slots: Omit<Slot, 'productExternalId'>[]): Promise<StoredSlot[]> {
   const sent = slots.map((slot, index) => ({ ...slot, productExternalId, field: `slots[${index}]` }));
   const products = await prepareReplacement(tx, tenantId, sent, sql`external_id = ${productExternalId}`, productExternalId);
-  await tx.deleteFrom('product_slots').where('tenant_id', '=', tenantId).where('product_id', '=', products.get(productExternalId)!).execute();
+  const productId = products.get(productExternalId)!;
+  await tx.deleteFrom('product_slots').where('tenant_id', '=', tenantId).where('product_id', '=', productId).execute();
   await insertSlots(tx, tenantId, sent, products);
-  return sent.map(({ locationCode, quantity }) => ({ productExternalId, locationCode, quantity })).sort((a, b) => (a.locationCode < b.locationCode ? -1 : 1));
+  await cancelStaleTasks(tx, tenantId, [productId]);
+  await topUpFaces(tx, tenantId, [productId]);
+  return sent.map((slot) => storedSlot(slot)).sort((a, b) => (a.locationCode < b.locationCode ? -1 : 1));
+}
+
+/** A sent slot as it is stored: a pick face unless said otherwise, without bounds unless given. */
+function storedSlot(slot: Slot): StoredSlot {
+  return { productExternalId: slot.productExternalId, locationCode: slot.locationCode, quantity: slot.quantity, role: slot.role ?? 'pick', min: slot.min ?? null, max: slot.max ?? null };
+}
+
+/**
+ * The rules of a slot's role and bounds, as 400s naming the field: a pick face has `min` and `max`
+ * both or neither, with min <= max; a reserve slot has neither. (The schema keeps them whole
+ * numbers of 0 or more.)
+ */
+function roleProblems(slot: SentSlot): FieldProblem[] {
+  const { role = 'pick', min, max, field } = slot;
+  const given = (value: number | null | undefined): value is number => value !== undefined && value !== null;
+  if (role === 'reserve') {
+    return [
+      ...(given(min) ? [{ field: `${field}.min`, message: 'is for a pick face only: a reserve slot has no min' }] : []),
+      ...(given(max) ? [{ field: `${field}.max`, message: 'is for a pick face only: a reserve slot has no max' }] : []),
+    ];
+  }
+  if (given(min) && !given(max)) return [{ field: `${field}.max`, message: 'is required with min: send both or neither' }];
+  if (given(max) && !given(min)) return [{ field: `${field}.min`, message: 'is required with max: send both or neither' }];
+  if (given(min) && given(max) && min > max) return [{ field: `${field}.min`, message: `must be at most max (${max})` }];
+  return [];
 }
 
 /**
@@ -63,6 +110,7 @@ async function prepareReplacement(tx: Tx, tenantId: string, sent: SentSlot[], to
     const first = seen.get(key);
     if (first === undefined) seen.set(key, slot.field);
     else problems.push({ field: `${slot.field}.locationCode`, message: `repeats ${first}: product ${slot.productExternalId} at ${slot.locationCode}` });
+    problems.push(...roleProblems(slot));
   }
   if (problems.length > 0) throw validationError(problems);
 
@@ -93,11 +141,13 @@ async function prepareReplacement(tx: Tx, tenantId: string, sent: SentSlot[], to
 async function insertSlots(tx: Tx, tenantId: string, sent: SentSlot[], products: Map<string, string>): Promise<void> {
   if (sent.length === 0) return;
   // One statement of three arrays, however many slots (row values would run out of parameters).
+  const stored = sent.map(storedSlot);
   await sql`
-    INSERT INTO product_slots (tenant_id, product_id, location_code, quantity)
-    SELECT ${tenantId}, s.product_id, s.location_code, s.quantity
-    FROM unnest(${sent.map((slot) => products.get(slot.productExternalId)!)}::uuid[], ${sent.map((slot) => slot.locationCode)}::text[],
-      ${sent.map((slot) => slot.quantity)}::numeric[]) AS s(product_id, location_code, quantity)`.execute(tx);
+    INSERT INTO product_slots (tenant_id, product_id, location_code, quantity, role, min, max)
+    SELECT ${tenantId}, s.product_id, s.location_code, s.quantity, s.role, s.min, s.max
+    FROM unnest(${sent.map((slot) => products.get(slot.productExternalId)!)}::uuid[], ${stored.map((slot) => slot.locationCode)}::text[],
+      ${stored.map((slot) => slot.quantity)}::numeric[], ${stored.map((slot) => slot.role)}::text[], ${stored.map((slot) => slot.min)}::integer[],
+      ${stored.map((slot) => slot.max)}::integer[]) AS s(product_id, location_code, quantity, role, min, max)`.execute(tx);
 }
 
 /** Slots in the order of their product's id, each product's by location code. */
@@ -120,7 +170,7 @@ export async function listSlots(db: Executor, tenantId: string, query: { limit: 
     .$if(productId !== undefined, (q) => q.where('s.product_id', '=', productId!));
   let page = filtered
     .innerJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 's.tenant_id').onRef('p.id', '=', 's.product_id'))
-    .select(['s.product_id', 's.location_code', 's.quantity', 'p.external_id']);
+    .select(['s.product_id', 's.location_code', 's.quantity', 's.role', 's.min', 's.max', 'p.external_id']);
   if (query.cursor !== undefined) {
     const key = decodeCursor<[string, string]>(query.cursor, ['string', 'string'], ([id]) => UUID.test(id));
     page = page.where(keysetAfter(BY_PRODUCT, key));
@@ -131,7 +181,9 @@ export async function listSlots(db: Executor, tenantId: string, query: { limit: 
   ]);
   const { rows, hasMore, nextCursor } = pageOf(fetched, query.limit, (last) => [last.product_id, last.location_code]);
   return {
-    slots: rows.map((row) => ({ productExternalId: row.external_id, locationCode: row.location_code, quantity: Number(row.quantity) })),
+    slots: rows.map(
+      (row): StoredSlot => ({ productExternalId: row.external_id, locationCode: row.location_code, quantity: Number(row.quantity), role: row.role, min: row.min, max: row.max }),
+    ),
     pagination: { limit: query.limit, hasMore, nextCursor, total: Number(counted.total) },
   };
 }
@@ -170,57 +222,83 @@ export async function slotMismatches(db: Executor, tenantId: string, query: { li
 export interface ProductPlaces {
   productId: string;
   own: Location | null;
-  /** Its slots; a product without slots has one at its own location holding its stock (none when that is unplaced). */
+  /** Whether it has slots at all: without, its stock stands at its own location. */
+  slotted: boolean;
+  /**
+   * Its pick faces, each with the units free there (freeSlots); a product without slots has one at
+   * its own location holding its stock (none when that is unplaced).
+   */
   slots: ItemSlot<Location>[];
+  /** Its reserve slots, each with the units free there; [] unless `withReserve` was asked. */
+  reserve: ItemSlot<Location>[];
 }
 
 /**
- * The places of the given products, by externalId (unknown ones left out). Each join names the
- * tenant as a value, as the pool's read does (pool.ts), so that tables without statistics are read
- * by their keys.
+ * The places of the given products, by externalId (unknown ones left out): their pick faces, and
+ * their reserve slots `withReserve` (the warehouse's pickFromReserve). Each join names the tenant
+ * as a value, as the pool's read does (pool.ts), so that tables without statistics are read by
+ * their keys.
  */
-export async function productPlaces(db: Executor, tenantId: string, externalIds: string[]): Promise<Map<string, ProductPlaces>> {
-  const { rows } = await sql<{
-    external_id: string;
-    id: string;
-    stock: string;
-    own_code: string | null;
-    own_aisle: number | null;
-    own_position: number | null;
-    slot_code: string | null;
-    slot_quantity: string | null;
-    slot_aisle: number | null;
-    slot_position: number | null;
-  }>`
-    SELECT p.external_id, p.id, p.stock, own.code AS own_code, own.aisle AS own_aisle, own.position AS own_position,
-      s.location_code AS slot_code, s.quantity AS slot_quantity, l.aisle AS slot_aisle, l.position AS slot_position
+export async function productPlaces(db: Executor, tenantId: string, externalIds: string[], withReserve = false): Promise<Map<string, ProductPlaces>> {
+  const { rows } = await sql<{ external_id: string; id: string; stock: string; own_code: string | null; own_aisle: number | null; own_position: number | null }>`
+    SELECT p.external_id, p.id, p.stock, own.code AS own_code, own.aisle AS own_aisle, own.position AS own_position
     FROM products p
     LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
-    LEFT JOIN product_slots s ON s.tenant_id = ${tenantId} AND s.product_id = p.id
-    LEFT JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
     WHERE p.tenant_id = ${tenantId} AND p.external_id = ANY (${externalIds}::text[])
-    ORDER BY p.external_id, s.location_code`.execute(db);
-  const places = new Map<string, ProductPlaces & { stock: number; slotted: boolean }>();
-  for (const row of rows) {
-    let product = places.get(row.external_id);
-    if (!product) {
-      const own = row.own_code !== null ? { code: row.own_code, aisle: row.own_aisle!, position: row.own_position! } : null;
-      product = { productId: row.id, own, slots: [], stock: Number(row.stock), slotted: false };
-      places.set(row.external_id, product);
-    }
-    if (row.slot_code === null) continue;
-    product.slotted = true;
-    // A slot stands at a placed location (PUT /locations keeps it so); one without a place could not be walked to.
-    if (row.slot_aisle !== null && row.slot_position !== null) {
-      product.slots.push({ place: { code: row.slot_code, aisle: row.slot_aisle, position: row.slot_position }, quantity: Number(row.slot_quantity) });
-    }
-  }
+    ORDER BY p.external_id`.execute(db);
+  const slotsOf = await freeSlots(db, tenantId, rows.map((row) => row.id));
   return new Map(
-    [...places].map(([externalId, { productId, own, slots, stock, slotted }]) => [
-      externalId,
-      { productId, own, slots: slotted ? slots : own ? [{ place: own, quantity: stock }] : [] },
-    ]),
+    rows.map((row) => {
+      const own = row.own_code !== null ? { code: row.own_code, aisle: row.own_aisle!, position: row.own_position! } : null;
+      const slots = slotsOf.get(row.id);
+      const places: ProductPlaces = slots
+        ? { productId: row.id, own, slotted: true, slots: facesOf(slots), reserve: withReserve ? reserveOf(slots) : [] }
+        : { productId: row.id, own, slotted: false, slots: own ? [{ place: own, quantity: Number(row.stock) }] : [], reserve: [] };
+      return [row.external_id, places];
+    }),
   );
+}
+
+/** A slot as routing sees it: its location, its role, and the units free there. */
+export interface FreeSlot {
+  place: Location;
+  role: SlotRole;
+  /** Units at the slot less what the PICKING waves plan to take there and have not taken yet (never below 0). */
+  free: number;
+}
+
+export const facesOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => slots.filter((slot) => slot.role === 'pick').map(({ place, free }) => ({ place, quantity: free }));
+export const reserveOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => slots.filter((slot) => slot.role === 'reserve').map(({ place, free }) => ({ place, quantity: free }));
+
+/**
+ * The slots of the given products, by product id, by location code (products without slots left
+ * out), each with the units free there. A wave lowers its slots only when it is completed: until
+ * then, what a PICKING wave plans to take at a slot for its orders still in picking counts as
+ * taken, so that the next wave or route does not count on the same units. A slot stands at a
+ * placed location (PUT /locations keeps it so).
+ */
+export async function freeSlots(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, FreeSlot[]>> {
+  const { rows } = await sql<{ product_id: string; code: string; role: SlotRole; free: string; aisle: number; position: number }>`
+    SELECT s.product_id, s.location_code AS code, s.role, greatest(s.quantity - coalesce(planned.units, 0), 0) AS free, l.aisle, l.position
+    FROM product_slots s
+    JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
+    LEFT JOIN (
+      SELECT i.product_id, wl.location_code, sum(wl.quantity) AS units
+      FROM waves w
+      JOIN wave_lines wl ON wl.tenant_id = ${tenantId} AND wl.wave_id = w.id
+      JOIN orders o ON o.tenant_id = ${tenantId} AND o.id = wl.order_id AND o.status = 'IN_PICKING'
+      JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = wl.order_id AND i.position = wl.item_position
+      WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND wl.location_code IS NOT NULL AND i.product_id = ANY (${productIds}::uuid[])
+      GROUP BY i.product_id, wl.location_code
+    ) AS planned ON planned.product_id = s.product_id AND planned.location_code = s.location_code
+    WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${productIds}::uuid[])
+    ORDER BY s.product_id, s.location_code`.execute(db);
+  const slots = new Map<string, FreeSlot[]>();
+  for (const row of rows) {
+    const of = slots.get(row.product_id) ?? slots.set(row.product_id, []).get(row.product_id)!;
+    of.push({ place: { code: row.code, aisle: row.aisle, position: row.position }, role: row.role, free: Number(row.free) });
+  }
+  return slots;
 }
 
 /** Codes holding slots that are not among `placed` (at most a few, to name in a refusal). */

@@ -5,6 +5,9 @@ import type { AppliedMoves, StoredMove } from './slotting';
 type Numeric = ColumnType<number, number | string, number | string>;
 
 export type WaveStatus = 'PICKING' | 'COMPLETED' | 'RELEASED';
+export type SlotRole = 'pick' | 'reserve';
+export type ReplenishmentReason = 'MIN' | 'DEMAND' | 'SHORT';
+export type ReplenishmentStatus = 'OPEN' | 'IN_PROGRESS' | 'DONE' | 'CANCELLED';
 
 export interface FloorTables {
   /** The warehouse's known location codes; a product with another code is saved with a warning. */
@@ -54,6 +57,29 @@ export interface FloorTables {
     product_id: string;
     location_code: string;
     quantity: Numeric;
+    /** A pick face (waves take from it) or reserve (it feeds the faces). */
+    role: ColumnType<SlotRole, SlotRole | undefined, SlotRole>;
+    /** A pick face's top-up bounds, both or neither: at `min` or below it asks for units up to `max`. */
+    min: ColumnType<number | null, number | null | undefined, number | null>;
+    max: ColumnType<number | null, number | null | undefined, number | null>;
+  };
+  /** A replenishment task: units of a product to move from a reserve slot to a pick face (replenishment.ts). */
+  replenishments: {
+    tenant_id: string;
+    id: Generated<string>;
+    product_id: string;
+    from_location_code: string;
+    to_location_code: string;
+    quantity: Numeric;
+    reason: ReplenishmentReason;
+    /** 0: an order waits for it (DEMAND, SHORT); 1: a top-up (MIN). The line is by urgency, then id. */
+    urgency: number;
+    status: ColumnType<ReplenishmentStatus, ReplenishmentStatus | undefined, ReplenishmentStatus>;
+    /** What completing moved; null until then. */
+    moved_quantity: ColumnType<number | null, number | null | undefined, number | null>;
+    created_at: Generated<Date>;
+    done_at: ColumnType<Date | null, Date | null | undefined, Date | string | null>;
+    done_by: ColumnType<string | null, string | null | undefined, string | null>;
   };
   /** A slotting proposal (slotting.ts): its moves, as proposed, and what applying it did. */
   slotting_proposals: {

@@ -4,6 +4,7 @@ import { LOCK_CLASS, lockInClass } from '../db/locks';
 import type { DomainEvent } from '../events/types';
 import { ApiError, concurrentUpdate, conflict, notFound, validationError, type FieldProblem } from '../http/errors';
 import { moveOrders } from '../orders/lifecycle';
+import { readSettings } from '../settings/store';
 import type { OrderRow } from '../orders/store';
 import { completePickedOrders, type OrderToComplete } from '../warehouse/order-picking';
 import type { WaveLimits } from './plan/batching';
@@ -12,6 +13,7 @@ import { requireLayout } from './layout-store';
 import { planPool } from './pool';
 import type { WaveItem, WaveWalk } from './plan/wave-lines';
 import type { Planner } from './planner/planner';
+import { askForDemand, topUpFaces } from './replenishment';
 import { productPlaces, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
 import { pickerWaveId, waveLines } from './wave-reads';
@@ -119,16 +121,22 @@ export interface WavePlanning extends WaveContext {
 
 /**
  * Plans a wave from an unlocked read: the named orders, or the first cart of the plan for the pool
- * of PENDING orders without issues but the `excluded` (planPool), routed on the layout, each product
- * taken from its slots (planWaveLines, on the planner's threads, within the request's `deadline`),
- * with the wave's number (the earlier plan's, else a new one).
+ * of PENDING orders without issues but the `excluded` (planPool, which holds off the carts the
+ * orders their pick faces cannot cover, and asks for their replenishment here), routed on the
+ * layout, each product taken from its pick faces, net of what PICKING waves plan to take there,
+ * then from its reserve with the warehouse's pickFromReserve (planWaveLines, on the planner's
+ * threads, within the request's `deadline`), with the wave's number (the earlier plan's, else a new
+ * one). Named orders are made as named: what their faces (and reserve) cannot cover is planned at
+ * the product's own location, as for a product without slots.
  */
 export async function planWave(request: WaveRequest, { db, planner, tenantId, excluded, deadline, previous }: WavePlanning): Promise<PlannedWave> {
   const layout = await requireLayout(db, tenantId);
   let orderIds: string[];
   if (request.orders) orderIds = checkedNamedOrders(request.orders, await namedOrders(db, tenantId, request.orders)).map((order) => order.id);
   else {
-    const { plan } = await planPool(db, planner, tenantId, layout, request, excluded, deadline);
+    const { plan, demands } = await planPool(db, planner, tenantId, layout, request, excluded, deadline);
+    // Orders held off the carts for want of units at their faces ask for them at once, whether or not a wave is made.
+    await askForDemand(db, tenantId, demands);
     const chosen = plan.carts[0]?.orders;
     if (!chosen) throw new ApiError('NOTHING_TO_PICK', 'No PENDING order without issues is free to pick');
     orderIds = chosen;
@@ -136,7 +144,8 @@ export async function planWave(request: WaveRequest, { db, planner, tenantId, ex
   // Taken before what it stands for: a change in between makes the plan overtaken, never hides.
   const basis = await waveBasis(db, tenantId, orderIds);
   const items = await waveItems(db, tenantId, orderIds);
-  const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))]);
+  const { pickFromReserve } = await readSettings(db, tenantId);
+  const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))], pickFromReserve);
   const tote = new Map(orderIds.map((id, index) => [id, index + 1]));
   const walk = await planner.run('planWaveLines', [layout, items, tote, places, request.policy], { deadline });
   return { request, orderIds, number: previous?.number ?? (await takeWaveNumber(db, tenantId)), layout, basis, walk };
@@ -303,18 +312,28 @@ async function takeWaveNumber(db: Executor, tenantId: string): Promise<number> {
 
 /**
  * A fingerprint of what a wave's lines are planned from (waveItems and productPlaces read): its
- * orders' items, their products' stock and own places, and their slots. One row, however many
- * slots: under the orders' locks, the check reads as little as it can.
+ * orders' items, their products' stock and own places, and their slots with what PICKING waves plan
+ * to take at each (a wave made meanwhile from the same faces overtakes the plan). One row, however
+ * many slots: under the orders' locks, the check reads as little as it can.
  */
 async function waveBasis(db: Executor, tenantId: string, orderIds: string[]): Promise<string> {
   const { rows } = await sql<{ basis: string }>`
+    WITH planned AS (
+      SELECT wl.product_external_id, wl.location_code, sum(wl.quantity) AS units
+      FROM waves w
+      JOIN wave_lines wl ON wl.tenant_id = ${tenantId} AND wl.wave_id = w.id
+      JOIN orders o ON o.tenant_id = ${tenantId} AND o.id = wl.order_id AND o.status = 'IN_PICKING'
+      WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND wl.location_code IS NOT NULL
+      GROUP BY wl.product_external_id, wl.location_code
+    )
     SELECT md5(coalesce(string_agg(concat_ws(':', i.order_id, i.position, i.product_external_id, i.quantity, p.id, p.stock, own.code, own.aisle, own.position,
-      s.location_code, s.quantity, l.aisle, l.position), ',' ORDER BY i.order_id, i.position, s.location_code), '')) AS basis
+      s.location_code, s.quantity, s.role, pl.units, l.aisle, l.position), ',' ORDER BY i.order_id, i.position, s.location_code), '')) AS basis
     FROM order_items i
     LEFT JOIN products p ON p.tenant_id = ${tenantId} AND p.external_id = i.product_external_id
     LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
     LEFT JOIN product_slots s ON s.tenant_id = ${tenantId} AND s.product_id = p.id
     LEFT JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
+    LEFT JOIN planned pl ON pl.product_external_id = i.product_external_id AND pl.location_code = s.location_code
     WHERE i.tenant_id = ${tenantId} AND i.order_id = ANY (${orderIds}::uuid[])`.execute(db);
   return rows[0]!.basis;
 }
@@ -403,7 +422,8 @@ function pickedPart<P extends { location_code: string | null }>(parts: P[], loca
 /**
  * Completes the wave: its orders still IN_PICKING go to PICKED with the recorded quantities (the
  * sum of each line's parts), all at once, by the rules of complete-picking (completePickedOrders),
- * and the slots picked from drop by what was taken there, never below 0; 409 PICKS_MISSING,
+ * and the slots picked from drop by what was taken there, never below 0 (a pick face that falls to
+ * its min asks for a top-up: topUpFaces); 409 PICKS_MISSING,
  * listing the parts, while one is unrecorded. Orders moved outside the wave since (complete-picking
  * on its own) are left as they are.
  */
@@ -430,13 +450,12 @@ export async function completeWave(tx: Tx, tenantId: string, waveId: string): Pr
   }
   const { events } = await completePickedOrders(tx, tenantId, [...byOrder.values()]);
   // The product rows are locked (completePickedOrders): slot rows come after them.
-  await takeFromSlots(
-    tx,
-    tenantId,
-    parts.flatMap((line) =>
-      line.product_id && line.location_code && line.picked_quantity! > 0 ? [{ productId: line.product_id, locationCode: line.location_code, quantity: line.picked_quantity! }] : [],
-    ),
+  const picks = parts.flatMap((line) =>
+    line.product_id && line.location_code && line.picked_quantity! > 0 ? [{ productId: line.product_id, locationCode: line.location_code, quantity: line.picked_quantity! }] : [],
   );
+  await takeFromSlots(tx, tenantId, picks);
+  // A face picked down to its min asks for a top-up.
+  if (picks.length > 0) await topUpFaces(tx, tenantId, [...new Set(picks.map((pick) => pick.productId))]);
   await setStatus(tx, tenantId, waveId, 'COMPLETED');
   return events;
 }

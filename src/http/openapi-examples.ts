@@ -191,9 +191,9 @@ const locations = {
   ],
 };
 const slots = [
-  { productExternalId: 'P-1001', locationCode: 'A-03-2', quantity: 36 },
-  { productExternalId: 'P-1001', locationCode: 'C-27-3', quantity: 200 },
-  { productExternalId: 'P-1007', locationCode: 'B-11-1', quantity: 80 },
+  { productExternalId: 'P-1001', locationCode: 'A-03-2', quantity: 36, role: 'pick', min: 12, max: 60 },
+  { productExternalId: 'P-1001', locationCode: 'C-27-3', quantity: 200, role: 'reserve', min: null, max: null },
+  { productExternalId: 'P-1007', locationCode: 'B-11-1', quantity: 80, role: 'pick', min: null, max: null },
 ];
 const waveLine = (orderExternalId: string, tote: number, productExternalId: string, productSku: string, name: string, quantity: number) => ({
   orderExternalId,
@@ -255,7 +255,7 @@ const packOrder = (changes: Record<string, unknown>, label: string | null = 'T-0
     tote: { number: 1, label },
   };
 };
-const settings = { toteLabels: true, confirmLocation: true, packOnLastScan: false };
+const settings = { toteLabels: true, confirmLocation: true, packOnLastScan: false, pickFromReserve: false };
 
 const slottingRequest = { period: { from: '2026-10-01T00:00:00Z', to: '2026-11-01T00:00:00Z' }, maxMoves: 200 };
 const slottingProposal = {
@@ -291,6 +291,29 @@ const cartPlan = {
   greedyDistance: 57,
   urgencyCost: 0,
   poolSize: 3,
+  held: [
+    {
+      externalId: 'ORD-1004',
+      orderNumber: '1004',
+      priority: 'high',
+      dueDate: null,
+      short: [{ productExternalId: 'P-1001', needed: 40, available: 36 }],
+    },
+  ],
+};
+const replenishment = {
+  id: '019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01',
+  productExternalId: 'P-1001',
+  sku: 'MUG-RED-12',
+  fromLocationCode: 'C-27-3',
+  toLocationCode: 'A-03-2',
+  quantity: 24,
+  movedQuantity: null as number | null,
+  reason: 'DEMAND',
+  status: 'OPEN',
+  createdAt: '2026-11-23T09:31:00.000Z',
+  doneAt: null as string | null,
+  doneBy: null,
 };
 
 export const EXAMPLES: Record<string, OperationExamples> = {
@@ -426,11 +449,20 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   applySlottingProposal: { responses: { 200: ok(appliedProposal) } },
   createConsoleSlottingProposal: { request: slottingRequest, responses: { 201: ok(slottingProposal) } },
   applyConsoleSlottingProposal: { responses: { 200: ok(appliedProposal) } },
-  putSlots: { request: { slots }, responses: { 200: ok({ slots: 3, products: 2 }) } },
+  putSlots: {
+    request: {
+      slots: [
+        { productExternalId: 'P-1001', locationCode: 'A-03-2', quantity: 36, min: 12, max: 60 },
+        { productExternalId: 'P-1001', locationCode: 'C-27-3', quantity: 200, role: 'reserve' },
+        { productExternalId: 'P-1007', locationCode: 'B-11-1', quantity: 80 },
+      ],
+    },
+    responses: { 200: ok({ slots: 3, products: 2 }) },
+  },
   listSlots: { responses: { 200: page(slots) } },
   listSlotMismatches: { responses: { 200: page([{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }]) } },
   putProductSlots: {
-    request: { slots: slots.slice(0, 2).map(({ locationCode, quantity }) => ({ locationCode, quantity })) },
+    request: { slots: [{ locationCode: 'A-03-2', quantity: 36, min: 12, max: 60 }, { locationCode: 'C-27-3', quantity: 200, role: 'reserve' }] },
     responses: { 200: ok(slots.slice(0, 2)) },
   },
   recordPick: { request: { orderExternalId: 'ORD-1042', productExternalId: 'P-1001', quantity: 2, locationCode: 'A-03-2' }, responses: { 200: ok(firstLinePicked) } },
@@ -444,6 +476,13 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   signIn: { request: { warehouse: tenant.slug, username: 'mara', pin: '482913' }, responses: { 200: ok(me) } },
   getSession: { responses: { 200: ok(me) } },
   signOut: { responses: { 200: ok({ signedOut: true }) } },
+  listReplenishments: { responses: { 200: page([replenishment]) } },
+  getReplenishment: { responses: { 200: ok(replenishment) } },
+  completeReplenishment: {
+    request: { quantity: 24 },
+    responses: { 200: ok({ ...replenishment, status: 'DONE', movedQuantity: 24, doneAt: '2026-11-23T09:52:00.000Z' }) },
+  },
+  cancelReplenishment: { responses: { 200: ok({ ...replenishment, status: 'CANCELLED', doneAt: '2026-11-23T09:40:00.000Z' }) } },
   getSettings: { responses: { 200: ok(settings) } },
   putSettings: { request: { toteLabels: true }, responses: { 200: ok(settings) } },
   getConsoleSettings: { responses: { 200: ok(settings) } },

@@ -6,6 +6,7 @@ export interface SettingsTables {
     tote_labels: boolean;
     confirm_location: boolean;
     pack_on_last_scan: boolean;
+    pick_from_reserve: boolean;
     updated_at: Generated<Date>;
   };
 }

@@ -15,6 +15,8 @@ const PRODUCTS = [
 ];
 
 type Listed = { productExternalId: string; locationCode: string; quantity: number };
+/** A slot sent without a role or bounds, as stored: a pick face without bounds. */
+const face = <S extends object>(slot: S) => ({ ...slot, role: 'pick', min: null, max: null });
 const byProductAndCode = (a: Listed, b: Listed) => a.productExternalId.localeCompare(b.productExternalId) || a.locationCode.localeCompare(b.locationCode);
 
 describe('floor: slots, happy paths', () => {
@@ -46,13 +48,13 @@ describe('floor: slots, happy paths', () => {
     expect(response.body.data).toEqual({ slots: 5, products: 3 });
     const listed = await allSlots();
     expect(listed).toHaveLength(5);
-    expect([...listed].sort(byProductAndCode)).toEqual([...sent].sort(byProductAndCode));
+    expect([...listed].sort(byProductAndCode)).toEqual(sent.map(face).sort(byProductAndCode));
     const first = await setup.floor.get('/slots?limit=2');
     expect(first.body.pagination).toMatchObject({ limit: 2, hasMore: true, total: 5 });
 
     // A second replacement leaves only what it sent.
     expect((await setup.floor.put('/slots', { slots: [{ productExternalId: 'HAT', locationCode: 'A-01', quantity: 1 }] })).body.data).toEqual({ slots: 1, products: 1 });
-    expect(await allSlots()).toEqual([{ productExternalId: 'HAT', locationCode: 'A-01', quantity: 1 }]);
+    expect(await allSlots()).toEqual([face({ productExternalId: 'HAT', locationCode: 'A-01', quantity: 1 })]);
     expect((await setup.floor.put('/slots', { slots: [] })).body.data).toEqual({ slots: 0, products: 0 });
     expect(await allSlots()).toEqual([]);
   });
@@ -67,13 +69,13 @@ describe('floor: slots, happy paths', () => {
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data).toEqual([
-      { productExternalId: 'SHOE', locationCode: 'A-01', quantity: 3 },
-      { productExternalId: 'SHOE', locationCode: 'C-05', quantity: 7 },
+      face({ productExternalId: 'SHOE', locationCode: 'A-01', quantity: 3 }),
+      face({ productExternalId: 'SHOE', locationCode: 'C-05', quantity: 7 }),
     ]);
     expect(await allSlots('&productExternalId=SHOE')).toEqual(response.body.data);
-    expect(await allSlots('&productExternalId=SOCK')).toEqual([{ productExternalId: 'SOCK', locationCode: 'B-03', quantity: 5 }]);
+    expect(await allSlots('&productExternalId=SOCK')).toEqual([face({ productExternalId: 'SOCK', locationCode: 'B-03', quantity: 5 })]);
     expect((await setup.floor.put('/products/SHOE/slots', { slots: [] })).body.data).toEqual([]);
-    expect(await allSlots()).toEqual([{ productExternalId: 'SOCK', locationCode: 'B-03', quantity: 5 }]);
+    expect(await allSlots()).toEqual([face({ productExternalId: 'SOCK', locationCode: 'B-03', quantity: 5 })]);
   });
 
   it('lists the products whose slots hold other than their stock, page by page', async () => {
@@ -145,7 +147,7 @@ describe('floor: slots, concurrent replacements', () => {
       sets.map((slots, i) => (i % 4 === 0 ? setup.floor.put('/products/SHOE/slots', { slots: [{ locationCode: 'B-03', quantity: i }] }) : setup.floor.put('/slots', { slots }))),
     );
     expect(answers.map((answer) => answer.status)).toEqual(sets.map(() => 200));
-    const left = [...(await setup.floor.get('/slots?limit=1000')).body.data].sort(byProductAndCode);
+    const left = [...(await setup.floor.get('/slots?limit=1000')).body.data].map(({ productExternalId, locationCode, quantity }) => ({ productExternalId, locationCode, quantity })).sort(byProductAndCode);
     const possible = sets.flatMap((slots, i) => {
       const whole = [...slots].sort(byProductAndCode);
       // A product's replacement after a whole one: that set with SHOE's slots replaced.
@@ -166,7 +168,7 @@ describe('floor: slots, bad input changes nothing', () => {
     const response = await setup.floor.put(path, body);
     expect(response.status, JSON.stringify(response.body)).toBe(status);
     if (field) expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
-    expect((await setup.floor.get('/slots')).body.data).toEqual(KEPT);
+    expect((await setup.floor.get('/slots')).body.data).toEqual(KEPT.map(face));
     return response;
   }
 
@@ -234,6 +236,6 @@ describe('floor: slots, security', () => {
     // The other tenant knows no SHOE: a 404, and nothing of the first tenant's changes.
     expect((await otherFloor.put('/products/SHOE/slots', { slots: [] })).status).toBe(404);
     expect((await otherFloor.put('/slots', { slots: [] })).status).toBe(200);
-    expect((await setup.floor.get('/slots')).body.data).toEqual([{ productExternalId: 'SHOE', locationCode: 'A-01', quantity: 10 }]);
+    expect((await setup.floor.get('/slots')).body.data).toEqual([face({ productExternalId: 'SHOE', locationCode: 'A-01', quantity: 10 })]);
   });
 });

@@ -79,7 +79,7 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
 
   it('uses the limits of POST /waves by default (8 orders, 40 units), and an empty pool plans no cart', async () => {
     await clearPool(setup);
-    expect(await planOf()).toEqual({ carts: [], distance: 0, greedyDistance: 0, urgencyCost: 0, poolSize: 0 });
+    expect(await planOf()).toEqual({ carts: [], distance: 0, greedyDistance: 0, urgencyCost: 0, poolSize: 0, held: [] });
     for (let i = 0; i < 9; i++) await placeOrder({ NEAR: 1 });
     await placeOrder({ MID: 35 });
     const plan = await planOf();
@@ -145,7 +145,7 @@ describe('floor: the plan of carts (GET /waves/plan) and waves taken from it', (
     expect((await setup.ctx.admin('GET', '/api/v1/warehouse/tenants/no-such-tenant/waves/plan')).status).toBe(404);
     const other = warehouse(setup.ctx, await setup.ctx.tenant(UNLIMITED));
     expect((await other.put('/layout', { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 2, depotAisle: 1 })).status).toBe(200);
-    expect((await other.get('/waves/plan')).body.data).toEqual({ carts: [], distance: 0, greedyDistance: 0, urgencyCost: 0, poolSize: 0 });
+    expect((await other.get('/waves/plan')).body.data).toEqual({ carts: [], distance: 0, greedyDistance: 0, urgencyCost: 0, poolSize: 0, held: [] });
     expect((await planOf()).carts.flatMap(externalIds)).toEqual([mine]);
   });
 

@@ -11,26 +11,30 @@ import { signedIn } from '../console/helpers';
 const ctx = await createTestContext();
 afterAll(() => ctx.close());
 
-const DEFAULTS = { toteLabels: false, confirmLocation: true, packOnLastScan: false };
+const DEFAULTS = { toteLabels: false, confirmLocation: true, packOnLastScan: false, pickFromReserve: false };
 
 describe('warehouse settings', () => {
-  it('answers the defaults until changed; a change answers all three and keeps the ones left out', async () => {
+  it('answers the defaults until changed; a change answers them all and keeps the ones left out', async () => {
     const tenant = await ctx.tenant();
     const api = warehouse(ctx, tenant);
     expect((await api.get('/settings')).body.data).toEqual(DEFAULTS);
 
     const changed = await api.put('/settings', { toteLabels: true, packOnLastScan: true });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    expect(changed.body.data).toEqual({ toteLabels: true, confirmLocation: true, packOnLastScan: true });
+    expect(changed.body.data).toEqual({ toteLabels: true, confirmLocation: true, packOnLastScan: true, pickFromReserve: false });
     const again = await api.put('/settings', { confirmLocation: false });
-    expect(again.body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true });
-    expect((await api.get('/settings')).body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true });
+    expect(again.body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: false });
+    expect((await api.get('/settings')).body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: false });
+    const reserve = await api.put('/settings', { pickFromReserve: true });
+    expect(reserve.body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: true });
+    expect((await api.get('/settings')).body.data.pickFromReserve).toBe(true);
   });
 
   it.each([
     [{ toteLabels: 'yes' }, 'toteLabels'],
     [{ confirmLocation: 1 }, 'confirmLocation'],
     [{ packOnLastScan: null }, 'packOnLastScan'],
+    [{ pickFromReserve: 'on' }, 'pickFromReserve'],
     [{ toteLabels: true, packOnLastscan: true }, 'packOnLastscan'],
   ])('refuses %j with 400 naming %s, and changes nothing', async (body, field) => {
     const tenant = await ctx.tenant();

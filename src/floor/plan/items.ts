@@ -123,10 +123,14 @@ interface ChosenSlot<L extends Location> extends Place {
   quantity: number;
 }
 
+/** The shortest walk from the depot to a place: along the front cross aisle, then up the aisle. */
+export function fromDepot(layout: Layout, place: Place): number {
+  return Math.abs(aisleX(layout, place.aisle) - aisleX(layout, layout.depotAisle)) + positionY(layout, place.position);
+}
+
 /** Each need covered from its slots nearest the depot; what they cannot cover is short. */
 function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[]) {
-  // From the depot along the front cross aisle, then up the aisle: the shortest walk there.
-  const away = (place: Place) => Math.abs(aisleX(layout, place.aisle) - aisleX(layout, layout.depotAisle)) + positionY(layout, place.position);
+  const away = (place: Place) => fromDepot(layout, place);
   const chosen: ChosenSlot<L>[] = [];
   const short: ItemPick[] = [];
   for (const need of needs) {

@@ -10,10 +10,12 @@ export interface WaveItem {
   quantity: number;
 }
 
-/** Where a product's units stand: its own placed location (null: none) and the slots it is taken from. */
+/** Where a product's units stand: its own placed location (null: none), the pick faces it is taken from, and the reserve slots that may cover the rest. */
 export interface ItemPlaces {
   own: Location | null;
   slots: readonly ItemSlot<Location>[];
+  /** Reserve slots to take from what the faces cannot cover (the warehouse's pickFromReserve); none when left out. */
+  reserve?: readonly ItemSlot<Location>[] | undefined;
 }
 
 /** A part of a wave line: what to take at one stop (1.. in walking order), or the whole line, unplaced (stop null). */
@@ -44,7 +46,8 @@ interface Piece {
  * The lines of a wave, split into parts at the stops of one routeItems call over every product of
  * the wave (its lines' quantities summed), and the walk's length under `policy` and S-shape.
  *
- * - The part of a product the slots cannot cover is planned at its own location when that is
+ * - A product is taken from its pick faces (`slots`); what they cannot cover from its `reserve`
+ *   slots, when given; what those cannot cover either is planned at its own location when that is
  *   placed (the picker looks there and records what is missing short), else added to its last
  *   part on the route; a line with no part on the route is unplaced, picked after the route.
  * - Several orders wanting one product share its chosen slots tote by tote (each order's items by
@@ -57,7 +60,8 @@ export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: 
   const linesOf = new Map<string, WaveItem[]>();
   for (const item of [...items].sort(byTote)) linesOf.set(item.product_external_id, [...(linesOf.get(item.product_external_id) ?? []), item]);
 
-  // Needs are named by their index; a product has a need for what its slots cover and one for the rest at its own location.
+  // Needs are named by their index; a product has a need for what its faces cover, one for what its
+  // reserve covers of the rest, and one for what is left at its own location.
   const needs: ItemNeed<Location>[] = [];
   const productOf: string[] = [];
   const need = (product: string, quantity: number, slots: readonly ItemSlot<Location>[]) => {
@@ -66,14 +70,17 @@ export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: 
   };
   for (const [product, lines] of linesOf) {
     const total = lines.reduce((sum, line) => sum + line.quantity, 0);
-    const { own, slots } = places.get(product) ?? { own: null, slots: [] };
+    const { own, slots, reserve = [] } = places.get(product) ?? { own: null, slots: [] };
     const covered = Math.min(total, slots.reduce((sum, slot) => sum + slot.quantity, 0));
     if (covered > 0) need(product, covered, slots);
-    if (total > covered && own) need(product, total - covered, [{ place: own, quantity: total - covered }]);
+    const fromReserve = Math.min(total - covered, reserve.reduce((sum, slot) => sum + slot.quantity, 0));
+    if (fromReserve > 0) need(product, fromReserve, reserve);
+    const left = total - covered - fromReserve;
+    if (left > 0 && own) need(product, left, [{ place: own, quantity: left }]);
   }
   const route = routeItems(layout, needs, policy);
 
-  // Each product's pieces: its covered need's stops in walking order, then its own location's.
+  // Each product's pieces: its faces' stops in walking order, then its reserve's, then its own location's.
   const pieces = new Map<string, (Piece & { need: number })[]>();
   route.stops.forEach(({ place, picks }, stop) => {
     for (const pick of picks) {

@@ -1,0 +1,253 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../db';
+import { decodeCursor } from '../http/cursor';
+import { ApiError, conflict, notFound } from '../http/errors';
+import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
+import { UUID } from '../http/uuid';
+import type { ReplenishmentReason, ReplenishmentStatus } from './tables';
+
+/*
+ * Replenishment: tasks that move units of a product from a reserve slot to one of its pick faces.
+ *
+ * - The service makes them. MIN: a pick face with bounds that stands at its `min` or below, checked
+ *   after a wave's completion lowers slots, after slots are written and after a task is completed,
+ *   for `max` less what the face holds. DEMAND: orders of the pool of carts the faces cannot cover
+ *   (pool.ts holds them off the carts), when a wave is made from the pool, for what those orders
+ *   need beyond what the faces have free (raised to fill the face to `max` when it has one). SHORT
+ *   is made by short picks.
+ * - A task is taken from the product's reserve slot holding the most units (ties: the lowest
+ *   location code), so that one trip covers it as often as can be, and asks for no more than that
+ *   slot holds. No task is made when no reserve slot of the product holds a unit.
+ * - At most one open task (OPEN or IN_PROGRESS) per pick face: a partial unique index holds it, and
+ *   tasks are made with INSERT ... ON CONFLICT DO NOTHING, so that checks running at once make one.
+ * - The line: tasks an order waits for (DEMAND, SHORT; urgency 0) before top-ups (MIN; urgency 1),
+ *   each oldest first. A DEMAND for a face whose MIN task is open moves that task to the head of
+ *   the line (it keeps its reason and quantity).
+ * - Completing moves units from the reserve slot to the pick face in one transaction, under the
+ *   product's row lock (the first lock of the documented order, orders/store.ts): the product's
+ *   stock does not change; a reserve slot never goes below 0 (409).
+ */
+
+const OPEN: ReplenishmentStatus[] = ['OPEN', 'IN_PROGRESS'];
+/** Where the line puts a task of each reason: 0 first. */
+const URGENCY: Record<ReplenishmentReason, number> = { DEMAND: 0, SHORT: 0, MIN: 1 };
+
+/** The fullest reserve slot of the product of `face` (a product_slots row), holding at least a unit. */
+const fullestReserve = (tenantId: string) => sql`
+  JOIN LATERAL (
+    SELECT r.location_code, r.quantity FROM product_slots r
+    WHERE r.tenant_id = ${tenantId} AND r.product_id = face.product_id AND r.role = 'reserve' AND r.quantity > 0
+    ORDER BY r.quantity DESC, r.location_code
+    LIMIT 1
+  ) AS reserve ON true`;
+
+/**
+ * Makes a MIN task for every pick face with bounds that stands at its `min` or below and has no open
+ * task, for `max` less what it holds, from the fullest reserve slot and no more than it holds; of
+ * the given products only, when given. The caller holds the products' row locks or writes their
+ * slots itself.
+ */
+export async function topUpFaces(tx: Tx, tenantId: string, productIds?: readonly string[]): Promise<void> {
+  await sql`
+    INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, quantity, reason, urgency)
+    SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code, least(reserve.quantity, face.max - face.quantity), 'MIN', ${URGENCY.MIN}
+    FROM product_slots face
+    ${fullestReserve(tenantId)}
+    WHERE face.tenant_id = ${tenantId} AND face.role = 'pick' AND face.min IS NOT NULL AND face.quantity <= face.min AND face.max > face.quantity
+      ${productIds ? sql`AND face.product_id = ANY (${productIds}::uuid[])` : sql``}
+    ORDER BY face.product_id, face.location_code
+    ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING`.execute(tx);
+}
+
+/** Units of a product the pool's orders need at a pick face beyond what its faces have free. */
+export interface Demand {
+  productId: string;
+  /** The pick face to fill. */
+  face: string;
+  units: number;
+}
+
+/**
+ * Makes a DEMAND task for each demand whose face has no open task (at once: its own statement when
+ * `db` is not a transaction), first in line: for the units needed, or to fill the face to its `max`
+ * when that is more, from the fullest reserve slot and no more than it holds. A face that has an
+ * open task moves it to the head of the line.
+ */
+export async function askForDemand(db: Executor, tenantId: string, demands: readonly Demand[]): Promise<void> {
+  if (demands.length === 0) return;
+  const products = demands.map((demand) => demand.productId);
+  const faces = demands.map((demand) => demand.face);
+  await sql`
+    INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, quantity, reason, urgency)
+    SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code,
+      least(reserve.quantity, greatest(d.units, coalesce(face.max - face.quantity, 0))), 'DEMAND', ${URGENCY.DEMAND}
+    FROM unnest(${products}::uuid[], ${faces}::text[], ${demands.map((demand) => demand.units)}::numeric[]) AS d(product_id, face, units)
+    JOIN product_slots face ON face.tenant_id = ${tenantId} AND face.product_id = d.product_id AND face.location_code = d.face AND face.role = 'pick'
+    ${fullestReserve(tenantId)}
+    ORDER BY face.product_id, face.location_code
+    ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING`.execute(db);
+  await sql`
+    UPDATE replenishments SET urgency = ${URGENCY.DEMAND}
+    FROM unnest(${products}::uuid[], ${faces}::text[]) AS d(product_id, face)
+    WHERE tenant_id = ${tenantId} AND product_id = d.product_id AND to_location_code = d.face
+      AND status IN ('OPEN', 'IN_PROGRESS') AND urgency <> ${URGENCY.DEMAND}`.execute(db);
+}
+
+/**
+ * Cancels the open tasks (of the given products, when given) whose pick face or reserve slot is no
+ * longer one: the slots were written since the task was made.
+ */
+export async function cancelStaleTasks(tx: Tx, tenantId: string, productIds?: readonly string[]): Promise<void> {
+  await sql`
+    UPDATE replenishments t SET status = 'CANCELLED', done_at = now()
+    WHERE t.tenant_id = ${tenantId} AND t.status IN ('OPEN', 'IN_PROGRESS') ${productIds ? sql`AND t.product_id = ANY (${productIds}::uuid[])` : sql``}
+      AND (NOT EXISTS (SELECT FROM product_slots s WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.to_location_code AND s.role = 'pick')
+        OR NOT EXISTS (SELECT FROM product_slots s WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.from_location_code AND s.role = 'reserve'))`.execute(tx);
+}
+
+/** A task as the API answers it. */
+export interface Replenishment {
+  id: string;
+  productExternalId: string;
+  sku: string;
+  fromLocationCode: string;
+  toLocationCode: string;
+  quantity: number;
+  movedQuantity: number | null;
+  reason: ReplenishmentReason;
+  status: ReplenishmentStatus;
+  createdAt: string;
+  doneAt: string | null;
+  doneBy: string | null;
+}
+
+function tasks(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('replenishments as t')
+    .innerJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 't.tenant_id').onRef('p.id', '=', 't.product_id'))
+    .select([
+      't.id',
+      't.urgency',
+      'p.external_id',
+      'p.sku',
+      't.from_location_code',
+      't.to_location_code',
+      't.quantity',
+      't.moved_quantity',
+      't.reason',
+      't.status',
+      't.created_at',
+      't.done_at',
+      't.done_by',
+    ])
+    .where('t.tenant_id', '=', tenantId);
+}
+
+type TaskRow = Awaited<ReturnType<ReturnType<typeof tasks>['executeTakeFirstOrThrow']>>;
+
+const view = (row: TaskRow): Replenishment => ({
+  id: row.id,
+  productExternalId: row.external_id,
+  sku: row.sku,
+  fromLocationCode: row.from_location_code,
+  toLocationCode: row.to_location_code,
+  quantity: Number(row.quantity),
+  movedQuantity: row.moved_quantity === null ? null : Number(row.moved_quantity),
+  reason: row.reason,
+  status: row.status,
+  createdAt: new Date(row.created_at).toISOString(),
+  doneAt: row.done_at === null ? null : new Date(row.done_at).toISOString(),
+  doneBy: row.done_by,
+});
+
+/** The task; 404 when the tenant has none of that id. */
+export async function loadReplenishment(db: Executor, tenantId: string, id: string): Promise<Replenishment> {
+  const row = await tasks(db, tenantId).where('t.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(`Replenishment ${id}`);
+  return view(row);
+}
+
+/** The line: first in line first (urgency, then id, which is time-ordered). */
+const IN_LINE: KeyColumn[] = [
+  { name: 't.urgency', type: 'bigint' },
+  { name: 't.id', type: 'uuid' },
+];
+
+/** A keyset page of the tenant's tasks (of one status, when given), first in line first. */
+export async function listReplenishments(db: Executor, tenantId: string, query: { limit: number; cursor?: string | undefined; status?: ReplenishmentStatus | undefined }) {
+  const filtered = tasks(db, tenantId).$if(query.status !== undefined, (q) => q.where('t.status', '=', query.status!));
+  let page = filtered;
+  if (query.cursor !== undefined) {
+    const key = decodeCursor<[number, string]>(query.cursor, ['number', 'string'], ([urgency, id]) => Number.isInteger(urgency) && UUID.test(id));
+    page = page.where(keysetAfter(IN_LINE, key));
+  }
+  const [fetched, counted] = await Promise.all([
+    page.orderBy('t.urgency').orderBy('t.id').limit(query.limit + 1).execute(),
+    db
+      .selectFrom('replenishments')
+      .where('tenant_id', '=', tenantId)
+      .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!))
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  const { rows, hasMore, nextCursor } = pageOf(fetched, query.limit, (last) => [last.urgency, last.id]);
+  return { tasks: rows.map(view), pagination: { limit: query.limit, hasMore, nextCursor, total: Number(counted.total) } };
+}
+
+/**
+ * The task locked for the rest of the transaction, after its product's row (the lock order of
+ * orders/store.ts: product rows first); 404 when unknown, 409 naming its state unless it is open.
+ */
+async function lockOpenTask(tx: Tx, tenantId: string, id: string, doing: string) {
+  const task = await tx.selectFrom('replenishments').select('product_id').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+  if (!task) throw notFound(`Replenishment ${id}`);
+  await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', '=', task.product_id).forUpdate().execute();
+  // A later statement than the lock: it reads what a transaction that held the lock committed.
+  const locked = await tx.selectFrom('replenishments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+  if (!OPEN.includes(locked.status)) throw conflict(`Replenishment ${id} is ${locked.status}; only an OPEN or IN_PROGRESS task can be ${doing}`);
+  return locked;
+}
+
+/**
+ * Completes the task: `quantity` units move from its reserve slot to its pick face, the task is
+ * DONE with what moved, and the face is checked against its `min` again. The product's stock does
+ * not change. 409 (nothing changed) when the task is not open, when either slot is no longer what
+ * the task names, or when the reserve slot holds fewer than `quantity`.
+ */
+export async function completeReplenishment(tx: Tx, tenantId: string, id: string, quantity: number): Promise<{ id: string }> {
+  const task = await lockOpenTask(tx, tenantId, id, 'completed');
+  const slots = await tx
+    .selectFrom('product_slots')
+    .select(['location_code', 'role', 'quantity'])
+    .where('tenant_id', '=', tenantId)
+    .where('product_id', '=', task.product_id)
+    .where('location_code', 'in', [task.from_location_code, task.to_location_code])
+    .execute();
+  const reserve = slots.find((slot) => slot.location_code === task.from_location_code && slot.role === 'reserve');
+  const face = slots.find((slot) => slot.location_code === task.to_location_code && slot.role === 'pick');
+  if (!reserve) throw conflict(`${task.from_location_code} is no longer a reserve slot of the product; cancel the task`);
+  if (!face) throw conflict(`${task.to_location_code} is no longer a pick face of the product; cancel the task`);
+  if (Number(reserve.quantity) < quantity) {
+    throw new ApiError('CONFLICT', `The reserve slot ${task.from_location_code} holds ${Number(reserve.quantity)} units; ${quantity} cannot be taken from it`, [
+      { field: 'quantity', message: `must be at most ${Number(reserve.quantity)}, what the reserve slot ${task.from_location_code} holds` },
+    ]);
+  }
+  await sql`
+    UPDATE product_slots SET quantity = quantity + CASE WHEN location_code = ${task.to_location_code} THEN ${quantity}::numeric ELSE -${quantity}::numeric END
+    WHERE tenant_id = ${tenantId} AND product_id = ${task.product_id} AND location_code IN (${task.from_location_code}, ${task.to_location_code})`.execute(tx);
+  await tx
+    .updateTable('replenishments')
+    .set({ status: 'DONE', moved_quantity: quantity, done_at: sql<Date>`now()`, done_by: null })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+  await topUpFaces(tx, tenantId, [task.product_id]);
+  return { id };
+}
+
+/** Cancels the task (no slot changes); 409 naming its state unless it is open. */
+export async function cancelReplenishment(tx: Tx, tenantId: string, id: string): Promise<{ id: string }> {
+  await lockOpenTask(tx, tenantId, id, 'cancelled');
+  await tx.updateTable('replenishments').set({ status: 'CANCELLED', done_at: sql<Date>`now()`, done_by: null }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  return { id };
+}
