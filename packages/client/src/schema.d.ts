@@ -649,6 +649,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/warehouse/tenants/{slug}/replenishments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Replenishment tasks, first in line first: those orders wait for, then top-ups, each oldest first */
+        get: operations["listReplenishments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/replenishments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One replenishment task */
+        get: operations["getReplenishment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/replenishments/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a task: the units move from its reserve slot to its pick face (stock unchanged)
+         * @description 409 (nothing changed) when the task is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, or when either slot is no longer what the task names.
+         */
+        post: operations["completeReplenishment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/replenishments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a task; no slot changes
+         * @description 409 when the task is DONE or CANCELLED already.
+         */
+        post: operations["cancelReplenishment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/warehouse/tenants/{slug}/layout": {
         parameters: {
             query?: never;
@@ -8341,17 +8415,26 @@ export interface operations {
                      *         {
                      *           "productExternalId": "P-1001",
                      *           "locationCode": "A-03-2",
-                     *           "quantity": 36
+                     *           "quantity": 36,
+                     *           "role": "pick",
+                     *           "min": 12,
+                     *           "max": 60
                      *         },
                      *         {
                      *           "productExternalId": "P-1001",
                      *           "locationCode": "C-27-3",
-                     *           "quantity": 200
+                     *           "quantity": 200,
+                     *           "role": "reserve",
+                     *           "min": null,
+                     *           "max": null
                      *         },
                      *         {
                      *           "productExternalId": "P-1007",
                      *           "locationCode": "B-11-1",
-                     *           "quantity": 80
+                     *           "quantity": 80,
+                     *           "role": "pick",
+                     *           "min": null,
+                     *           "max": null
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8370,6 +8453,11 @@ export interface operations {
                             productExternalId: string;
                             locationCode: string;
                             quantity: number;
+                            /** @description `pick`: a pick face, which waves and routes for items take from; `reserve`: units that feed the faces (replenishment) */
+                            role: "pick" | "reserve";
+                            /** @description The face's top-up bounds; null when it has none (a reserve slot never has) */
+                            min: number | null;
+                            max: number | null;
                         }[];
                         pagination: {
                             limit: number;
@@ -8463,12 +8551,15 @@ export interface operations {
                  *         {
                  *           "productExternalId": "P-1001",
                  *           "locationCode": "A-03-2",
-                 *           "quantity": 36
+                 *           "quantity": 36,
+                 *           "min": 12,
+                 *           "max": 60
                  *         },
                  *         {
                  *           "productExternalId": "P-1001",
                  *           "locationCode": "C-27-3",
-                 *           "quantity": 200
+                 *           "quantity": 200,
+                 *           "role": "reserve"
                  *         },
                  *         {
                  *           "productExternalId": "P-1007",
@@ -8489,6 +8580,15 @@ export interface operations {
                         locationCode: string;
                         /** @description Units at the location, a whole number */
                         quantity: number;
+                        /**
+                         * @description `pick`: a pick face, which waves and routes for items take from; `reserve`: units that feed the faces (replenishment)
+                         * @default pick
+                         */
+                        role?: "pick" | "reserve";
+                        /** @description A pick face at this many units or fewer asks for a top-up (replenishment, MIN); sent with `max`, at most `max` */
+                        min?: number;
+                        /** @description What the pick face holds: a top-up fills it to this; sent with `min` */
+                        max?: number;
                     }[];
                 };
             };
@@ -8734,11 +8834,14 @@ export interface operations {
                  *       "slots": [
                  *         {
                  *           "locationCode": "A-03-2",
-                 *           "quantity": 36
+                 *           "quantity": 36,
+                 *           "min": 12,
+                 *           "max": 60
                  *         },
                  *         {
                  *           "locationCode": "C-27-3",
-                 *           "quantity": 200
+                 *           "quantity": 200,
+                 *           "role": "reserve"
                  *         }
                  *       ]
                  *     }
@@ -8753,6 +8856,15 @@ export interface operations {
                         locationCode: string;
                         /** @description Units at the location, a whole number */
                         quantity: number;
+                        /**
+                         * @description `pick`: a pick face, which waves and routes for items take from; `reserve`: units that feed the faces (replenishment)
+                         * @default pick
+                         */
+                        role?: "pick" | "reserve";
+                        /** @description A pick face at this many units or fewer asks for a top-up (replenishment, MIN); sent with `max`, at most `max` */
+                        min?: number;
+                        /** @description What the pick face holds: a top-up fills it to this; sent with `min` */
+                        max?: number;
                     }[];
                 };
             };
@@ -8773,12 +8885,18 @@ export interface operations {
                      *         {
                      *           "productExternalId": "P-1001",
                      *           "locationCode": "A-03-2",
-                     *           "quantity": 36
+                     *           "quantity": 36,
+                     *           "role": "pick",
+                     *           "min": 12,
+                     *           "max": 60
                      *         },
                      *         {
                      *           "productExternalId": "P-1001",
                      *           "locationCode": "C-27-3",
-                     *           "quantity": 200
+                     *           "quantity": 200,
+                     *           "role": "reserve",
+                     *           "min": null,
+                     *           "max": null
                      *         }
                      *       ],
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -8792,6 +8910,11 @@ export interface operations {
                             productExternalId: string;
                             locationCode: string;
                             quantity: number;
+                            /** @description `pick`: a pick face, which waves and routes for items take from; `reserve`: units that feed the faces (replenishment) */
+                            role: "pick" | "reserve";
+                            /** @description The face's top-up bounds; null when it has none (a reserve slot never has) */
+                            min: number | null;
+                            max: number | null;
                         }[];
                         /**
                          * Format: uuid
@@ -9429,6 +9552,613 @@ export interface operations {
                 headers: {
                     /** @description Identifies this request in the service logs; the same as `requestId` in the body */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listReplenishments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
+                cursor?: string;
+                /** @description OPEN until someone starts it (IN_PROGRESS), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                status?: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *           "productExternalId": "P-1001",
+                     *           "sku": "MUG-RED-12",
+                     *           "fromLocationCode": "C-27-3",
+                     *           "toLocationCode": "A-03-2",
+                     *           "quantity": 24,
+                     *           "movedQuantity": null,
+                     *           "reason": "DEMAND",
+                     *           "status": "OPEN",
+                     *           "createdAt": "2026-11-23T09:31:00.000Z",
+                     *           "doneAt": null,
+                     *           "doneBy": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The reserve slot to take from */
+                            fromLocationCode: string;
+                            /** @description The pick face to fill */
+                            toLocationCode: string;
+                            /** @description Units asked for: never more than the reserve slot held when the task was made */
+                            quantity: number;
+                            /** @description Units completing moved; null until DONE */
+                            movedQuantity: number | null;
+                            /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                            reason: "MIN" | "DEMAND" | "SHORT";
+                            /** @description OPEN until someone starts it (IN_PROGRESS), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                            status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was completed or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who completed or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getReplenishment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "fromLocationCode": "C-27-3",
+                     *         "toLocationCode": "A-03-2",
+                     *         "quantity": 24,
+                     *         "movedQuantity": null,
+                     *         "reason": "DEMAND",
+                     *         "status": "OPEN",
+                     *         "createdAt": "2026-11-23T09:31:00.000Z",
+                     *         "doneAt": null,
+                     *         "doneBy": null
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The reserve slot to take from */
+                            fromLocationCode: string;
+                            /** @description The pick face to fill */
+                            toLocationCode: string;
+                            /** @description Units asked for: never more than the reserve slot held when the task was made */
+                            quantity: number;
+                            /** @description Units completing moved; null until DONE */
+                            movedQuantity: number | null;
+                            /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                            reason: "MIN" | "DEMAND" | "SHORT";
+                            /** @description OPEN until someone starts it (IN_PROGRESS), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                            status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was completed or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who completed or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    completeReplenishment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quantity": 24
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Units moved from the reserve slot to the pick face, a whole number of 1 or more */
+                    quantity: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "fromLocationCode": "C-27-3",
+                     *         "toLocationCode": "A-03-2",
+                     *         "quantity": 24,
+                     *         "movedQuantity": 24,
+                     *         "reason": "DEMAND",
+                     *         "status": "DONE",
+                     *         "createdAt": "2026-11-23T09:31:00.000Z",
+                     *         "doneAt": "2026-11-23T09:52:00.000Z",
+                     *         "doneBy": null
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The reserve slot to take from */
+                            fromLocationCode: string;
+                            /** @description The pick face to fill */
+                            toLocationCode: string;
+                            /** @description Units asked for: never more than the reserve slot held when the task was made */
+                            quantity: number;
+                            /** @description Units completing moved; null until DONE */
+                            movedQuantity: number | null;
+                            /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                            reason: "MIN" | "DEMAND" | "SHORT";
+                            /** @description OPEN until someone starts it (IN_PROGRESS), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                            status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was completed or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who completed or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelReplenishment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "fromLocationCode": "C-27-3",
+                     *         "toLocationCode": "A-03-2",
+                     *         "quantity": 24,
+                     *         "movedQuantity": null,
+                     *         "reason": "DEMAND",
+                     *         "status": "CANCELLED",
+                     *         "createdAt": "2026-11-23T09:31:00.000Z",
+                     *         "doneAt": "2026-11-23T09:40:00.000Z",
+                     *         "doneBy": null
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The reserve slot to take from */
+                            fromLocationCode: string;
+                            /** @description The pick face to fill */
+                            toLocationCode: string;
+                            /** @description Units asked for: never more than the reserve slot held when the task was made */
+                            quantity: number;
+                            /** @description Units completing moved; null until DONE */
+                            movedQuantity: number | null;
+                            /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                            reason: "MIN" | "DEMAND" | "SHORT";
+                            /** @description OPEN until someone starts it (IN_PROGRESS), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                            status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was completed or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who completed or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10953,7 +11683,22 @@ export interface operations {
                      *         "distance": 53,
                      *         "greedyDistance": 57,
                      *         "urgencyCost": 0,
-                     *         "poolSize": 3
+                     *         "poolSize": 3,
+                     *         "held": [
+                     *           {
+                     *             "externalId": "ORD-1004",
+                     *             "orderNumber": "1004",
+                     *             "priority": "high",
+                     *             "dueDate": null,
+                     *             "short": [
+                     *               {
+                     *                 "productExternalId": "P-1001",
+                     *                 "needed": 40,
+                     *                 "available": 36
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -10982,8 +11727,23 @@ export interface operations {
                             greedyDistance: number | null;
                             /** @description What putting urgency first costs in walking: the walk of the plan less that of a plan of the same pool where only walking decides (0 when every order is equally urgent); null when greedyDistance is */
                             urgencyCost: number | null;
-                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
+                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500, but those held */
                             poolSize: number;
+                            /** @description Orders of the pool on no cart: their pick faces cannot cover them. Making a wave from the pool asks for their replenishment (DEMAND, first in line); they come back once the faces hold their units. Most urgent first */
+                            held: {
+                                externalId: string;
+                                orderNumber: string;
+                                priority: string | null;
+                                dueDate: string | null;
+                                /** @description The products its slots cannot cover */
+                                short: {
+                                    productExternalId: string;
+                                    /** @description Units the order needs of the product */
+                                    needed: number;
+                                    /** @description Units its pick faces (and reserve slots, with pickFromReserve) have left for it, after PICKING waves and the more urgent orders of the plan */
+                                    available: number;
+                                }[];
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -12581,7 +13341,8 @@ export interface operations {
                      *       "data": {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
-                     *         "packOnLastScan": false
+                     *         "packOnLastScan": false,
+                     *         "pickFromReserve": false
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -12589,7 +13350,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description How the warehouse's console works */
+                        /** @description How the warehouse's console and waves work */
                         data: {
                             /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
                             toteLabels: boolean;
@@ -12597,6 +13358,8 @@ export interface operations {
                             confirmLocation: boolean;
                             /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                             packOnLastScan: boolean;
+                            /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                            pickFromReserve: boolean;
                         };
                         /**
                          * Format: uuid
@@ -12689,6 +13452,8 @@ export interface operations {
                     confirmLocation?: boolean;
                     /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                     packOnLastScan?: boolean;
+                    /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                    pickFromReserve?: boolean;
                 };
             };
         };
@@ -12707,7 +13472,8 @@ export interface operations {
                      *       "data": {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
-                     *         "packOnLastScan": false
+                     *         "packOnLastScan": false,
+                     *         "pickFromReserve": false
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -12715,7 +13481,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description How the warehouse's console works */
+                        /** @description How the warehouse's console and waves work */
                         data: {
                             /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
                             toteLabels: boolean;
@@ -12723,6 +13489,8 @@ export interface operations {
                             confirmLocation: boolean;
                             /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                             packOnLastScan: boolean;
+                            /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                            pickFromReserve: boolean;
                         };
                         /**
                          * Format: uuid
@@ -13148,7 +13916,8 @@ export interface operations {
                      *       "data": {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
-                     *         "packOnLastScan": false
+                     *         "packOnLastScan": false,
+                     *         "pickFromReserve": false
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -13156,7 +13925,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description How the warehouse's console works */
+                        /** @description How the warehouse's console and waves work */
                         data: {
                             /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
                             toteLabels: boolean;
@@ -13164,6 +13933,8 @@ export interface operations {
                             confirmLocation: boolean;
                             /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                             packOnLastScan: boolean;
+                            /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                            pickFromReserve: boolean;
                         };
                         /**
                          * Format: uuid
@@ -13243,6 +14014,8 @@ export interface operations {
                     confirmLocation?: boolean;
                     /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                     packOnLastScan?: boolean;
+                    /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                    pickFromReserve?: boolean;
                 };
             };
         };
@@ -13261,7 +14034,8 @@ export interface operations {
                      *       "data": {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
-                     *         "packOnLastScan": false
+                     *         "packOnLastScan": false,
+                     *         "pickFromReserve": false
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -13269,7 +14043,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description How the warehouse's console works */
+                        /** @description How the warehouse's console and waves work */
                         data: {
                             /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
                             toteLabels: boolean;
@@ -13277,6 +14051,8 @@ export interface operations {
                             confirmLocation: boolean;
                             /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                             packOnLastScan: boolean;
+                            /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                            pickFromReserve: boolean;
                         };
                         /**
                          * Format: uuid
@@ -16488,7 +17264,22 @@ export interface operations {
                      *         "distance": 53,
                      *         "greedyDistance": 57,
                      *         "urgencyCost": 0,
-                     *         "poolSize": 3
+                     *         "poolSize": 3,
+                     *         "held": [
+                     *           {
+                     *             "externalId": "ORD-1004",
+                     *             "orderNumber": "1004",
+                     *             "priority": "high",
+                     *             "dueDate": null,
+                     *             "short": [
+                     *               {
+                     *                 "productExternalId": "P-1001",
+                     *                 "needed": 40,
+                     *                 "available": 36
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -16517,8 +17308,23 @@ export interface operations {
                             greedyDistance: number | null;
                             /** @description What putting urgency first costs in walking: the walk of the plan less that of a plan of the same pool where only walking decides (0 when every order is equally urgent); null when greedyDistance is */
                             urgencyCost: number | null;
-                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
+                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500, but those held */
                             poolSize: number;
+                            /** @description Orders of the pool on no cart: their pick faces cannot cover them. Making a wave from the pool asks for their replenishment (DEMAND, first in line); they come back once the faces hold their units. Most urgent first */
+                            held: {
+                                externalId: string;
+                                orderNumber: string;
+                                priority: string | null;
+                                dueDate: string | null;
+                                /** @description The products its slots cannot cover */
+                                short: {
+                                    productExternalId: string;
+                                    /** @description Units the order needs of the product */
+                                    needed: number;
+                                    /** @description Units its pick faces (and reserve slots, with pickFromReserve) have left for it, after PICKING waves and the more urgent orders of the plan */
+                                    available: number;
+                                }[];
+                            }[];
                         };
                         /**
                          * Format: uuid

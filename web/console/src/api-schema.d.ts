@@ -788,7 +788,8 @@ export interface operations {
                      *       "data": {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
-                     *         "packOnLastScan": false
+                     *         "packOnLastScan": false,
+                     *         "pickFromReserve": false
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -796,7 +797,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description How the warehouse's console works */
+                        /** @description How the warehouse's console and waves work */
                         data: {
                             /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
                             toteLabels: boolean;
@@ -804,6 +805,8 @@ export interface operations {
                             confirmLocation: boolean;
                             /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                             packOnLastScan: boolean;
+                            /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                            pickFromReserve: boolean;
                         };
                         /**
                          * Format: uuid
@@ -883,6 +886,8 @@ export interface operations {
                     confirmLocation?: boolean;
                     /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                     packOnLastScan?: boolean;
+                    /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                    pickFromReserve?: boolean;
                 };
             };
         };
@@ -901,7 +906,8 @@ export interface operations {
                      *       "data": {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
-                     *         "packOnLastScan": false
+                     *         "packOnLastScan": false,
+                     *         "pickFromReserve": false
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -909,7 +915,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description How the warehouse's console works */
+                        /** @description How the warehouse's console and waves work */
                         data: {
                             /** @description Each wave starts by scanning a label onto every tote; the pack station finds an order by its tote's label (default false) */
                             toteLabels: boolean;
@@ -917,6 +923,8 @@ export interface operations {
                             confirmLocation: boolean;
                             /** @description At the pack station, the scan that checks an order's last unit marks it packed (default false) */
                             packOnLastScan: boolean;
+                            /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
+                            pickFromReserve: boolean;
                         };
                         /**
                          * Format: uuid
@@ -4128,7 +4136,22 @@ export interface operations {
                      *         "distance": 53,
                      *         "greedyDistance": 57,
                      *         "urgencyCost": 0,
-                     *         "poolSize": 3
+                     *         "poolSize": 3,
+                     *         "held": [
+                     *           {
+                     *             "externalId": "ORD-1004",
+                     *             "orderNumber": "1004",
+                     *             "priority": "high",
+                     *             "dueDate": null,
+                     *             "short": [
+                     *               {
+                     *                 "productExternalId": "P-1001",
+                     *                 "needed": 40,
+                     *                 "available": 36
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -4157,8 +4180,23 @@ export interface operations {
                             greedyDistance: number | null;
                             /** @description What putting urgency first costs in walking: the walk of the plan less that of a plan of the same pool where only walking decides (0 when every order is equally urgent); null when greedyDistance is */
                             urgencyCost: number | null;
-                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500 */
+                            /** @description Orders in the plan: the most urgent PENDING orders without issues, at most 500, but those held */
                             poolSize: number;
+                            /** @description Orders of the pool on no cart: their pick faces cannot cover them. Making a wave from the pool asks for their replenishment (DEMAND, first in line); they come back once the faces hold their units. Most urgent first */
+                            held: {
+                                externalId: string;
+                                orderNumber: string;
+                                priority: string | null;
+                                dueDate: string | null;
+                                /** @description The products its slots cannot cover */
+                                short: {
+                                    productExternalId: string;
+                                    /** @description Units the order needs of the product */
+                                    needed: number;
+                                    /** @description Units its pick faces (and reserve slots, with pickFromReserve) have left for it, after PICKING waves and the more urgent orders of the plan */
+                                    available: number;
+                                }[];
+                            }[];
                         };
                         /**
                          * Format: uuid
