@@ -87,10 +87,10 @@ export async function askForDemand(db: Executor, tenantId: string, demands: read
     ORDER BY face.product_id, face.location_code
     ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING`.execute(db);
   await sql`
-    UPDATE replenishments SET urgency = ${URGENCY.DEMAND}
+    UPDATE replenishments t SET urgency = ${URGENCY.DEMAND}
     FROM unnest(${products}::uuid[], ${faces}::text[]) AS d(product_id, face)
-    WHERE tenant_id = ${tenantId} AND product_id = d.product_id AND to_location_code = d.face
-      AND status IN ('OPEN', 'IN_PROGRESS') AND urgency <> ${URGENCY.DEMAND}`.execute(db);
+    WHERE t.tenant_id = ${tenantId} AND t.product_id = d.product_id AND t.to_location_code = d.face
+      AND t.status IN ('OPEN', 'IN_PROGRESS') AND t.urgency <> ${URGENCY.DEMAND}`.execute(db);
 }
 
 /**
