@@ -273,7 +273,7 @@ export const CartPlanResponse = Success(
         units: Type.Number(),
         distance: Distance,
       }),
-      { description: 'In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool in exactly one' },
+      { description: 'In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool but the held ones in exactly one' },
     ),
     distance: Type.Number({ description: "The carts' walks added up" }),
     greedyDistance: Type.Union([Type.Number(), Type.Null()], {

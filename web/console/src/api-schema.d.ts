@@ -4160,7 +4160,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool in exactly one */
+                            /** @description In the order they are handed out: the first is what POST /waves without `orders` takes now. Every order of the pool but the held ones in exactly one */
                             carts: {
                                 /** @description In tote order (1..n) of the wave made from the cart */
                                 orders: {
