@@ -4,7 +4,7 @@ import { decodeCursor } from '../http/cursor';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
 import { UUID } from '../http/uuid';
-import type { ReplenishmentReason, ReplenishmentStatus } from './tables';
+import type { ReplenishmentReason, ReplenishmentStatus } from './kinds';
 
 /*
  * Replenishment: tasks that move units of a product from a reserve slot to one of its pick faces.

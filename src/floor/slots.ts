@@ -7,7 +7,7 @@ import { UUID } from '../http/uuid';
 import { lockFloor } from './layout-store';
 import type { ItemSlot, Location } from './plan/items';
 import { cancelStaleTasks, topUpFaces } from './replenishment';
-import type { SlotRole } from './tables';
+import type { SlotRole } from './kinds';
 
 /*
  * Slots: units of one product at one placed location. A product without slots keeps all its stock

@@ -1,13 +1,11 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { ReplenishmentReason, ReplenishmentStatus, SlotRole } from './kinds';
 import type { CrossAisle } from './plan/layout';
 import type { AppliedMoves, StoredMove } from './slotting';
 
 type Numeric = ColumnType<number, number | string, number | string>;
 
 export type WaveStatus = 'PICKING' | 'COMPLETED' | 'RELEASED';
-export type SlotRole = 'pick' | 'reserve';
-export type ReplenishmentReason = 'MIN' | 'DEMAND' | 'SHORT';
-export type ReplenishmentStatus = 'OPEN' | 'IN_PROGRESS' | 'DONE' | 'CANCELLED';
 
 export interface FloorTables {
   /** The warehouse's known location codes; a product with another code is saved with a warning. */

@@ -1,0 +1,9 @@
+/*
+ * The kinds of slots and replenishment tasks, as stored: a leaf module, so that tables.ts and the
+ * modules it imports types from can all name them without an import circle.
+ */
+
+/** A pick face (waves and routes for items take from it) or reserve (it feeds the faces). */
+export type SlotRole = 'pick' | 'reserve';
+export type ReplenishmentReason = 'MIN' | 'DEMAND' | 'SHORT';
+export type ReplenishmentStatus = 'OPEN' | 'IN_PROGRESS' | 'DONE' | 'CANCELLED';
