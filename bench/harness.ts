@@ -1,10 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app';
 import type { DatabaseHandle } from '../src/db';
 import { PERMISSIONS } from '../src/tenancy/permissions';
 import { openTestDatabase, testConfig, ADMIN_TOKEN } from '../test/helpers/context';
+import { PickportProcesses } from '../test/helpers/processes';
 import type { Config } from '../src/config';
 
 /** One figure of the service next to the same work done by a baseline in the same run. */
@@ -43,6 +48,40 @@ export async function startBenchService(overrides: Partial<Config> = {}): Promis
     async close() {
       await app.close();
       await drop();
+    },
+  };
+}
+
+/** The built service in a process of its own (`pickport serve`), as an operator runs it: see startServiceProcess. */
+export interface ServiceProcess {
+  url: string;
+  tenant(): Promise<{ id: string; slug: string; key: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * `pickport serve`, built first (dist/), in its own process: the embedded database in a new data
+ * directory, or its own schema on DATABASE_URL. For suites whose clients' own work must not share
+ * the service's thread: a client parsing a large answer in the service's process would delay the
+ * service's next answer, which no real client does.
+ */
+export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
+  execFileSync(process.execPath, ['scripts/build-server.mjs'], { stdio: 'inherit' });
+  const opened = process.env.DATABASE_URL ? await openTestDatabase() : undefined;
+  const dataDir = join(tmpdir(), `pickport-bench-${randomUUID()}`);
+  const processes = opened ? await PickportProcesses.forContext({ database: opened.database, config: testConfig() }) : PickportProcesses.embedded(dataDir);
+  // Logs as an operator keeps them (info); the deliveries' worker runs in the same process, as `npm start` runs it.
+  const { url, process: service } = await processes.serve({ PICKPORT_NO_WORKER: 'false', ...env });
+  return {
+    url,
+    tenant: () => benchTenant(url),
+    async close() {
+      // Stopped as an operator stops it (SIGTERM), killed if it has not exited within 10 s.
+      service.child.kill('SIGTERM');
+      await Promise.race([service.exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      processes.killAll();
+      await opened?.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -3,14 +3,15 @@ import { plannerSettings } from '../../src/config';
 import { mulberry32 } from '../../src/floor/plan/random';
 import { ADMIN_TOKEN } from '../../test/helpers/context';
 import { LARGE_LAYOUT, largeFloor, largeFloorItems } from '../../test/helpers/large-floor';
-import { startBenchService, type Measurement } from '../harness';
+import { startServiceProcess, type Measurement } from '../harness';
 
 /*
  * Planning off the request path: on a large two-block floor (50 aisles × 180 positions, one middle
  * cross aisle, 40 products at about 29 slots each, 400 PENDING orders), the latency of GET /health
  * and of a product upsert made every 25 ms, idle (the baseline) and while two clients keep asking
  * for routes of 30 items and making waves (each released at once, so the pool stays full). Also the
- * routes' own latency against their deadline.
+ * routes' own latency against their deadline. The service runs in a process of its own, started
+ * as an operator starts it, so that the clients' work is not the service's.
  */
 
 const ORDERS = 400;
@@ -25,7 +26,7 @@ const percentile = (values: number[], p: number) => {
 };
 
 export default async function planning(): Promise<Measurement[]> {
-  const service = await startBenchService();
+  const service = await startServiceProcess();
   const deadlineMs = plannerSettings(process.env).deadlineMs;
   try {
     const tenant = await service.tenant();

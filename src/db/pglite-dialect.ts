@@ -5,10 +5,21 @@ import { takeRiders } from './riders';
 
 const ROLLBACK = Symbol('rollback');
 
+/** Resolves once the event loop has polled for I/O (see PGliteConnection). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * One Kysely connection over the embedded PostgreSQL. PGlite has a single session, so a Kysely
  * transaction is carried by PGlite's own `transaction()`: PGlite queues transactions (and plain
  * queries) behind it, and BEGIN/COMMIT of two callers can never interleave on the shared session.
+ *
+ * The engine runs each statement on this thread, and hands the session to the next caller in its
+ * queue within the same turn of the event loop: without a pause, statements queued by many
+ * requests run back to back as one task, and a request arriving meanwhile (a health check, a scan)
+ * is not even read until the queue is empty. So a statement outside a transaction, and a
+ * transaction's BEGIN, first wait for the event loop's next turn (`nextTurn`): the requests that
+ * arrived meanwhile queue their own statements in between. Inside a transaction there is no pause,
+ * which would only hold the session longer.
  */
 class PGliteConnection implements DatabaseConnection {
   #tx: Transaction | undefined;
@@ -19,6 +30,7 @@ class PGliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const target = this.#tx ?? this.client;
+    if (!this.#tx) await nextTurn();
     // Like node-postgres, a query without parameters goes by the simple protocol, which also
     // runs scripts of several statements (migrations).
     const result =
@@ -37,6 +49,7 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async begin(): Promise<void> {
+    await nextTurn();
     let started!: () => void;
     const isOpen = new Promise<void>((resolve) => (started = resolve));
     this.#done = this.client

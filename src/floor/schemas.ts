@@ -356,7 +356,22 @@ export const SlottingProposal = Type.Object({
   id: Type.String({ format: 'uuid' }),
   createdAt: IsoDateTime,
   period: Type.Object({ from: IsoDateTime, to: IsoDateTime }),
-  waves: Type.Integer({ description: "The period's completed waves replayed: the same orders on the same carts" }),
+  waves: Type.Integer({ description: "The period's completed waves, whose orders are replayed" }),
+  basis: Type.Union(
+    [
+      Type.Object({
+        orders: Type.Integer({ description: "The period's orders replayed: those of its completed waves" }),
+        maxOrders: Type.Integer({ description: "Orders per cart: the median of the period's waves" }),
+        maxItems: Type.Integer({ description: "Units per cart: the most the period's fullest wave carried" }),
+        summary: Type.String({ description: 'What the walking figures are, in words' }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "What the walking figures are: the period's orders, in the order they were picked, planned into carts (in pools of 200) again for each placement as the plan of carts starts its carts, each cart walked by its exact route. Null for a proposal that replayed the waves as they were made, the same orders on the same carts, which favours today's placement",
+    },
+  ),
   moves: Type.Array(
     Type.Object({
       productExternalId: Type.String(),
@@ -364,14 +379,25 @@ export const SlottingProposal = Type.Object({
       name: Type.String(),
       from: Type.String({ description: 'Location code it stands at' }),
       to: Type.String({ description: 'Location code it moves to' }),
-      picks: Type.Integer({ description: "Waves of the period that picked it" }),
+      picks: Type.Integer({ description: 'Orders of the period that picked it' }),
     }),
     { description: 'Products to move, by how much nearer the depot they come times their picks, most first; the moves only exchange products between the locations they hold' },
   ),
-  walkingBefore: Type.Number({ description: "The period's waves walked by exact routes with the products where they stand" }),
-  walkingAfter: Type.Number({ description: 'The same waves walked with every move made; never more than walkingBefore' }),
+  walkingBefore: Type.Number({ description: "The period's orders replayed (see basis) with the products where they stand" }),
+  walkingAfter: Type.Number({ description: 'The same orders replayed with every move made; never more than walkingBefore' }),
   saving: Type.Number({ description: 'walkingBefore - walkingAfter' }),
   savingPercent: Type.Number({ description: 'The saving as a share of walkingBefore, in percent (two decimals)' }),
+  savingByMoves: Type.Array(
+    Type.Object({
+      moves: Type.Integer({ description: 'Products moved' }),
+      walking: Type.Number({ description: 'The orders replayed with these moves made' }),
+      savingPercent: Type.Number({ description: 'Its saving as a share of walkingBefore, in percent (two decimals)' }),
+    }),
+    {
+      description:
+        "How the saving grows with the moves: the proposal's placement limited to about 10%, 25%, 50% and 75% of its moves (the busiest products, as `maxMoves` limits them), each replayed, fewest first; the last point is the proposal itself. Propose again with `maxMoves` to stop where the moves stop paying. Empty when nothing moves",
+    },
+  ),
   appliedAt: Type.Union([IsoDateTime, Type.Null()]),
   applied: Type.Union([
     Type.Object({

@@ -25,7 +25,7 @@ export async function respondWithAppliedProposal(request: FastifyRequest, reply:
   return respondWithView(request, reply, tenantId, (tx) => applyProposal(tx, tenantId, id), (done, db) => readProposal(db, tenantId, done.id));
 }
 
-/** Slotting advice (docs/floor.md, Slotting): which products to move where, from the period's waves. */
+/** Slotting advice (docs/floor.md, Slotting): which products to move where, from the period's orders. */
 export const slottingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
 
@@ -35,8 +35,9 @@ export const slottingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: bodyIsOptional,
       schema: {
         ...route,
-        operationId: 'createSlottingProposal', summary: "Propose moves of products that shorten the walking of the period's waves, replayed with exact routes",
-        description: 'Reads the waves completed in the period and replays them over the proposal; nothing moves until it is applied. 409 without a layout.',
+        operationId: 'createSlottingProposal', summary: "Propose moves of products that shorten the walking of the period's orders, replayed with exact routes",
+        description:
+          "Reads the orders of the waves completed in the period and replays them over today's placement and over the proposal's, planned into carts again for each (see `basis`), with the saving by the number of moves; nothing moves until it is applied. 409 without a layout.",
         params: SlugParams,
         body: SlottingProposalBody,
         response: responses({ 201: SlottingProposalResponse }, 404, 409),

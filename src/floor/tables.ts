@@ -1,7 +1,8 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { ReplenishmentReason, ReplenishmentStatus, SlotRole } from './kinds';
 import type { CrossAisle } from './plan/layout';
-import type { AppliedMoves, StoredMove } from './slotting';
+import type { SavingPoint } from './plan/slotting';
+import type { AppliedMoves, ReplayBasis, StoredMove } from './slotting';
 
 type Numeric = ColumnType<number, number | string, number | string>;
 
@@ -90,6 +91,10 @@ export interface FloorTables {
     moves: ColumnType<StoredMove[], string, string>;
     walking_before: Numeric;
     walking_after: Numeric;
+    /** jsonb: what was replayed; null for a proposal that walked the waves as they were made. */
+    basis: ColumnType<ReplayBasis | null, string | null | undefined, string | null>;
+    /** jsonb: the walk with fewer moves, fewest first. */
+    saving_by_moves: ColumnType<SavingPoint[], string | undefined, string>;
     created_at: Generated<Date>;
     applied_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
     applied: ColumnType<AppliedMoves | null, string | null | undefined, string | null>;

@@ -312,28 +312,38 @@ async function takeWaveNumber(db: Executor, tenantId: string): Promise<number> {
 
 /**
  * A fingerprint of what a wave's lines are planned from (waveItems and productPlaces read): its
- * orders' items, their products' stock and own places, and their slots with what PICKING waves plan
+ * orders' items, their products' stock and own places, their slots, and what PICKING waves plan
  * to take at each (a wave made meanwhile from the same faces overtakes the plan). One row, however
- * many slots: under the orders' locks, the check reads as little as it can.
+ * many slots: under the orders' locks, the check reads as little as it can. Each item's product (by
+ * its key: the ORDER BY names the primary key), slots and planned units are read in subqueries of
+ * their own, so that tables without statistics (a fresh database) are still read by their keys,
+ * never joined over every product's slots.
  */
 async function waveBasis(db: Executor, tenantId: string, orderIds: string[]): Promise<string> {
   const { rows } = await sql<{ basis: string }>`
-    WITH planned AS (
-      SELECT wl.product_external_id, wl.location_code, sum(wl.quantity) AS units
-      FROM waves w
-      JOIN wave_lines wl ON wl.tenant_id = ${tenantId} AND wl.wave_id = w.id
-      JOIN orders o ON o.tenant_id = ${tenantId} AND o.id = wl.order_id AND o.status = 'IN_PICKING'
-      WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND wl.location_code IS NOT NULL
-      GROUP BY wl.product_external_id, wl.location_code
-    )
-    SELECT md5(coalesce(string_agg(concat_ws(':', i.order_id, i.position, i.product_external_id, i.quantity, p.id, p.stock, own.code, own.aisle, own.position,
-      s.location_code, s.quantity, s.role, pl.units, l.aisle, l.position), ',' ORDER BY i.order_id, i.position, s.location_code), '')) AS basis
+    SELECT md5(coalesce(string_agg(concat_ws(':', i.order_id, i.position, i.product_external_id, i.quantity, p.places), ',' ORDER BY i.order_id, i.position), '')) AS basis
     FROM order_items i
-    LEFT JOIN products p ON p.tenant_id = ${tenantId} AND p.external_id = i.product_external_id
-    LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
-    LEFT JOIN product_slots s ON s.tenant_id = ${tenantId} AND s.product_id = p.id
-    LEFT JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
-    LEFT JOIN planned pl ON pl.product_external_id = i.product_external_id AND pl.location_code = s.location_code
+    LEFT JOIN LATERAL (
+      SELECT concat_ws(':', p.id, p.stock, own.code, own.aisle, own.position, (
+        SELECT string_agg(concat_ws(':', s.location_code, s.quantity, s.role, l.aisle, l.position), ';' ORDER BY s.location_code)
+        FROM product_slots s
+        LEFT JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
+        WHERE s.tenant_id = ${tenantId} AND s.product_id = p.id), (
+        SELECT string_agg(concat_ws(':', planned.location_code, planned.units), ';' ORDER BY planned.location_code)
+        FROM (
+          SELECT wl.location_code, sum(wl.quantity) AS units
+          FROM waves w
+          JOIN wave_lines wl ON wl.tenant_id = ${tenantId} AND wl.wave_id = w.id
+          JOIN orders o ON o.tenant_id = ${tenantId} AND o.id = wl.order_id AND o.status = 'IN_PICKING'
+          WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND wl.product_external_id = p.external_id AND wl.location_code IS NOT NULL
+          GROUP BY wl.location_code
+        ) AS planned)) AS places
+      FROM products p
+      LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
+      WHERE p.tenant_id = ${tenantId} AND p.id = i.product_id
+      ORDER BY p.tenant_id, p.id
+      LIMIT 1
+    ) AS p ON true
     WHERE i.tenant_id = ${tenantId} AND i.order_id = ANY (${orderIds}::uuid[])`.execute(db);
   return rows[0]!.basis;
 }

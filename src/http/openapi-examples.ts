@@ -263,6 +263,12 @@ const slottingProposal = {
   createdAt: '2026-11-01T06:00:00.000Z',
   period: { from: '2026-10-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z' },
   waves: 412,
+  basis: {
+    orders: 3296,
+    maxOrders: 8,
+    maxItems: 60,
+    summary: "The period's 3,296 orders, in the order they were picked, planned into carts of at most 8 orders and 60 units again for each placement, each cart walked by its exact route",
+  },
   moves: [
     { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red ceramic mug, 12 oz', from: 'D-14-2', to: 'A-02-1', picks: 96 },
     { productExternalId: 'P-2210', sku: 'CANDLE-XL', name: 'Pillar candle, XL', from: 'A-02-1', to: 'D-14-2', picks: 1 },
@@ -271,6 +277,10 @@ const slottingProposal = {
   walkingAfter: 44962,
   saving: 3248,
   savingPercent: 6.74,
+  savingByMoves: [
+    { moves: 1, walking: 45310, savingPercent: 6.02 },
+    { moves: 2, walking: 44962, savingPercent: 6.74 },
+  ],
   appliedAt: null,
   applied: null,
 };

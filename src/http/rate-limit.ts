@@ -100,7 +100,8 @@ export function judge(tally: WindowTally, limits: RateLimits, windowMs: number):
   const overDay = limits.perDay !== undefined && tally.dayCount > limits.perDay;
   const slotFreesAt = tally.pivotMs + windowMs;
   const dayEndsAt = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
-  const resetMs = overDay ? Math.max(slotFreesAt, dayEndsAt) : slotFreesAt;
+  // Past the daily limit the day's end frees a request, and the minute's slot too only when the minute is spent as well.
+  const resetMs = overDay ? (overMinute ? Math.max(slotFreesAt, dayEndsAt) : dayEndsAt) : slotFreesAt;
   const verdict: Verdict = {
     limit: limits.perMinute,
     remaining: overDay ? 0 : Math.max(0, limits.perMinute - tally.inWindowBefore - 1),

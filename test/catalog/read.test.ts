@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { twoTenants, usingPostgres, type ApiClient, type TestTenant, UNLIMITED } from '../helpers/context';
 import { useTestContext } from '../helpers/setup';
-import { listAroundLateCommit, settle } from '../helpers/wait';
+import { listAroundLateCommit, settled } from '../helpers/wait';
 
 const setup = useTestContext();
 
@@ -154,7 +154,7 @@ describe('GET /products', () => {
     for (const n of ['003', '001', '004']) {
       await own.api.post('/products', { externalId: `L-${n}`, sku: `LS-${n}`, name: `changed ${n}` });
     }
-    await settle();
+    await settled(setup.ctx.database.db);
     const pages = await pageAll(own.api, { updated_since: since, limit: '2' });
     const listed = pages.flatMap((p) => p.data);
     expect(listed.map((p) => p.externalId)).toEqual(['L-003', 'L-001', 'L-004']);
@@ -162,7 +162,7 @@ describe('GET /products', () => {
 
     // Resuming from the last updatedAt seen returns that product again and whatever changed after it.
     await own.api.post('/products', { externalId: 'L-000', sku: 'LS-000', name: 'changed later' });
-    await settle();
+    await settled(setup.ctx.database.db);
     const resumed = await own.api.get('/products', { updated_since: listed.at(-1)!.updatedAt });
     expect(resumed.body.data.map((p: { externalId: string }) => p.externalId)).toEqual(['L-004', 'L-000']);
   });

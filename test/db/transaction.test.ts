@@ -49,3 +49,25 @@ describe.skipIf(!usingPostgres)('transactions on PostgreSQL', () => {
     expect(runs).toBe(1);
   });
 });
+
+describe.skipIf(usingPostgres)('the embedded database and the event loop', () => {
+  let database: DatabaseHandle;
+  let drop: () => Promise<void>;
+  beforeAll(async () => ({ database, drop } = await openTestDatabase()));
+  afterAll(() => drop());
+
+  it('lets the event loop turn between statements, so a request arriving meanwhile is read before the last of them runs', async () => {
+    // A timer stands for the I/O of a request arriving: it fires only when the event loop turns.
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 1);
+    try {
+      const before = turns;
+      // One caller running statements one after the other, as a request's handler does.
+      for (let n = 0; n < 300; n++) await sql`SELECT ${n}::int AS n`.execute(database.db);
+      // Without a pause the statements run back to back as one task: the timer never fires.
+      expect(turns).toBeGreaterThan(before);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+});

@@ -6,7 +6,7 @@ import axe from 'axe-core';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { warehouse } from '../orders/helpers';
+import { item, order, warehouse } from '../orders/helpers';
 
 /** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -69,12 +69,13 @@ export class ConsoleFloor {
     readonly tenant: TestTenant,
     readonly origin: string,
     readonly browser: Browser,
+    private readonly pin: string,
   ) {}
 
   static async start(setup: FloorSetup): Promise<ConsoleFloor> {
     const ctx = await createTestContext();
     const tenant = await ctx.tenant(UNLIMITED);
-    const floor = new ConsoleFloor(ctx, tenant, await listen(ctx), await launchChromium());
+    const floor = new ConsoleFloor(ctx, tenant, await listen(ctx), await launchChromium(), setup.pin);
     const plan = warehouse(ctx, tenant);
     expect((await plan.put('/layout', setup.layout)).status).toBe(200);
     expect((await plan.put('/locations', { locations: setup.locations })).status).toBe(200);
@@ -95,6 +96,24 @@ export class ConsoleFloor {
     const opened = await device(this.browser, this.origin, viewport);
     this.devices.push(opened);
     return opened;
+  }
+
+  /** A device with the console open and `username` of the staff signed in. */
+  async signedIn(username: string, viewport = PHONE): Promise<Device> {
+    const opened = await this.open(viewport);
+    await signIn(opened.page, this.tenant.slug, username, this.pin);
+    return opened;
+  }
+
+  /** Places an order through the public API: its lines as product externalId → quantity. */
+  async placeOrder(externalId: string, items: Record<string, number>): Promise<void> {
+    const placed = await this.tenant.api.post('/orders', order(externalId, Object.entries(items).map(([id, quantity]) => item(id, quantity))));
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+  }
+
+  /** The order as the public API reads it. */
+  async orderOf(externalId: string) {
+    return (await this.tenant.api.get(`/orders/${externalId}`)).body.data;
   }
 
   async close(): Promise<void> {

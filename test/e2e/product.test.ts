@@ -2,8 +2,8 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearPool, completeWaveOf, LAYOUT } from '../floor/helpers';
 import type { TestContext, TestTenant } from '../helpers/context';
-import { item, order, stockOf, warehouse } from '../orders/helpers';
-import { accessibilityProblems, ConsoleFloor, DESKTOP, type Device, haveChromium, PHONE, SCREENSHOTS, signIn, SKIP_LINE, wedge } from './browser';
+import { stockOf, warehouse } from '../orders/helpers';
+import { accessibilityProblems, ConsoleFloor, DESKTOP, type Device, haveChromium, PHONE, SCREENSHOTS, SKIP_LINE, wedge } from './browser';
 
 /*
  * The console's screens as people meet them on a shift: waves told apart by their
@@ -57,13 +57,8 @@ describe.skipIf(!haveChromium)('console in a real browser: run like a product', 
     await floor?.close();
   });
 
-  const placeOrder = async (externalId: string, items: Record<string, number>) =>
-    expect((await tenant.api.post('/orders', order(externalId, Object.entries(items).map(([id, quantity]) => item(id, quantity))))).status).toBe(201);
-  async function open(username: string, viewport = PHONE): Promise<Device> {
-    const opened = await floor.open(viewport);
-    await signIn(opened.page, tenant.slug, username, PIN);
-    return opened;
-  }
+  const placeOrder = (externalId: string, items: Record<string, number>) => floor.placeOrder(externalId, items);
+  const open = (username: string, viewport = PHONE): Promise<Device> => floor.signedIn(username, viewport);
 
   it('waves made in the same minute carry their own numbers: on the board, the pick lists, the floor plan, the picker screen and the API', async () => {
     await placeOrder('N-1', { MUG: 1 });

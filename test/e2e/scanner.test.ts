@@ -2,8 +2,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
 import type { TestContext, TestTenant } from '../helpers/context';
-import { item, order, warehouse } from '../orders/helpers';
-import { checkScreen, ConsoleFloor, type Device, feedbackOf, haveChromium, PHONE, signIn, SKIP_LINE, wedge } from './browser';
+import { warehouse } from '../orders/helpers';
+import { checkScreen, ConsoleFloor, type Device, feedbackOf, haveChromium, PHONE, SKIP_LINE, wedge } from './browser';
 
 /*
  * A shift with a keyboard-wedge scanner and gloves: scans typed 5 to 10 ms apart into whatever
@@ -54,15 +54,10 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     await floor?.close();
   });
 
-  async function open(username: string): Promise<Device> {
-    const opened = await floor.open(PHONE);
-    await signIn(opened.page, tenant.slug, username, PIN);
-    return opened;
-  }
+  const open = (username: string): Promise<Device> => floor.signedIn(username, PHONE);
   const settings = async (change: Record<string, boolean>) => expect((await warehouse(ctx, tenant).put('/settings', change)).status).toBe(200);
-  const placeOrder = async (externalId: string, items: Record<string, number>) =>
-    expect((await tenant.api.post('/orders', order(externalId, Object.entries(items).map(([id, quantity]) => item(id, quantity))))).status).toBe(201);
-  const orderOf = async (externalId: string) => (await tenant.api.get(`/orders/${externalId}`)).body.data;
+  const placeOrder = (externalId: string, items: Record<string, number>) => floor.placeOrder(externalId, items);
+  const orderOf = (externalId: string) => floor.orderOf(externalId);
   // The stop's heading: waiting for the stop itself, not the heading shown before the wave arrives.
   const location = async (page: Page) => (await page.getByRole('article').getByRole('heading', { level: 2 }).innerText()).trim();
   const product = async (page: Page) => (await page.locator('.product-name').innerText()).trim();
@@ -102,6 +97,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     const field = page.getByLabel('Scan', { exact: true });
     await field.click();
     await expect.poll(() => field.evaluate((element) => element === document.activeElement)).toBe(true);
+    // Keys 120 ms apart are a person typing, not a scanner: the pace is what is tested, not a wait.
     await page.keyboard.type(other.location, { delay: 120 });
     await page.keyboard.press('Enter');
     await page.getByText(`Location ${other.location} confirmed. Scan ${other.product}.`).waitFor();
@@ -213,7 +209,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
 
     // Typing the carrier by hand, a stray scan does not land in the field, nor take focus from it.
     await pack.getByLabel('Carrier').click();
-    await pack.keyboard.type('DHL', { delay: 120 });
+    await pack.keyboard.type('DHL', { delay: 120 }); // typed by hand: a person's pace, not a scanner's
     await wedge(pack, 'NO-SUCH-CODE');
     await expect.poll(() => alert(pack).innerText()).toBe('No order, tote label or item NO-SUCH-CODE.');
     expect(await pack.getByLabel('Carrier').inputValue()).toBe('DHL');
@@ -294,14 +290,19 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     expect(cat.errors).toEqual([]);
 
     // An error stays on screen, by its control, through the board's redraws, until dismissed.
+    // The board redraws after the refusal: it shows then the order placed before it.
+    const pending = page.getByRole('region', { name: 'Orders by status' }).locator('.status-PENDING dd');
+    const pendingBefore = Number(await pending.innerText());
+    await placeOrder('V-2', { HAT: 1 });
     const stock = page.getByRole('region', { name: 'Adjust stock' });
     await stock.getByLabel('Product', { exact: true }).fill('NOPE');
     await stock.getByLabel('Amount').fill('5');
     await stock.getByRole('button', { name: 'Adjust stock' }).click();
     const refusal = stock.getByRole('alert').getByText('No product has the reference, sku or barcode NOPE');
     await refusal.waitFor();
-    await page.waitForTimeout(1_000);
+    await expect.poll(() => pending.innerText(), { timeout: 10_000 }).toBe(String(pendingBefore + 1));
     expect(await refusal.isVisible()).toBe(true);
+    expect((await tenant.api.post('/orders/V-2/cancel')).status).toBe(200);
     await stock.getByRole('button', { name: 'Dismiss' }).click();
     expect(await refusal.count()).toBe(0);
 

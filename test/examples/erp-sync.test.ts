@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
 import { listen } from '../client/service';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
-import { settle } from '../helpers/wait';
+import { settled } from '../helpers/wait';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -79,7 +79,7 @@ describe('examples/erp-sync', () => {
     expect(first.refused).toBe(0);
     expect((await tenant.api.get('/products', { limit: '1' })).body.pagination.total).toBe(120);
 
-    await settle();
+    await settled(ctx.database.db);
     const second = await example();
     expect(second.pulled).toBe(120);
     expect(second.pushed).toEqual({ created: 0, updated: 120, errors: 0 });

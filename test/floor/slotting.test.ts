@@ -39,7 +39,7 @@ describe('floor: slotting proposals', () => {
   const locationOf = async (externalId: string) => (await setup.tenant.api.get(`/products/${externalId}`)).body.data.locationCode;
   const routeLength = async (locations: string[]) => (await setup.floor.post('/routes', { locations })).body.data.distance;
 
-  it('replays the waves with the same orders on the same carts, proposes the exchange that shortens them, and applies it once', async () => {
+  it('replays the orders planned into carts again, proposes the exchange that shortens them, and applies it once', async () => {
     expect((await setup.floor.put('/slots', { slots: [{ productExternalId: 'SLOTTED', locationCode: 'B-05', quantity: 50 }] })).status).toBe(200);
     await completedWave([['BUSY', 1]], [['BUSY', 2], ['SLOTTED', 1]]);
     await completedWave([['BUSY', 1], ['MIDDLE', 1]]);
@@ -49,17 +49,26 @@ describe('floor: slotting proposals', () => {
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const proposal = made.body.data;
     expect(proposal.waves).toBe(3);
+    // Waves of 2, 1 and 1 orders: carts of 1 order (the median), up to 4 units (the fullest wave).
+    expect(proposal.basis).toEqual({
+      orders: 4,
+      maxOrders: 1,
+      maxItems: 4,
+      summary: "The period's 4 orders, in the order they were picked, planned into carts of at most 1 order and 4 units again for each placement, each cart walked by its exact route",
+    });
     expect(proposal.moves).toEqual([
-      { productExternalId: 'BUSY', sku: 'SKU-BUSY', name: 'Product BUSY', from: 'D-10', to: 'A-01', picks: 2 },
+      { productExternalId: 'BUSY', sku: 'SKU-BUSY', name: 'Product BUSY', from: 'D-10', to: 'A-01', picks: 3 },
       { productExternalId: 'QUIET', sku: 'SKU-QUIET', name: 'Product QUIET', from: 'A-01', to: 'D-10', picks: 0 },
     ]);
-    // The waves walked as they were, and with BUSY at A-01: exact routes, as POST /routes walks them.
-    const before = (await routeLength(['D-10', 'B-05'])) + (await routeLength(['D-10', 'C-02'])) + (await routeLength(['B-05']));
-    const after = (await routeLength(['A-01', 'B-05'])) + (await routeLength(['A-01', 'C-02'])) + (await routeLength(['B-05']));
+    // Each order on a cart of its own, walked as it stands and with BUSY at A-01: exact routes, as POST /routes walks them.
+    const before = (await routeLength(['D-10'])) + (await routeLength(['D-10', 'B-05'])) + (await routeLength(['D-10', 'C-02'])) + (await routeLength(['B-05']));
+    const after = (await routeLength(['A-01'])) + (await routeLength(['A-01', 'B-05'])) + (await routeLength(['A-01', 'C-02'])) + (await routeLength(['B-05']));
     expect(proposal.walkingBefore).toBeCloseTo(before, 9);
     expect(proposal.walkingAfter).toBeCloseTo(after, 9);
     expect(proposal.saving).toBeCloseTo(before - after, 9);
     expect(proposal.savingPercent).toBeCloseTo(Math.round((10_000 * (before - after)) / before) / 100, 9);
+    // One exchange: the curve is the proposal itself.
+    expect(proposal.savingByMoves).toEqual([{ moves: 2, walking: proposal.walkingAfter, savingPercent: proposal.savingPercent }]);
     expect(proposal.applied).toBeNull();
     // Nothing moves until it is applied.
     expect(await locationOf('BUSY')).toBe('D-10');
@@ -87,13 +96,14 @@ describe('floor: slotting proposals', () => {
     expect(next.walkingBefore).toBeCloseTo(after, 9);
     expect(next.moves).toEqual([]);
     expect(next.walkingAfter).toBe(next.walkingBefore);
+    expect(next.savingByMoves).toEqual([]);
   });
 
   it('skips and reports a move whose product changed since the proposal, and moves the rest', async () => {
-    // QUIET, now at D-10, becomes the busiest.
-    for (let wave = 0; wave < 3; wave++) await completedWave([['QUIET', 1]]);
+    // QUIET, now at D-10, becomes the busiest (BUSY's orders are 3).
+    for (let wave = 0; wave < 4; wave++) await completedWave([['QUIET', 1]]);
     const proposal = (await setup.floor.post('/slotting/proposals', {})).body.data;
-    expect(proposal.moves.find((move) => move.productExternalId === 'QUIET')).toMatchObject({ from: 'D-10', to: 'A-01', picks: 3 });
+    expect(proposal.moves.find((move) => move.productExternalId === 'QUIET')).toMatchObject({ from: 'D-10', to: 'A-01', picks: 4 });
     const other = proposal.moves.find((move) => move.productExternalId !== 'QUIET')!;
     expect(other).toBeDefined();
     // Meanwhile the integrator moves another product of the proposal.
@@ -104,6 +114,54 @@ describe('floor: slotting proposals', () => {
     expect(applied.moved).toBe(proposal.moves.length - 1);
     expect(await locationOf(other.productExternalId)).toBe('B-05');
     expect(await locationOf('QUIET')).toBe('A-01');
+  });
+});
+
+/*
+ * FAR is what half the orders pick, at D-10; the other half pick FIXED, kept at a slot at D-09
+ * beside it, so it never moves; QUIET stands at A-01 by the depot. The waves as they were made
+ * paired a FAR order with a FIXED one: over those carts FAR by the depot saves nothing (every cart
+ * still walks to D-09, and now into aisle 1 too). Planned again for each placement, the FAR orders
+ * share carts, and FAR by the depot saves their walk to the far corner.
+ */
+describe('floor: slotting proposals, carts planned again for each placement', () => {
+  const setup = useFloor({
+    locations: [
+      { code: 'A-01', aisle: 1, position: 1 },
+      { code: 'B-05', aisle: 2, position: 5 },
+      { code: 'D-09', aisle: 4, position: 9 },
+      { code: 'D-10', aisle: 4, position: 10 },
+    ],
+    products: [
+      { externalId: 'FAR', locationCode: 'D-10' },
+      { externalId: 'QUIET', locationCode: 'A-01' },
+      { externalId: 'FIXED', locationCode: 'B-05' },
+    ],
+  });
+  const routeLength = async (locations: string[]) => (await setup.floor.post('/routes', { locations })).body.data.distance;
+
+  it("judges the move by the orders planned into carts for each placement, not by the carts made for today's", async () => {
+    expect((await setup.floor.put('/slots', { slots: [{ productExternalId: 'FIXED', locationCode: 'D-09', quantity: 50 }] })).status).toBe(200);
+    for (let wave = 1; wave <= 4; wave++) {
+      for (const product of ['FAR', 'FIXED']) expect((await setup.tenant.api.post('/orders', order(`RP-${wave}-${product}`, [item(product, 1)]))).status).toBe(201);
+      await completeWaveOf(setup.floor, [`RP-${wave}-FAR`, `RP-${wave}-FIXED`]);
+    }
+    // Over the carts as they were made, the move walks more, not less.
+    expect(4 * (await routeLength(['A-01', 'D-09']))).toBeGreaterThanOrEqual(4 * (await routeLength(['D-10', 'D-09'])));
+
+    const proposal = (await setup.floor.post('/slotting/proposals', {})).body.data;
+    expect(proposal.basis).toMatchObject({ orders: 8, maxOrders: 2, maxItems: 2 });
+    expect(proposal.moves.map(({ productExternalId, from, to, picks }: { productExternalId: string; from: string; to: string; picks: number }) => ({ productExternalId, from, to, picks }))).toEqual([
+      { productExternalId: 'FAR', from: 'D-10', to: 'A-01', picks: 4 },
+      { productExternalId: 'QUIET', from: 'A-01', to: 'D-10', picks: 0 },
+    ]);
+    // Planned again, two carts of two FAR orders and two of two FIXED orders, before and after.
+    const before = 2 * (await routeLength(['D-10'])) + 2 * (await routeLength(['D-09']));
+    const after = 2 * (await routeLength(['A-01'])) + 2 * (await routeLength(['D-09']));
+    expect(proposal.walkingBefore).toBeCloseTo(before, 9);
+    expect(proposal.walkingAfter).toBeCloseTo(after, 9);
+    expect(proposal.savingPercent).toBeGreaterThan(40);
+    expect(proposal.savingByMoves.at(-1)).toEqual({ moves: 2, walking: proposal.walkingAfter, savingPercent: proposal.savingPercent });
   });
 });
 

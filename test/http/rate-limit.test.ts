@@ -138,6 +138,20 @@ describe.each([
     expect((await api.get('/probe/read')).status).toBe(200);
   });
 
+  it.skipIf(skip)('past the daily limit in the last minute of the day, says to retry at midnight, not a minute later', async () => {
+    const api = await client({ dailyLimit: 1 });
+    const midnight = Date.UTC(2026, 4, 7);
+    time.set(midnight - 50 * SECOND);
+    expect((await api.get('/probe/read')).status).toBe(200);
+    time.set(midnight - 30 * SECOND);
+    const refused = await api.get('/probe/read');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('30');
+    expect(limitHeaders(refused).reset).toBe(midnight / 1000);
+    time.set(midnight + SECOND);
+    expect((await api.get('/probe/read')).status).toBe(200);
+  });
+
   it.skipIf(skip)('counts writes, batch or single, and failures alike', async () => {
     const api = await client({ rateLimitPerMinute: 3 });
     expect((await api.post('/probe/write', { note: 'far too long for the probe schema' })).status).toBe(400);

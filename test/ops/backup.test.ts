@@ -12,6 +12,7 @@ import { PERMISSIONS } from '../../src/tenancy/permissions';
 import { ADMIN_TOKEN, createTestContext, usingPostgres, type TestContext } from '../helpers/context';
 import { freePort } from '../helpers/ports';
 import { PickportProcesses } from '../helpers/processes';
+import { waitFor } from '../helpers/wait';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'pickport.js');
 const SECRET = 'whsec_backup_0123456789abcdef0123456789';
@@ -133,13 +134,13 @@ describe.skipIf(usingPostgres)('backup and restore of the embedded database, as 
         acked.push(n);
       }
     })();
-    while (acked.length < 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('20 writes acknowledged', () => acked.length >= 20);
 
     ackedWhenBackupStarted = acked.length;
     const port = new URL(url).port;
     const backup = await runPickport(['backup', file], { PICKPORT_DATA_DIR: dataDir, PORT: port, ADMIN_TOKEN });
     ackedWhenBackupEnded = acked.length;
-    while (acked.length < ackedWhenBackupEnded + 5) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('5 writes acknowledged after the backup', () => acked.length >= ackedWhenBackupEnded + 5);
     writing = false;
     await writer;
 

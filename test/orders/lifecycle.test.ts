@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { twoTenants, usingPostgres, UNLIMITED } from '../helpers/context';
 import { useTenant } from '../helpers/setup';
 import { eventsOf, item, order, seedProducts, stockOf, warehouse } from './helpers';
-import { listAroundLateCommit, settle } from '../helpers/wait';
+import { listAroundLateCommit, settle, settled } from '../helpers/wait';
 
 describe('orders: batch, reads, cancel, re-validation', () => {
   const setup = useTenant({
@@ -90,7 +90,7 @@ describe('orders: batch, reads, cancel, re-validation', () => {
       // updated_since lists in updatedAt order: the order changed last comes last.
       const since = new Date(Date.now() - 60_000).toISOString();
       await other.api.post('/orders', order('L-0', [item('P1', 2)]));
-      await settle();
+      await settled(setup.ctx.database.db);
       const byUpdate = await other.api.get('/orders', { updated_since: since });
       expect(byUpdate.body.data.at(-1)?.externalId).toBe('L-0');
       const future = new Date(Date.now() + 60_000).toISOString();

@@ -69,11 +69,11 @@ export function proveByCovering(context: SearchContext, { prices, required, ente
   // same passes). Unpriced, a partial tour's bound is little more than its length, so the beam
   // keeps nearly any labels, and costs more than it saves.
   if (priced) {
-    const quick = shortestCoveringTour(prepared, shortPrices, toGo, incumbent.boundLimit(), steps() * BEAM_PART, BEAM, tables);
+    const quick = shortestCoveringTour(prepared, shortPrices, toGo, { limit: incumbent.boundLimit(), budget: steps() * BEAM_PART, beam: BEAM, tracked: tables });
     budget.charge(quick.work * WORK_COST.coveringStep);
     if (quick.found) incumbent.offer(quick.places);
   }
-  const outcome = shortestCoveringTour(prepared, shortPrices, toGo, incumbent.boundLimit(), steps(), Infinity, tables);
+  const outcome = shortestCoveringTour(prepared, shortPrices, toGo, { limit: incumbent.boundLimit(), budget: steps(), tracked: tables });
   budget.charge(outcome.work * WORK_COST.coveringStep);
   if (outcome.found) incumbent.offer(outcome.places);
   return outcome.found || outcome.proven;
@@ -109,7 +109,7 @@ function tablesCoveringExactly(context: SearchContext, problem: CoveringProblem,
     const tablePrices = Float64Array.from(prices, (price, item) => (items.includes(item) ? context.incumbent.distance : price));
     const allowed = tablesBudget.left();
     if (allowed <= 0) break;
-    const found = new CollectingTours(context.floor!, problem).trackedToGo(tablePrices, items, required, entered, allowed, prices);
+    const found = new CollectingTours(context.floor!, problem).trackedToGo(tablePrices, items, required, { entered, budget: allowed, counted: prices });
     tablesBudget.charge(found?.work ?? allowed);
     if (!found) break;
     tables.push(found);

@@ -77,7 +77,7 @@ export class LagrangianBound {
     let halvings = 0;
     for (let step = 0; step < steps; step++) {
       const budget = tracked.length > 0 ? this.budgets.tracking : this.budgets.proof;
-      const tour = tours!.tour(prices, node.required, node.forbidden, node.entered, budget.left(), tracked);
+      const tour = tours!.tour(prices, node.required, { forbidden: node.forbidden, entered: node.entered, budget: budget.left(), tracked });
       if (!tour) {
         // Out of work: tracked, the bound so far stands; untracked, the node is left open.
         budget.charge(budget.left());

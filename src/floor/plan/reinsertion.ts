@@ -48,7 +48,7 @@ export function reinsertItems(context: SearchContext, items: readonly number[], 
   // What is left once the walk found is measured.
   const steps = Math.min(REINSERT_STEPS - prepared.work, (budget.left() - walkCost) / WORK_COST.coveringStep);
   if (steps <= 0) return setup + walkCost;
-  const outcome = shortestCoveringTour(prepared, new Float64Array(short.length), toGo, incumbent.boundLimit(), steps);
+  const outcome = shortestCoveringTour(prepared, new Float64Array(short.length), toGo, { limit: incumbent.boundLimit(), budget: steps });
   budget.charge(outcome.work * WORK_COST.coveringStep);
   if (outcome.found) incumbent.offer([...new Set([...kept, ...outcome.places])]);
   return setup + walkCost;

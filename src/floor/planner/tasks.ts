@@ -2,7 +2,7 @@ import { planCarts, urgencyCost } from '../plan/cart-plan';
 import { withDeadline } from '../plan/deadline';
 import { nearestItemsRoute, routeItems } from '../plan/items';
 import { planWaveLines } from '../plan/wave-lines';
-import { proposeSlotting } from '../plan/slotting';
+import { walkPlannedCarts } from '../plan/slotting';
 import { routePicks } from '../plan/walks';
 
 /*
@@ -17,7 +17,7 @@ export const PLANNER_TASKS = {
   planCarts,
   urgencyCost,
   planWaveLines,
-  proposeSlotting,
+  walkPlannedCarts,
 };
 
 export type PlannerTasks = typeof PLANNER_TASKS;

@@ -26,9 +26,9 @@ describe('collecting tours that track items (property)', () => {
         const tours = collectingToursOf(instance);
         const { prices, required, forbidden, demand, tracked } = instance;
         const least = leastOverEverySet(instance);
-        const every = tours.tour(prices, required, forbidden, undefined, Infinity, demand.map((_, item) => item))!;
-        const some = tours.tour(prices, required, forbidden, undefined, Infinity, tracked)!;
-        const none = tours.tour(prices, required, forbidden)!;
+        const every = tours.tour(prices, required, { forbidden, tracked: demand.map((_, item) => item) })!;
+        const some = tours.tour(prices, required, { forbidden, tracked })!;
+        const none = tours.tour(prices, required, { forbidden })!;
         expect(every.value).toBeCloseTo(least, 9);
         expect(some.value).toBeLessThanOrEqual(every.value + 1e-9);
         expect(none.value).toBeLessThanOrEqual(some.value + 1e-9);
@@ -42,8 +42,8 @@ describe('collecting tours that track items (property)', () => {
       fc.property(collectingInstances, (instance) => {
         const tours = collectingToursOf(instance);
         const { prices, required, demand, tracked } = instance;
-        const toGo = tours.trackedToGo(prices, tracked, required, undefined, Infinity)!;
-        const tour = tours.tour(prices, required, undefined, undefined, Infinity, tracked)!;
+        const toGo = tours.trackedToGo(prices, tracked, required)!;
+        const tour = tours.tour(prices, required, { tracked })!;
         // Staying at the depot is a tour too where nothing is required.
         const stay = required.some((flag) => flag) ? Infinity : 0;
         expect(Math.min(stay, toGo.byBoundary[0]![EMPTY * toGo.total]!)).toBeCloseTo(tour.value, 9);

@@ -43,13 +43,13 @@ describe('the covering program (property)', () => {
         // Values to go that cover the tracked items exactly (a price above any walk) bound the labels too.
         const coveredTable = (items: number[]) => {
           const above = Float64Array.from(prices, (price, item) => (items.includes(item) ? 1_000 : price));
-          return collectingToursOf(instance).trackedToGo(above, items, required, undefined, Infinity, prices)!;
+          return collectingToursOf(instance).trackedToGo(above, items, required, { counted: prices })!;
         };
         const tracked = coveredTable(instance.tracked);
         // A second table over the other items: the largest of the bounds prunes.
         const otherTracked = coveredTable(demand.map((_, item) => item).filter((item) => !instance.tracked.includes(item)));
         for (const covered of [[], [tracked], [tracked, otherTracked]]) {
-          const cover = (limit: number) => shortestCoveringTour(prepared, prices, byBoundary, limit, Infinity, Infinity, covered);
+          const cover = (limit: number) => shortestCoveringTour(prepared, prices, byBoundary, { limit, budget: Infinity, tracked: covered });
           expect(cover(shortest - 1e-9)).toMatchObject({ found: false, proven: true });
           if (shortest === Infinity) continue;
           const found = cover(shortest + 1e-6);

@@ -49,7 +49,7 @@ describe('the choice of places (property)', () => {
         const floor = collectingFloorOf(layout, problem.places);
         const noPrices = new Float64Array(problem.demand.length);
         const { byBoundary } = new CollectingTours(floor, problem).toGo(noPrices);
-        const judge = shortestCoveringTour(prepareCovering({ floor, stock: problem.stock, demand: problem.demand })!, noPrices, byBoundary, 1e9, Infinity);
+        const judge = shortestCoveringTour(prepareCovering({ floor, stock: problem.stock, demand: problem.demand })!, noPrices, byBoundary, { limit: 1e9, budget: Infinity });
         expect(judge.found).toBe(true);
         const shortest = judge.found ? judge.length : NaN;
         expect(choice.distance).toBeGreaterThanOrEqual(shortest - 1e-9);

@@ -5573,6 +5573,12 @@ export interface operations {
                      *           "to": "2026-11-01T00:00:00.000Z"
                      *         },
                      *         "waves": 412,
+                     *         "basis": {
+                     *           "orders": 3296,
+                     *           "maxOrders": 8,
+                     *           "maxItems": 60,
+                     *           "summary": "The period's 3,296 orders, in the order they were picked, planned into carts of at most 8 orders and 60 units again for each placement, each cart walked by its exact route"
+                     *         },
                      *         "moves": [
                      *           {
                      *             "productExternalId": "P-1001",
@@ -5595,6 +5601,18 @@ export interface operations {
                      *         "walkingAfter": 44962,
                      *         "saving": 3248,
                      *         "savingPercent": 6.74,
+                     *         "savingByMoves": [
+                     *           {
+                     *             "moves": 1,
+                     *             "walking": 45310,
+                     *             "savingPercent": 6.02
+                     *           },
+                     *           {
+                     *             "moves": 2,
+                     *             "walking": 44962,
+                     *             "savingPercent": 6.74
+                     *           }
+                     *         ],
                      *         "appliedAt": null,
                      *         "applied": null
                      *       },
@@ -5624,8 +5642,19 @@ export interface operations {
                                  */
                                 to: string;
                             };
-                            /** @description The period's completed waves replayed: the same orders on the same carts */
+                            /** @description The period's completed waves, whose orders are replayed */
                             waves: number;
+                            /** @description What the walking figures are: the period's orders, in the order they were picked, planned into carts (in pools of 200) again for each placement as the plan of carts starts its carts, each cart walked by its exact route. Null for a proposal that replayed the waves as they were made, the same orders on the same carts, which favours today's placement */
+                            basis: {
+                                /** @description The period's orders replayed: those of its completed waves */
+                                orders: number;
+                                /** @description Orders per cart: the median of the period's waves */
+                                maxOrders: number;
+                                /** @description Units per cart: the most the period's fullest wave carried */
+                                maxItems: number;
+                                /** @description What the walking figures are, in words */
+                                summary: string;
+                            } | null;
                             /** @description Products to move, by how much nearer the depot they come times their picks, most first; the moves only exchange products between the locations they hold */
                             moves: {
                                 productExternalId: string;
@@ -5635,17 +5664,26 @@ export interface operations {
                                 from: string;
                                 /** @description Location code it moves to */
                                 to: string;
-                                /** @description Waves of the period that picked it */
+                                /** @description Orders of the period that picked it */
                                 picks: number;
                             }[];
-                            /** @description The period's waves walked by exact routes with the products where they stand */
+                            /** @description The period's orders replayed (see basis) with the products where they stand */
                             walkingBefore: number;
-                            /** @description The same waves walked with every move made; never more than walkingBefore */
+                            /** @description The same orders replayed with every move made; never more than walkingBefore */
                             walkingAfter: number;
                             /** @description walkingBefore - walkingAfter */
                             saving: number;
                             /** @description The saving as a share of walkingBefore, in percent (two decimals) */
                             savingPercent: number;
+                            /** @description How the saving grows with the moves: the proposal's placement limited to about 10%, 25%, 50% and 75% of its moves (the busiest products, as `maxMoves` limits them), each replayed, fewest first; the last point is the proposal itself. Propose again with `maxMoves` to stop where the moves stop paying. Empty when nothing moves */
+                            savingByMoves: {
+                                /** @description Products moved */
+                                moves: number;
+                                /** @description The orders replayed with these moves made */
+                                walking: number;
+                                /** @description Its saving as a share of walkingBefore, in percent (two decimals) */
+                                savingPercent: number;
+                            }[];
                             appliedAt: string | null;
                             applied: {
                                 moved: number;
@@ -5755,6 +5793,12 @@ export interface operations {
                      *           "to": "2026-11-01T00:00:00.000Z"
                      *         },
                      *         "waves": 412,
+                     *         "basis": {
+                     *           "orders": 3296,
+                     *           "maxOrders": 8,
+                     *           "maxItems": 60,
+                     *           "summary": "The period's 3,296 orders, in the order they were picked, planned into carts of at most 8 orders and 60 units again for each placement, each cart walked by its exact route"
+                     *         },
                      *         "moves": [
                      *           {
                      *             "productExternalId": "P-1001",
@@ -5777,6 +5821,18 @@ export interface operations {
                      *         "walkingAfter": 44962,
                      *         "saving": 3248,
                      *         "savingPercent": 6.74,
+                     *         "savingByMoves": [
+                     *           {
+                     *             "moves": 1,
+                     *             "walking": 45310,
+                     *             "savingPercent": 6.02
+                     *           },
+                     *           {
+                     *             "moves": 2,
+                     *             "walking": 44962,
+                     *             "savingPercent": 6.74
+                     *           }
+                     *         ],
                      *         "appliedAt": "2026-11-01T06:05:00.000Z",
                      *         "applied": {
                      *           "moved": 2,
@@ -5809,8 +5865,19 @@ export interface operations {
                                  */
                                 to: string;
                             };
-                            /** @description The period's completed waves replayed: the same orders on the same carts */
+                            /** @description The period's completed waves, whose orders are replayed */
                             waves: number;
+                            /** @description What the walking figures are: the period's orders, in the order they were picked, planned into carts (in pools of 200) again for each placement as the plan of carts starts its carts, each cart walked by its exact route. Null for a proposal that replayed the waves as they were made, the same orders on the same carts, which favours today's placement */
+                            basis: {
+                                /** @description The period's orders replayed: those of its completed waves */
+                                orders: number;
+                                /** @description Orders per cart: the median of the period's waves */
+                                maxOrders: number;
+                                /** @description Units per cart: the most the period's fullest wave carried */
+                                maxItems: number;
+                                /** @description What the walking figures are, in words */
+                                summary: string;
+                            } | null;
                             /** @description Products to move, by how much nearer the depot they come times their picks, most first; the moves only exchange products between the locations they hold */
                             moves: {
                                 productExternalId: string;
@@ -5820,17 +5887,26 @@ export interface operations {
                                 from: string;
                                 /** @description Location code it moves to */
                                 to: string;
-                                /** @description Waves of the period that picked it */
+                                /** @description Orders of the period that picked it */
                                 picks: number;
                             }[];
-                            /** @description The period's waves walked by exact routes with the products where they stand */
+                            /** @description The period's orders replayed (see basis) with the products where they stand */
                             walkingBefore: number;
-                            /** @description The same waves walked with every move made; never more than walkingBefore */
+                            /** @description The same orders replayed with every move made; never more than walkingBefore */
                             walkingAfter: number;
                             /** @description walkingBefore - walkingAfter */
                             saving: number;
                             /** @description The saving as a share of walkingBefore, in percent (two decimals) */
                             savingPercent: number;
+                            /** @description How the saving grows with the moves: the proposal's placement limited to about 10%, 25%, 50% and 75% of its moves (the busiest products, as `maxMoves` limits them), each replayed, fewest first; the last point is the proposal itself. Propose again with `maxMoves` to stop where the moves stop paying. Empty when nothing moves */
+                            savingByMoves: {
+                                /** @description Products moved */
+                                moves: number;
+                                /** @description The orders replayed with these moves made */
+                                walking: number;
+                                /** @description Its saving as a share of walkingBefore, in percent (two decimals) */
+                                savingPercent: number;
+                            }[];
                             appliedAt: string | null;
                             applied: {
                                 moved: number;

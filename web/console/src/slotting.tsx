@@ -11,8 +11,8 @@ const distance = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
 const FEW_WAVES = 20;
 
 /**
- * Which products to move nearer the depot, judged by walking the period's completed waves again
- * with the moves made. Nothing moves until the supervisor applies the proposal.
+ * Which products to move nearer the depot, judged by planning the period's orders into carts again
+ * for the moves made and walking them. Nothing moves until the supervisor applies the proposal.
  */
 export function SlottingAdvice() {
   const [proposal, setProposal] = useState<SlottingProposal | null>(null);
@@ -43,7 +43,7 @@ export function SlottingAdvice() {
   return (
     <section class="panel wide slotting" aria-labelledby="slotting-heading">
       <h3 id="slotting-heading">Slotting advice</h3>
-      <p>Moves the busiest products nearer the depot, judged by walking the last 30 days' completed waves again. Nothing moves until you apply them.</p>
+      <p>Moves the busiest products nearer the depot, judged by walking the orders of the last 30 days' completed waves again. Nothing moves until you apply them.</p>
       <form class="row slotting-form" onSubmit={propose}>
         <div class="stack">
           <label for="slotting-max-moves">Most moves</label>
@@ -57,7 +57,7 @@ export function SlottingAdvice() {
         {error}
       </div>
       <div role="status" class="message info">
-        {working === 'proposing' && <p>Replaying the period's waves…</p>}
+        {working === 'proposing' && <p>Replaying the period's orders…</p>}
         {working === 'applying' && <p>Moving the products…</p>}
         {!working && proposal?.applied && <AppliedSummary applied={proposal.applied} />}
       </div>
@@ -79,6 +79,8 @@ function Proposal({ proposal, working, onApply }: { proposal: SlottingProposal; 
           Made from only {plural(proposal.waves, 'wave')}: few waves make an uncertain figure, and the next waves may save more or less.
         </p>
       )}
+      {proposal.basis && <p class="basis">{proposal.basis.summary}.</p>}
+      <SavingByMoves proposal={proposal} />
       <h4 id="slotting-moves-heading">Proposed moves</h4>
       <table aria-labelledby="slotting-moves-heading">
         <thead>
@@ -107,6 +109,38 @@ function Proposal({ proposal, working, onApply }: { proposal: SlottingProposal; 
           Apply moves
         </button>
       )}
+    </>
+  );
+}
+
+/**
+ * How the saving grows with the moves: the busiest products' moves only, then more, up to the
+ * whole proposal. A supervisor who stops where the moves stop paying proposes again with that many.
+ */
+function SavingByMoves({ proposal }: { proposal: SlottingProposal }) {
+  if (proposal.savingByMoves.length < 2) return null;
+  return (
+    <>
+      <h4 id="slotting-curve-heading">Saving by moves</h4>
+      <p id="slotting-curve-hint">The busiest products first. To stop earlier, propose again with that many as Most moves.</p>
+      <table aria-labelledby="slotting-curve-heading" aria-describedby="slotting-curve-hint" class="curve">
+        <thead>
+          <tr>
+            <th scope="col">Moves</th>
+            <th scope="col">Walking</th>
+            <th scope="col">Saving</th>
+          </tr>
+        </thead>
+        <tbody>
+          {proposal.savingByMoves.map((point) => (
+            <tr key={point.moves}>
+              <th scope="row">{point.moves}</th>
+              <td>{distance.format(point.walking)}</td>
+              <td>{point.savingPercent > 0 ? '−' : point.savingPercent < 0 ? '+' : ''}{Math.abs(point.savingPercent).toFixed(1)}%</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </>
   );
 }

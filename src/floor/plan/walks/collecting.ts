@@ -299,6 +299,21 @@ function combinationsFor(blocks: number): Combination[] {
  * subaisle (aisle-major, then block) and shape: what the pattern costs, the last place it passes
  * from the front (-1 for none) and the first it passes from the back (the count for none).
  */
+/** What a prize-collecting tour is asked besides its prices and required places: see CollectingTours.tour. */
+export interface TourOptions {
+  forbidden?: Uint8Array | undefined;
+  entered?: Uint8Array | undefined;
+  budget?: number;
+  tracked?: readonly number[];
+}
+
+/** What tracked values to go are asked besides their prices, items and required places: see CollectingTours.trackedToGo. */
+export interface ToGoOptions {
+  entered?: Uint8Array | undefined;
+  budget?: number;
+  counted?: Float64Array;
+}
+
 export class CollectingTours {
   private readonly blocks: number;
   private readonly space: StateSpace;
@@ -486,7 +501,7 @@ export class CollectingTours {
    * anything. Each `tracked` item is paid for at most its demand over the whole tour, not in each
    * part: the units taken of each are carried in the labels (decremental state-space relaxation).
    */
-  tour(prices: Float64Array, required: Uint8Array, forbidden?: Uint8Array, entered?: Uint8Array, budget = Infinity, tracked: readonly number[] = []): CollectedTour | undefined {
+  tour(prices: Float64Array, required: Uint8Array, { forbidden, entered, budget = Infinity, tracked = [] }: TourOptions = {}): CollectedTour | undefined {
     const terms: TourTerms = { prices, required, forbidden, entered };
     const { lastRequired, anyRequired } = this.prepare(terms);
     const run = tracked.length === 0 ? this.untrackedRun(lastRequired, budget) : this.trackedRun(new Tracking(this.floor, this.goods, tracked, forbidden), terms, lastRequired, budget);
@@ -857,7 +872,7 @@ export class CollectingTours {
    * for a caller that counts what is still wanted at other prices. Undefined when the work would
    * exceed `budget`.
    */
-  trackedToGo(prices: Float64Array, tracked: readonly number[], required: Uint8Array, entered: Uint8Array | undefined, budget: number, counted = prices): TrackedValuesToGo | undefined {
+  trackedToGo(prices: Float64Array, tracked: readonly number[], required: Uint8Array, { entered, budget = Infinity, counted = prices }: ToGoOptions = {}): TrackedValuesToGo | undefined {
     const { floor, blocks, space } = this;
     const tracking = new Tracking(floor, this.goods, tracked, undefined);
     const { total } = tracking;

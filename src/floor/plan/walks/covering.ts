@@ -178,14 +178,21 @@ export function prepareCovering(problem: CoveringProblem, numberAsMet = false): 
  * its own few items, bound a label too, by the units it has taken of those items: the largest
  * bound prunes.
  */
+/** How far a covering tour's search goes: see shortestCoveringTour. */
+export interface CoveringSearch {
+  /** Tours whose bound reaches it are pruned. */
+  limit: number;
+  /** Steps of work at most. */
+  budget: number;
+  beam?: number;
+  tracked?: readonly TrackedValuesToGo[];
+}
+
 export function shortestCoveringTour(
   prepared: PreparedCovering,
   prices: Float64Array,
   toGo: readonly (readonly number[])[],
-  limit: number,
-  budget: number,
-  beam = Infinity,
-  tracked: readonly TrackedValuesToGo[] = [],
+  { limit, budget, beam = Infinity, tracked = [] }: CoveringSearch,
 ): CoveringOutcome & { work: number } {
   const { problem, unit, total, full, book, unitsTaken, fields, radix, passes, heldFrom, lastRequired } = prepared;
   const { floor, demand } = problem;

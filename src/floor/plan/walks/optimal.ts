@@ -1,5 +1,6 @@
 import { combinedWalk, largestGapWalk, midpointWalk, returnWalk, sShapeWalk } from './heuristics';
 import { spotsByBlock, WalkBuilder, type Floor, type Spot, type Walk } from './walk';
+import { aisleKind, grownTo } from './labels';
 
 /*
  * The exact shortest tour: Ratliff & Rosenthal's dynamic program over aisles (Operations Research
@@ -206,14 +207,6 @@ export function unreached(size: number): Float64Array {
   return new Float64Array(size).fill(Infinity);
 }
 
-/** `costs` with room for `size` states, the new ones not reached (or `fill`). */
-export function withRoom(costs: Float64Array, size: number, fill = Infinity): Float64Array {
-  if (size <= costs.length) return costs;
-  const grown = new Float64Array(Math.max(size, 2 * costs.length)).fill(fill);
-  grown.set(costs);
-  return grown;
-}
-
 const SPACES = new Map<number, StateSpace>();
 export const spaceFor = (crossAisles: number) => SPACES.get(crossAisles) ?? SPACES.set(crossAisles, new StateSpace(crossAisles)).get(crossAisles)!;
 
@@ -302,7 +295,7 @@ function solve(floor: Floor, withSteps: boolean): Solution | undefined {
     const step: Steps | undefined = withSteps ? { previous: [], option: [], transition: [] } : undefined;
     const options = floor.spots[aisle - 1]!.length === 0 ? emptyOptions : combinations(aislePatterns[aisle - 1]!);
     const skip = bound && ((state: number, cost: number) => cost + bound.still(aisle, state) > bound.longest);
-    const after = aisleStep(space, floor, aisle, aisleKind(floor, aisle, lastRequired), options, reached, step, skip);
+    const after = aisleStep(space, floor, aisle, aisleKind(aisle, floor.depotAisle, lastRequired), options, reached, step, skip);
     work += after.work;
     if (m > 3 && work > DP_WORK) return undefined;
     if (step) steps.push(step);
@@ -319,7 +312,6 @@ interface Reached {
 
 const lastRequiredAisle = (floor: Floor) => Math.max(floor.depotAisle, floor.pickAisles[floor.pickAisles.length - 1] ?? 0);
 /** 1 for the depot's aisle, plus 2 when nothing is required right of it. */
-const aisleKind = (floor: Floor, aisle: number, lastRequired: number) => (aisle === floor.depotAisle ? 1 : 0) + (aisle >= lastRequired ? 2 : 0);
 
 /**
  * One aisle of the dynamic program: the states reached after `aisle` from those reached before
@@ -348,7 +340,7 @@ function aisleStep(
     for (const option of options) {
       const moves = table[option.key * 4 + kind] ?? space.movesFrom(state, option.shapes, option.key, kind);
       // Working the moves out may have numbered new states.
-      costs = withRoom(costs, space.size);
+      costs = grownTo(costs, space.size, Infinity);
       const { next, width } = moves;
       const count = next.length;
       work += count + 1;
@@ -422,7 +414,7 @@ export class Trail {
   /** The forward states up to `done` aisles, run from the last known. */
   private forwardUpTo(done: number): Reached[] {
     for (let aisle = this.forward.length; aisle <= done; aisle++) {
-      this.forward.push(aisleStep(this.space, this.floor, aisle, aisleKind(this.floor, aisle, this.lastRequired), this.optionsOf(aisle), this.forward[aisle - 1]!));
+      this.forward.push(aisleStep(this.space, this.floor, aisle, aisleKind(aisle, this.floor.depotAisle, this.lastRequired), this.optionsOf(aisle), this.forward[aisle - 1]!));
     }
     return this.forward;
   }
@@ -436,11 +428,11 @@ export class Trail {
     const { floor, space } = this;
     if (done === floor.aisles) return state === FINISHED ? 0 : Infinity;
     const memo = this.toGoAfter(done);
-    if (state >= memo.costs.length) memo.costs = withRoom(memo.costs, state + 1, NOT_ASKED);
+    if (state >= memo.costs.length) memo.costs = grownTo(memo.costs, state + 1, NOT_ASKED);
     const known = memo.costs[state]!;
     if (known !== NOT_ASKED) return known;
     const aisle = done + 1;
-    const kind = aisleKind(floor, aisle, this.lastRequired);
+    const kind = aisleKind(aisle, floor.depotAisle, this.lastRequired);
     const lastAisle = aisle === floor.aisles;
     let least = Infinity;
     for (const option of this.optionsOf(aisle)) {
