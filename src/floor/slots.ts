@@ -275,30 +275,52 @@ export const reserveOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => s
  * out), each with the units free there. A wave lowers its slots only when it is completed: until
  * then, what a PICKING wave plans to take at a slot for its orders still in picking counts as
  * taken, so that the next wave or route does not count on the same units. A slot stands at a
- * placed location (PUT /locations keeps it so).
+ * placed location (PUT /locations keeps it so). Two statements: the slots, then the units planned
+ * by the PICKING waves (plannedUnits).
  */
 export async function freeSlots(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, FreeSlot[]>> {
-  const { rows } = await sql<{ product_id: string; code: string; role: SlotRole; free: string; aisle: number; position: number }>`
-    SELECT s.product_id, s.location_code AS code, s.role, greatest(s.quantity - coalesce(planned.units, 0), 0) AS free, l.aisle, l.position
-    FROM product_slots s
-    JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
-    LEFT JOIN (
-      SELECT i.product_id, wl.location_code, sum(wl.quantity) AS units
-      FROM waves w
-      JOIN wave_lines wl ON wl.tenant_id = ${tenantId} AND wl.wave_id = w.id
-      JOIN orders o ON o.tenant_id = ${tenantId} AND o.id = wl.order_id AND o.status = 'IN_PICKING'
-      JOIN order_items i ON i.tenant_id = ${tenantId} AND i.order_id = wl.order_id AND i.position = wl.item_position
-      WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND wl.location_code IS NOT NULL AND i.product_id = ANY (${productIds}::uuid[])
-      GROUP BY i.product_id, wl.location_code
-    ) AS planned ON planned.product_id = s.product_id AND planned.location_code = s.location_code
-    WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${productIds}::uuid[])
-    ORDER BY s.product_id, s.location_code`.execute(db);
+  const [{ rows }, planned] = await Promise.all([
+    sql<{ product_id: string; code: string; role: SlotRole; quantity: string; aisle: number; position: number }>`
+      SELECT s.product_id, s.location_code AS code, s.role, s.quantity, l.aisle, l.position
+      FROM product_slots s
+      JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
+      WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${productIds}::uuid[])
+      ORDER BY s.product_id, s.location_code`.execute(db),
+    plannedUnits(db, tenantId, productIds),
+  ]);
   const slots = new Map<string, FreeSlot[]>();
   for (const row of rows) {
     const of = slots.get(row.product_id) ?? slots.set(row.product_id, []).get(row.product_id)!;
-    of.push({ place: { code: row.code, aisle: row.aisle, position: row.position }, role: row.role, free: Number(row.free) });
+    const free = Math.max(Number(row.quantity) - (planned.get(`${row.product_id}:${row.code}`) ?? 0), 0);
+    of.push({ place: { code: row.code, aisle: row.aisle, position: row.position }, role: row.role, free });
   }
   return slots;
+}
+
+/**
+ * Units the PICKING waves plan to take for their orders still in picking, by `productId:locationCode`.
+ * Read from the PICKING waves (by their status), each wave's lines by its key, and each line's
+ * product by its key: every step ordered by the key it is read by, so that tables without
+ * statistics (a fresh database) are never joined over every wave's lines or every product.
+ */
+async function plannedUnits(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, number>> {
+  const { rows } = await sql<{ product_id: string; location_code: string; units: string }>`
+    SELECT p.id AS product_id, wl.location_code, sum(wl.quantity) AS units
+    FROM waves w
+    CROSS JOIN LATERAL (
+      SELECT l.order_id, l.location_code, l.product_external_id, l.quantity FROM wave_lines l
+      WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code IS NOT NULL
+      ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
+    ) AS wl
+    CROSS JOIN LATERAL (
+      SELECT o.id FROM orders o WHERE o.tenant_id = ${tenantId} AND o.id = wl.order_id AND o.status = 'IN_PICKING' ORDER BY o.tenant_id, o.id LIMIT 1
+    ) AS o
+    CROSS JOIN LATERAL (
+      SELECT p.id FROM products p WHERE p.tenant_id = ${tenantId} AND p.external_id = wl.product_external_id ORDER BY p.tenant_id, p.external_id LIMIT 1
+    ) AS p
+    WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND p.id = ANY (${productIds}::uuid[])
+    GROUP BY p.id, wl.location_code`.execute(db);
+  return new Map(rows.map((row) => [`${row.product_id}:${row.location_code}`, Number(row.units)]));
 }
 
 /** Codes holding slots that are not among `placed` (at most a few, to name in a refusal). */

@@ -14,7 +14,7 @@ import { planPool } from './pool';
 import type { WaveItem, WaveWalk } from './plan/wave-lines';
 import type { Planner } from './planner/planner';
 import { askForDemand, topUpFaces } from './replenishment';
-import { productPlaces, takeFromSlots } from './slots';
+import { freeSlots, productPlaces, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
 import { pickerWaveId, waveLines } from './wave-reads';
 
@@ -46,6 +46,15 @@ export interface PlannedWave {
   layout: Layout;
   basis: string;
   walk: WaveWalk;
+  /** The units the walk takes at each slot (up to what was free there), which must still be free when the wave is made. */
+  fromSlots: SlotTake[];
+}
+
+/** Units a wave takes at one slot of a product. */
+interface SlotTake {
+  productId: string;
+  locationCode: string;
+  quantity: number;
 }
 
 /**
@@ -148,7 +157,18 @@ export async function planWave(request: WaveRequest, { db, planner, tenantId, ex
   const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))], pickFromReserve);
   const tote = new Map(orderIds.map((id, index) => [id, index + 1]));
   const walk = await planner.run('planWaveLines', [layout, items, tote, places, request.policy], { deadline });
-  return { request, orderIds, number: previous?.number ?? (await takeWaveNumber(db, tenantId)), layout, basis, walk };
+  // What the walk takes at each slot, up to what was free there: a line's part beyond it is short whatever happens.
+  const fromSlots = new Map<string, SlotTake & { free: number }>();
+  for (const line of walk.lines) {
+    const product = places.get(line.product_external_id);
+    const slot = product && [...product.slots, ...product.reserve].find((held) => held.place.code === line.location_code);
+    if (!product?.slotted || !slot) continue;
+    const key = `${product.productId}:${slot.place.code}`;
+    const take = fromSlots.get(key) ?? fromSlots.set(key, { productId: product.productId, locationCode: slot.place.code, quantity: 0, free: slot.quantity }).get(key)!;
+    take.quantity += line.quantity;
+  }
+  const taken = [...fromSlots.values()].map(({ productId, locationCode, quantity, free }) => ({ productId, locationCode, quantity: Math.min(quantity, free) }));
+  return { request, orderIds, number: previous?.number ?? (await takeWaveNumber(db, tenantId)), layout, basis, walk, fromSlots: taken };
 }
 
 /**
@@ -163,6 +183,7 @@ export async function makePlannedWave(tx: Tx, tenantId: string, planned: Planned
   if (orders.some((order, index) => order.id !== orderIds[index])) throw new PlanOvertaken();
   const layout = await requireLayout(tx, tenantId);
   if (JSON.stringify(layout) !== JSON.stringify(planned.layout) || (await waveBasis(tx, tenantId, orderIds)) !== planned.basis) throw new PlanOvertaken();
+  if (!(await stillFree(tx, tenantId, planned.fromSlots))) throw new PlanOvertaken();
   const wave = await tx
     .insertInto('waves')
     .values({
@@ -312,12 +333,13 @@ async function takeWaveNumber(db: Executor, tenantId: string): Promise<number> {
 
 /**
  * A fingerprint of what a wave's lines are planned from (waveItems and productPlaces read): its
- * orders' items, their products' stock and own places, their slots, and what PICKING waves plan
- * to take at each (a wave made meanwhile from the same faces overtakes the plan). One row, however
- * many slots: under the orders' locks, the check reads as little as it can. Each item's product (by
- * its key: the ORDER BY names the primary key), slots and planned units are read in subqueries of
- * their own, so that tables without statistics (a fresh database) are still read by their keys,
- * never joined over every product's slots.
+ * orders' items, their products' stock and own places, and their slots with their roles. What
+ * other waves plan at those slots is not in it (every wave made meanwhile would overtake every plan
+ * of a busy product): `stillFree` checks the units this wave takes instead. One row, however many
+ * slots: under the orders' locks, the check reads as little as it can. Each item's product (by its
+ * key: the ORDER BY names the primary key) and slots are read in subqueries of their own, so that
+ * tables without statistics (a fresh database) are still read by their keys, never joined over
+ * every product's slots.
  */
 async function waveBasis(db: Executor, tenantId: string, orderIds: string[]): Promise<string> {
   const { rows } = await sql<{ basis: string }>`
@@ -328,16 +350,7 @@ async function waveBasis(db: Executor, tenantId: string, orderIds: string[]): Pr
         SELECT string_agg(concat_ws(':', s.location_code, s.quantity, s.role, l.aisle, l.position), ';' ORDER BY s.location_code)
         FROM product_slots s
         LEFT JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
-        WHERE s.tenant_id = ${tenantId} AND s.product_id = p.id), (
-        SELECT string_agg(concat_ws(':', planned.location_code, planned.units), ';' ORDER BY planned.location_code)
-        FROM (
-          SELECT wl.location_code, sum(wl.quantity) AS units
-          FROM waves w
-          JOIN wave_lines wl ON wl.tenant_id = ${tenantId} AND wl.wave_id = w.id
-          JOIN orders o ON o.tenant_id = ${tenantId} AND o.id = wl.order_id AND o.status = 'IN_PICKING'
-          WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND wl.product_external_id = p.external_id AND wl.location_code IS NOT NULL
-          GROUP BY wl.location_code
-        ) AS planned)) AS places
+        WHERE s.tenant_id = ${tenantId} AND s.product_id = p.id)) AS places
       FROM products p
       LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
       WHERE p.tenant_id = ${tenantId} AND p.id = i.product_id
@@ -346,6 +359,17 @@ async function waveBasis(db: Executor, tenantId: string, orderIds: string[]): Pr
     ) AS p ON true
     WHERE i.tenant_id = ${tenantId} AND i.order_id = ANY (${orderIds}::uuid[])`.execute(db);
   return rows[0]!.basis;
+}
+
+/**
+ * Whether the slots still hold, free of what the PICKING waves plan there, the units the wave takes.
+ * Waves made in the same instant each see the other's lines only once committed: they may both
+ * count on the same last units, and the later picker then finds the slot short.
+ */
+async function stillFree(tx: Tx, tenantId: string, fromSlots: readonly SlotTake[]): Promise<boolean> {
+  if (fromSlots.length === 0) return true;
+  const slots = await freeSlots(tx, tenantId, [...new Set(fromSlots.map((take) => take.productId))]);
+  return fromSlots.every((take) => (slots.get(take.productId)?.find((slot) => slot.place.code === take.locationCode)?.free ?? 0) >= take.quantity);
 }
 
 async function waveItems(db: Executor, tenantId: string, orderIds: string[]): Promise<WaveItem[]> {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { makePlannedWave, PlanOvertaken, planWave, withFreshPlan, type PlannedWave, type WaveRequest } from '../../src/floor/wave-commands';
 import { UNLIMITED } from '../helpers/context';
 import { item, order, stockOf, warehouse } from '../orders/helpers';
 import { clearPool, floorOf, seedPlacedProducts, useFloor } from './helpers';
@@ -154,6 +155,28 @@ describe('floor: routes for items take from pick faces', () => {
     await setup.floor.post(`/waves/${made.body.data.id}/release`);
     expect((await route([{ productExternalId: 'TEA', quantity: 3 }])).short).toEqual([]);
     await clearPool(setup);
+  });
+});
+
+describe('floor: a wave planned from a face that another wave takes from meanwhile', () => {
+  const setup = useFloor({ locations: LOCATIONS, products: [{ externalId: 'OIL', stock: 9 }] });
+
+  it('is planned again from what is left: the units are never counted twice', async () => {
+    await setSlots(setup.floor, 'OIL', [{ locationCode: 'A-01', quantity: 3 }, { locationCode: 'B-03', quantity: 6 }]);
+    const first = await placeOrder(setup.tenant, [['OIL', 3]]);
+    const second = await placeOrder(setup.tenant, [['OIL', 3]]);
+    const context = { db: setup.ctx.database.db, planner: setup.ctx.app.planner, tenantId: setup.tenant.id, deadline: setup.ctx.app.planner.deadline() };
+    const request: WaveRequest = { orders: [second], maxOrders: 8, maxItems: 40, policy: 'optimal' };
+    const stale = await planWave(request, { ...context, excluded: [] });
+    expect(stale.walk.lines.map((line) => line.location_code)).toEqual(['A-01']);
+    // Meanwhile another wave takes the 3 units at A-01.
+    const made = await setup.floor.post('/waves', { orders: [first] });
+    expect(made.body.data.stops.map((stop: { locationCode: string }) => stop.locationCode)).toEqual(['A-01']);
+    const make = (planned: PlannedWave) => setup.ctx.database.db.transaction().execute((tx) => makePlannedWave(tx, setup.tenant.id, planned));
+    await expect(make(stale)).rejects.toBeInstanceOf(PlanOvertaken);
+    const wave = await withFreshPlan(request, context, (planned) => make(planned ?? stale), { planFirst: false });
+    const lines = (await setup.floor.get(`/waves/${wave.waveId}`)).body.data.stops.map((stop: { locationCode: string }) => stop.locationCode);
+    expect(lines).toEqual(['B-03']);
   });
 });
 
