@@ -65,13 +65,13 @@ export interface ServiceProcess {
  * the service's thread: a client parsing a large answer in the service's process would delay the
  * service's next answer, which no real client does.
  */
-export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function startServiceProcess(): Promise<ServiceProcess> {
   execFileSync(process.execPath, ['scripts/build-server.mjs'], { stdio: 'inherit' });
   const opened = process.env.DATABASE_URL ? await openTestDatabase() : undefined;
   const dataDir = join(tmpdir(), `pickport-bench-${randomUUID()}`);
   const processes = opened ? await PickportProcesses.forContext({ database: opened.database, config: testConfig() }) : PickportProcesses.embedded(dataDir);
   // Logs as an operator keeps them (info); the deliveries' worker runs in the same process, as `npm start` runs it.
-  const { url, process: service } = await processes.serve({ PICKPORT_NO_WORKER: 'false', ...env });
+  const { url, process: service } = await processes.serve({ PICKPORT_NO_WORKER: 'false' });
   return {
     url,
     tenant: () => benchTenant(url),
