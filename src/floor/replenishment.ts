@@ -68,25 +68,27 @@ export interface Demand {
 }
 
 /**
- * Makes a DEMAND task for each demand whose face has no open task (at once: its own statement when
- * `db` is not a transaction), first in line: for the units needed, or to fill the face to its `max`
- * when that is more, from the fullest reserve slot and no more than it holds. A face that has an
- * open task moves it to the head of the line.
+ * Makes a DEMAND task for each demand whose face has no open task, first in line: for the units
+ * needed, or to fill the face to its `max` when that is more, from the fullest reserve slot and no
+ * more than it holds. A face that has an open task moves it to the head of the line. One statement,
+ * so that it is done whole or not at all outside a transaction too: the update sees the tasks as
+ * they stood before the insert, and those it makes are first in line already.
  */
 export async function askForDemand(db: Executor, tenantId: string, demands: readonly Demand[]): Promise<void> {
   if (demands.length === 0) return;
   const products = demands.map((demand) => demand.productId);
   const faces = demands.map((demand) => demand.face);
   await sql`
-    INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, quantity, reason, urgency)
-    SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code,
-      least(reserve.quantity, greatest(d.units, coalesce(face.max - face.quantity, 0))), 'DEMAND', ${URGENCY.DEMAND}
-    FROM unnest(${products}::uuid[], ${faces}::text[], ${demands.map((demand) => demand.units)}::numeric[]) AS d(product_id, face, units)
-    JOIN product_slots face ON face.tenant_id = ${tenantId} AND face.product_id = d.product_id AND face.location_code = d.face AND face.role = 'pick'
-    ${fullestReserve(tenantId)}
-    ORDER BY face.product_id, face.location_code
-    ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING`.execute(db);
-  await sql`
+    WITH made AS (
+      INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, quantity, reason, urgency)
+      SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code,
+        least(reserve.quantity, greatest(d.units, coalesce(face.max - face.quantity, 0))), 'DEMAND', ${URGENCY.DEMAND}
+      FROM unnest(${products}::uuid[], ${faces}::text[], ${demands.map((demand) => demand.units)}::numeric[]) AS d(product_id, face, units)
+      JOIN product_slots face ON face.tenant_id = ${tenantId} AND face.product_id = d.product_id AND face.location_code = d.face AND face.role = 'pick'
+      ${fullestReserve(tenantId)}
+      ORDER BY face.product_id, face.location_code
+      ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING
+    )
     UPDATE replenishments t SET urgency = ${URGENCY.DEMAND}
     FROM unnest(${products}::uuid[], ${faces}::text[]) AS d(product_id, face)
     WHERE t.tenant_id = ${tenantId} AND t.product_id = d.product_id AND t.to_location_code = d.face

@@ -230,6 +230,26 @@ describe('floor: the plan of carts holds what the faces cannot cover, and a wave
     await clearPool(setup);
   });
 
+  it('a wave that finds an order held for a face whose top-up is open moves that task to the head of the line', async () => {
+    await clearPool(setup);
+    for (const task of await tasksOf(setup.floor, 'OPEN')) await setup.floor.post(`/replenishments/${task.id}/cancel`);
+    await setSlots(setup.floor, 'LID', [{ locationCode: 'A-01', quantity: 1, min: 1, max: 4 }, { locationCode: 'R-10', quantity: 5, role: 'reserve' }]);
+    await setSlots(setup.floor, 'JAR', [{ locationCode: 'A-05', quantity: 1, min: 1, max: 6 }, { locationCode: 'R-09', quantity: 20, role: 'reserve' }]);
+    expect((await tasksOf(setup.floor, 'OPEN')).map((task) => [task.productExternalId, task.reason])).toEqual([
+      ['LID', 'MIN'],
+      ['JAR', 'MIN'],
+    ]);
+    await placeOrder(setup.tenant, [['JAR', 3]]);
+    // The only order is held: no wave, but its face's task goes first, keeping its reason and quantity.
+    expect((await setup.floor.post('/waves', {})).status).toBe(409);
+    expect((await tasksOf(setup.floor, 'OPEN')).map((task) => [task.productExternalId, task.reason, task.quantity])).toEqual([
+      ['JAR', 'MIN', 5],
+      ['LID', 'MIN', 3],
+    ]);
+    for (const task of await tasksOf(setup.floor, 'OPEN')) await setup.floor.post(`/replenishments/${task.id}/cancel`);
+    await clearPool(setup);
+  });
+
   it('makes no task for a product no reserve slot holds', async () => {
     await clearPool(setup);
     for (const task of await tasksOf(setup.floor, 'OPEN')) await setup.floor.post(`/replenishments/${task.id}/cancel`);
