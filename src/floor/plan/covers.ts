@@ -21,6 +21,13 @@ export interface ScatteredProblem {
   demand: readonly number[];
 }
 
+/** Exact walk lengths, each charged to a budget (the incumbent's). */
+export interface WalkMeter {
+  walkLength(places: readonly number[]): number;
+  /** Whether the budget the walks are charged to has work left. */
+  canMeasure(): boolean;
+}
+
 /** Places measured by the exact walk when completing a cover, of those that look cheapest to add. */
 const CANDIDATES_MEASURED = 4;
 
@@ -88,9 +95,11 @@ export class Covers {
    * Greedy construction: places that cover every demand, starting from the useful ones of
    * `chosen`. While an item is short, of the few places that look cheapest to add (there and
    * back from the nearest aisle or cross aisle already walked, per unit wanted), the one that
-   * lengthens the exact walk (`walkLength`) least per unit; none in `avoidingAisle`.
+   * lengthens the exact walk least per unit; none in `avoidingAisle`. Exact walks are measured only
+   * while the budget that pays for them lasts: after that, the cheapest-looking place is taken, so
+   * that completing a cover never overruns the budget by more than a walk.
    */
-  completeGreedily(chosen: Uint8Array, walkLength: (places: readonly number[]) => number, avoidingAisle?: number): number[] {
+  completeGreedily(chosen: Uint8Array, walks: WalkMeter, avoidingAisle?: number): number[] {
     const { stock, demand, places, layout } = this.problem;
     const covered = new Float64Array(demand.length);
     const taken: number[] = [];
@@ -121,14 +130,14 @@ export class Covers {
         if (units > 0) open.push({ place, units, estimate: extra(place) / units });
       }
       if (open.length === 0) return taken;
-      const now = walkLength(taken);
       const tried = leastOf(open, CANDIDATES_MEASURED, (candidate) => candidate.estimate);
       // Each candidate measured once (a lone one not at all); the first of the cheapest per unit wins.
       let best = tried[0]!.place;
-      if (tried.length > 1) {
+      if (tried.length > 1 && walks.canMeasure()) {
+        const now = walks.walkLength(taken);
         let bestPerUnit = Infinity;
         for (const { place, units } of tried) {
-          const perUnit = (walkLength([...taken, place]) - now) / units;
+          const perUnit = (walks.walkLength([...taken, place]) - now) / units;
           if (perUnit < bestPerUnit) [best, bestPerUnit] = [place, perUnit];
         }
       }

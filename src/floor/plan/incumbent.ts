@@ -1,5 +1,5 @@
 import type { Budget } from './budget';
-import { minimalCover, type Covers, type ScatteredProblem } from './covers';
+import { minimalCover, type Covers, type ScatteredProblem, type WalkMeter } from './covers';
 import type { Layout } from './layout';
 import { SubsetRoutes } from './walks';
 
@@ -46,7 +46,7 @@ export interface IncumbentOptions {
  * The incumbent: the shortest walk that covers the order found so far, and the exact walks
  * measured on the way (each charged to the budget, once: they are remembered).
  */
-export class Incumbent {
+export class Incumbent implements WalkMeter {
   places: number[] = [];
   distance = Infinity;
   private readonly walks: WalkLengths;
@@ -67,6 +67,11 @@ export class Incumbent {
     const distance = this.walks.length(places);
     this.options.budget.charge((this.walks.measured - before) * this.options.measureCost);
     return distance;
+  }
+
+  /** Whether the budget walks are charged to has work left. */
+  canMeasure(): boolean {
+    return !this.options.budget.exhausted();
   }
 
   /**

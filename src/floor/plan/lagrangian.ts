@@ -128,7 +128,7 @@ export class LagrangianBound {
     if (this.completed.has(key)) return;
     this.completed.add(key);
     const { covers, incumbent } = this.context;
-    incumbent.offer(covers.completeGreedily(passed, (places) => incumbent.walkLength(places)));
+    incumbent.offer(covers.completeGreedily(passed, incumbent));
   }
 
   /**

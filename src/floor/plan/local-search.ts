@@ -32,7 +32,7 @@ function ruinAndRecreate(context: SearchContext, budget: Budget): void {
       if (budget.exhausted()) return;
       const kept = new Uint8Array(places.length);
       for (const place of incumbent.places) if (places[place]!.aisle !== aisle) kept[place] = 1;
-      incumbent.offer(covers.completeGreedily(kept, (chosen) => incumbent.walkLength(chosen), aisle));
+      incumbent.offer(covers.completeGreedily(kept, incumbent, aisle));
     }
     if (incumbent.distance >= before) return;
   }

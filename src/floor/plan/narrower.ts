@@ -28,7 +28,7 @@ export function searchNarrowerFloors(context: SearchContext, budget: Budget, ear
   // The narrower floors whose places still hold every demand, each with an equal part of what is left.
   const floors = leftOut.map((out) => places.flatMap((place, index) => (out(place.aisle) ? [] : [index]))).filter((kept) => covers.holdsEveryDemand(kept));
   floors.forEach((kept, index) => {
-    if (budget.pastDeadline()) return;
+    if (budget.exhausted()) return;
     const part = budget.share(1 / (floors.length - index));
     const narrower = new SearchContext({ ...problem, places: kept.map((place) => places[place]!), stock: kept.map((place) => stock[place]!) }, part);
     runPhases(narrower, earlier, part);

@@ -53,7 +53,7 @@ export class SearchContext {
   /** The first cover, completed greedily from nothing and offered to the incumbent: built on the first ask. */
   greedy(): readonly number[] {
     if (!this.greedyCover) {
-      this.greedyCover = this.covers.completeGreedily(new Uint8Array(this.problem.places.length), (places) => this.incumbent.walkLength(places));
+      this.greedyCover = this.covers.completeGreedily(new Uint8Array(this.problem.places.length), this.incumbent);
       this.incumbent.offer(this.greedyCover);
     }
     return this.greedyCover;

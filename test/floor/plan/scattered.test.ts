@@ -79,6 +79,22 @@ describe('the allowance (Budget)', () => {
     expect(budget.share(1).left()).toBe(0);
   });
 
+  /** Found by this property: the narrower floors each built a first walk beyond their part (2.69M spent of 2M). */
+  const narrowerFloorsOverran = {
+    layout: { aisles: 7, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 1, depotAisle: 3, crossAisles: [{ afterPosition: 5, width: 1 }] },
+    needs: [
+      [1, [[1, 1, 2], [4, 9, 1]]],
+      [1, [[3, 7, 1], [1, 6, 1], [5, 1, 1]]],
+      [3, [[3, 1, 1], [1, 2, 1], [4, 1, 1], [5, 2, 1]]],
+      [2, [[4, 5, 2], [1, 2, 1], [1, 7, 1]]],
+      [3, [[7, 1, 1], [5, 10, 1], [6, 10, 1], [2, 1, 1], [2, 5, 1], [1, 5, 1]]],
+    ].map(([quantity, slots], i): ItemNeed<Location> => ({
+      item: `item-${i}`,
+      quantity: quantity as number,
+      slots: (slots as number[][]).map(([aisle, position, units]) => ({ place: { aisle: aisle!, position: position!, code: `${aisle}-${position}` }, quantity: units! })),
+    })),
+  };
+
   // The first walk is built whatever the allowance: an allowance smaller than it is overrun by it.
   it('is a ceiling: the phases never spend more than the allowance together, whatever it is, and the same problem gets the same answer', () => {
     fc.assert(
@@ -91,7 +107,7 @@ describe('the allowance (Budget)', () => {
         expect(choice.work).toBeLessThanOrEqual(Math.max(work, firstWalk));
         expect(chooseScattered(problem, work)).toEqual(choice);
       }),
-      { numRuns: 15 },
+      { numRuns: 15, examples: [[narrowerFloorsOverran, 2_000_000]] },
     );
   }, 120_000);
 
