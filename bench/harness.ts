@@ -61,15 +61,17 @@ export interface ServiceProcess {
 
 /**
  * `pickport serve`, built first (dist/), in its own process: the embedded database in a new data
- * directory, or its own schema on DATABASE_URL. For suites whose clients' own work must not share
+ * directory, or its own schema on DATABASE_URL; from `root` when given (another checkout of the
+ * service, for a baseline of an earlier version). For suites whose clients' own work must not share
  * the service's thread: a client parsing a large answer in the service's process would delay the
  * service's next answer, which no real client does.
  */
-export async function startServiceProcess(): Promise<ServiceProcess> {
-  execFileSync(process.execPath, ['scripts/build-server.mjs'], { stdio: 'inherit' });
+export async function startServiceProcess(options: { root?: string } = {}): Promise<ServiceProcess> {
+  const root = options.root ?? process.cwd();
+  execFileSync(process.execPath, ['scripts/build-server.mjs'], { stdio: 'inherit', cwd: root });
   const opened = process.env.DATABASE_URL ? await openTestDatabase() : undefined;
   const dataDir = join(tmpdir(), `pickport-bench-${randomUUID()}`);
-  const processes = opened ? await PickportProcesses.forContext({ database: opened.database, config: testConfig() }) : PickportProcesses.embedded(dataDir);
+  const processes = opened ? await PickportProcesses.forContext({ database: opened.database, config: testConfig() }, {}, root) : PickportProcesses.embedded(dataDir, root);
   // Logs as an operator keeps them (info); the deliveries' worker runs in the same process, as `npm start` runs it.
   const { url, process: service } = await processes.serve({ PICKPORT_NO_WORKER: 'false' });
   return {

@@ -23,6 +23,7 @@ const suites: Record<string, () => Promise<{ default: () => Promise<Measurement[
   memory: () => import('./suites/memory'),
   start: () => import('./suites/start'),
   planning: () => import('./suites/planning'),
+  shift: () => import('./suites/shift'),
 };
 
 const wanted = process.argv.slice(2);

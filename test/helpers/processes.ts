@@ -25,10 +25,14 @@ export interface PickportProcess {
 export class PickportProcesses {
   readonly #children: ChildProcess[] = [];
 
-  private constructor(readonly env: Record<string, string>) {}
+  private constructor(
+    readonly env: Record<string, string>,
+    /** The checkout whose bin/pickport.js runs. */
+    readonly root = process.cwd(),
+  ) {}
 
   /** `env` is added to every process's environment (on top of this process's and the context's). */
-  static async forContext(ctx: Pick<TestContext, 'database' | 'config'>, env: Record<string, string> = {}): Promise<PickportProcesses> {
+  static async forContext(ctx: Pick<TestContext, 'database' | 'config'>, env: Record<string, string> = {}, root?: string): Promise<PickportProcesses> {
     // The processes confine themselves to this file's schema, like the test database does.
     const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(ctx.database.db);
     const url = new URL(process.env.DATABASE_URL!);
@@ -41,16 +45,17 @@ export class PickportProcesses {
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
       ...env,
-    });
+    }, root);
   }
 
   /** Processes on the embedded database in `dataDir`, with the test admin token. */
-  static embedded(dataDir: string): PickportProcesses {
-    return new PickportProcesses({ PICKPORT_DATA_DIR: dataDir, ADMIN_TOKEN, NODE_ENV: 'test', LOG_LEVEL: 'info' });
+  static embedded(dataDir: string, root?: string): PickportProcesses {
+    return new PickportProcesses({ PICKPORT_DATA_DIR: dataDir, ADMIN_TOKEN, NODE_ENV: 'test', LOG_LEVEL: 'info' }, root);
   }
 
   start(command: 'serve' | 'worker', readyMessage: RegExp, env: Record<string, string> = {}): PickportProcess {
     const child = spawn(process.execPath, ['bin/pickport.js', command], {
+      cwd: this.root,
       env: { ...process.env, PICKPORT_DATA_DIR: join(tmpdir(), `pickport-${command}-${randomUUID()}`), ...this.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
