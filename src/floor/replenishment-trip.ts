@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db';
 import { findLayout } from './layout-store';
 import type { Place } from './plan/layout';
-import { MAX_EXACT_TASKS, routeReplenishments, tripLength, type TaskRoute } from './plan/replenishment-route';
+import { MAX_EXACT_TASKS, tripLength, type TaskRoute } from './plan/replenishment-route';
 import type { Planner } from './planner/planner';
 import { tasksForTrip, type TripTask } from './replenishment';
 
