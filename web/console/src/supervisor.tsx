@@ -5,6 +5,7 @@ import { api, ApiError, describe, type Board, type BodyOf, type CartPlan, type F
 import { FloorPlan } from './floor-plan';
 import { accepted } from './feedback';
 import { PrintLink } from './print';
+import { REASONS } from './replenish';
 import { useScanner } from './scanner';
 import { SlottingAdvice } from './slotting';
 import { plural, waveLabel, waveName } from './text';
@@ -122,6 +123,8 @@ export default function Supervisor() {
           <Webhooks webhooks={board.webhooks} />
           <Issues issues={board.issues} />
           <SlotMismatches mismatches={board.slotMismatches} />
+          <Replenishment replenishments={board.replenishments} />
+          <LowFaces lowFaces={board.lowFaces} />
           <CreateWave feedback={saidAt('create')} onCreate={(body) => act('create', async () => describeWave(await api('POST', '/waves', { body })))} />
           <AdjustStock
             product={product}
@@ -354,10 +357,15 @@ function AssignWave({ wave, pickers, onAssign }: { wave: WaveSummary; pickers: B
   );
 }
 
-const SETTINGS: { name: keyof Settings; label: string }[] = [
+const SETTINGS: { name: keyof Settings; label: string; help?: string }[] = [
   { name: 'toteLabels', label: 'Label the totes at the start of each wave' },
   { name: 'confirmLocation', label: "Scan a stop's location before its products" },
   { name: 'packOnLastScan', label: "Mark an order packed on its last item's scan" },
+  {
+    name: 'pickFromReserve',
+    label: 'Pick from reserve when the pick faces run short',
+    help: 'On: pickers are sent to reserve for what the pick faces cannot cover. Off: such orders wait, and a replenishment of their face is made first in line.',
+  },
 ];
 
 function SettingsPanel({ feedback, onSave }: { feedback: ComponentChildren; onSave(settings: Settings): void }) {
@@ -371,14 +379,26 @@ function SettingsPanel({ feedback, onSave }: { feedback: ComponentChildren; onSa
   };
   return (
     <section class="panel" aria-labelledby="settings-heading">
-      <h3 id="settings-heading">Scanning settings</h3>
+      <h3 id="settings-heading">Floor settings</h3>
       {settings ? (
         <form onSubmit={submit} class="stack">
           {SETTINGS.map((setting) => (
-            <label key={setting.name} class="check">
-              <input type="checkbox" checked={settings[setting.name]} onChange={(event) => setSettings({ ...settings, [setting.name]: (event.target as HTMLInputElement).checked })} />
-              {setting.label}
-            </label>
+            <div key={setting.name}>
+              <label class="check">
+                <input
+                  type="checkbox"
+                  checked={settings[setting.name]}
+                  aria-describedby={setting.help ? `${setting.name}-help` : undefined}
+                  onChange={(event) => setSettings({ ...settings, [setting.name]: (event.target as HTMLInputElement).checked })}
+                />
+                {setting.label}
+              </label>
+              {setting.help && (
+                <p id={`${setting.name}-help`} class="muted">
+                  {setting.help}
+                </p>
+              )}
+            </div>
           ))}
           <button type="submit" class="primary">
             Save settings
@@ -421,6 +441,94 @@ function SlotMismatches({ mismatches }: { mismatches: Board['slotMismatches'] })
                 </th>
                 <td>{product.stock}</td>
                 <td>{product.inSlots}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** The open replenishment tasks, first in line, and who has each in hand. */
+function Replenishment({ replenishments }: { replenishments: Board['replenishments'] }) {
+  return (
+    <section class="panel span-2" aria-labelledby="replenishment-heading">
+      <h3 id="replenishment-heading">Replenishment</h3>
+      {replenishments.total === 0 ? (
+        <p>No replenishment task is open.</p>
+      ) : (
+        <table aria-labelledby="replenishment-heading">
+          <caption>
+            {replenishments.total > replenishments.tasks.length
+              ? `The first ${replenishments.tasks.length} of ${replenishments.total} open tasks, first in line`
+              : `${plural(replenishments.total, 'open task')}, first in line`}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Product</th>
+              <th scope="col">From → to</th>
+              <th scope="col">Units</th>
+              <th scope="col">Why</th>
+              <th scope="col">In hand</th>
+            </tr>
+          </thead>
+          <tbody>
+            {replenishments.tasks.map((task) => (
+              <tr key={task.id}>
+                <th scope="row">
+                  {task.productExternalId} ({task.sku})
+                </th>
+                <td>
+                  {task.fromLocationCode} → {task.toLocationCode}
+                </td>
+                <td>{task.quantity}</td>
+                <td>{REASONS[task.reason]}</td>
+                <td>{task.status === 'IN_PROGRESS' ? task.doneBy : 'nobody yet'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** Pick faces at or below their min: a task is open for each, unless its reserve is empty. */
+function LowFaces({ lowFaces }: { lowFaces: Board['lowFaces'] }) {
+  return (
+    <section class="panel span-2" aria-labelledby="low-faces-heading">
+      <h3 id="low-faces-heading">Pick faces at or below their min</h3>
+      {lowFaces.total === 0 ? (
+        <p>Every pick face holds more than its min.</p>
+      ) : (
+        <table aria-labelledby="low-faces-heading">
+          {lowFaces.total > lowFaces.faces.length && (
+            <caption>
+              The {lowFaces.faces.length} emptiest of {lowFaces.total}
+            </caption>
+          )}
+          <thead>
+            <tr>
+              <th scope="col">Product</th>
+              <th scope="col">Face</th>
+              <th scope="col">Holds</th>
+              <th scope="col">Min / max</th>
+              <th scope="col">Task</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lowFaces.faces.map((face) => (
+              <tr key={`${face.productExternalId}@${face.locationCode}`}>
+                <th scope="row">
+                  {face.productExternalId} ({face.sku})
+                </th>
+                <td>{face.locationCode}</td>
+                <td>{face.quantity}</td>
+                <td>
+                  {face.min} / {face.max}
+                </td>
+                <td>{face.replenishing ? 'open' : 'none open'}</td>
               </tr>
             ))}
           </tbody>
