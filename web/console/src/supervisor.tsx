@@ -19,7 +19,7 @@ const NEXT_CARTS = 5;
 const round = (value: number) => Math.round(value * 10) / 10;
 
 /** The panels whose controls act: what an action did is said in its own panel, next to the control. */
-type Place = 'waves' | 'settings' | 'create' | 'stock';
+type Place = 'waves' | 'settings' | 'create' | 'stock' | 'replenishment';
 /** What the last action did, where; `placed` counts the times it was brought into view. */
 interface Feedback {
   at: Place;
@@ -123,7 +123,13 @@ export default function Supervisor() {
           <Webhooks webhooks={board.webhooks} />
           <Issues issues={board.issues} />
           <SlotMismatches mismatches={board.slotMismatches} />
-          <Replenishment replenishments={board.replenishments} />
+          <Replenishment
+            replenishments={board.replenishments}
+            feedback={saidAt('replenishment')}
+            onPutBack={(task) =>
+              act('replenishment', async () => (await api('POST', '/replenishments/{id}/put-back', { params: { id: task.id } }), `${task.productExternalId} to ${task.toLocationCode} is open for anyone again.`))
+            }
+          />
           <LowFaces lowFaces={board.lowFaces} />
           <CreateWave feedback={saidAt('create')} onCreate={(body) => act('create', async () => describeWave(await api('POST', '/waves', { body })))} />
           <AdjustStock
@@ -450,11 +456,14 @@ function SlotMismatches({ mismatches }: { mismatches: Board['slotMismatches'] })
   );
 }
 
-/** The open replenishment tasks, first in line, and who has each in hand. */
-function Replenishment({ replenishments }: { replenishments: Board['replenishments'] }) {
+type ReplenishmentTask = Board['replenishments']['tasks'][number];
+
+/** The open replenishment tasks, first in line, and who has each in hand; a task left in hand can be put back. */
+function Replenishment({ replenishments, feedback, onPutBack }: { replenishments: Board['replenishments']; feedback: ComponentChildren; onPutBack(task: ReplenishmentTask): void }) {
   return (
     <section class="panel span-2" aria-labelledby="replenishment-heading">
       <h3 id="replenishment-heading">Replenishment</h3>
+      {feedback}
       {replenishments.total === 0 ? (
         <p>No replenishment task is open.</p>
       ) : (
@@ -484,7 +493,18 @@ function Replenishment({ replenishments }: { replenishments: Board['replenishmen
                 </td>
                 <td>{task.quantity}</td>
                 <td>{REASONS[task.reason]}</td>
-                <td>{task.status === 'IN_PROGRESS' ? task.doneBy : 'nobody yet'}</td>
+                <td>
+                  {task.status === 'IN_PROGRESS' ? (
+                    <>
+                      {task.doneBy}{' '}
+                      <button type="button" onClick={() => onPutBack(task)} aria-label={`Put back ${task.productExternalId} to ${task.toLocationCode}, held by ${task.doneBy}`}>
+                        Put back
+                      </button>
+                    </>
+                  ) : (
+                    'nobody yet'
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
