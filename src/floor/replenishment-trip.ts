@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
 import type { Executor } from '../db';
 import { findLayout } from './layout-store';
-import type { Place } from './plan/layout';
+import { placesOf } from './locations';
 import { MAX_EXACT_TASKS, tripLength, type TaskRoute } from './plan/replenishment-route';
 import type { Planner } from './planner/planner';
 import { tasksForTrip, type TripTask } from './replenishment';
@@ -34,14 +33,7 @@ export async function loadTrip(db: Executor, planner: Planner, tenantId: string,
   const waiting = open - tasks.filter((task) => task.status === 'OPEN').length;
   if (!layout) return { tasks, distance: null, exact: false, waiting };
   const codes = [...new Set(tasks.flatMap((task) => [task.fromLocationCode, task.toLocationCode]))];
-  const rows = await db
-    .selectFrom('warehouse_locations')
-    .select(['code', 'aisle', 'position'])
-    .where('tenant_id', '=', tenantId)
-    .where('code', '=', sql<string>`ANY (${codes}::text[])`)
-    .where('aisle', 'is not', null)
-    .execute();
-  const places = new Map<string, Place>(rows.map((row) => [row.code, { aisle: row.aisle!, position: row.position! }]));
+  const places = await placesOf(db, tenantId, codes);
   const placed = tasks.filter((task) => places.has(task.fromLocationCode) && places.has(task.toLocationCode));
   const unplaced = tasks.filter((task) => !placed.includes(task));
   const walks = placed.map((task) => ({ from: places.get(task.fromLocationCode)!, to: places.get(task.toLocationCode)! }));

@@ -80,7 +80,7 @@ describe.skipIf(!haveChromium)('console in a real browser: replenishment', { tim
     await list.getByRole('button', { name: 'Take Glass jar, D-10 to A-02' }).click();
     const card = page.getByRole('article');
     await expect.poll(() => card.getByRole('heading', { level: 2 }).innerText()).toBe('D-10');
-    expect((await api.get('/replenishments?status=IN_PROGRESS')).body.data.map((task: { doneBy: string }) => task.doneBy)).toEqual(['rae']);
+    expect((await api.get('/replenishments?status=IN_PROGRESS')).body.data.map((task) => task.doneBy)).toEqual(['rae']);
 
     // The face first is a wrong scan: the reserve comes first.
     await scan(page, 'A-02');
