@@ -27,6 +27,10 @@ import type { ReplenishmentReason, ReplenishmentStatus } from './kinds';
  * - Completing moves units from the reserve slot to the pick face in one transaction, under the
  *   product's row lock (the first lock of the documented order, orders/store.ts): the product's
  *   stock does not change; a reserve slot never goes below 0 (409).
+ * - A console user takes a task in hand (IN_PROGRESS, taken_by): one task each, and nobody else
+ *   completes or puts it back (a supervisor may put it back or cancel it). Their takes are
+ *   serialized by an advisory lock per user, taken before any row lock; the warehouse API acts on
+ *   any open task.
  */
 
 const OPEN: ReplenishmentStatus[] = ['OPEN', 'IN_PROGRESS'];
