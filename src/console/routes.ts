@@ -9,13 +9,14 @@ import { clearSessionCookie, consoleRoute, installConsoleAuth, setSessionCookie 
 import { insightRoutes } from './insight-routes';
 import { packingRoutes } from './packer-routes';
 import { pickingRoutes } from './picker-routes';
+import { replenishRoutes } from './replenish-routes';
 import { MeResponse, SignedOutResponse, SignInBody } from './schemas';
 import { supervisorRoutes } from './supervisor-routes';
 
 export const CONSOLE_API_PREFIX = '/console/api';
 
 /**
- * The console's API (docs/console.md): sessions, and the picking, packing and supervising screens.
+ * The console's API (docs/console.md): sessions, and the picking, replenishing, packing and supervising screens.
  * Each route checks its input, calls the same domain functions as the warehouse API and shapes the
  * answer; the Origin, the session and the role are checked by auth.ts before it runs.
  */
@@ -78,6 +79,7 @@ export const consoleRoutes =
     );
 
     await app.register(pickingRoutes);
+    await app.register(replenishRoutes);
     await app.register(packingRoutes);
     await app.register(supervisorRoutes);
     await app.register(insightRoutes);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Layout, PolicySchema, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
+import { Layout, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
 import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
 import { RoleSchema } from '../staff/schemas';
@@ -150,6 +150,51 @@ export const BoardResponse = Success(
       },
       { description: 'Products whose slots hold other than their stock (GET /slots/mismatches of the warehouse API lists them all)' },
     ),
+    replenishments: Type.Object(
+      {
+        total: Type.Integer({ description: 'Open tasks (OPEN and IN_PROGRESS)' }),
+        tasks: Type.Array(Replenishment, { description: 'The first 5 open tasks in line' }),
+      },
+      { description: 'Open replenishment tasks (GET /replenishments of the warehouse API lists them all)' },
+    ),
+    lowFaces: Type.Object(
+      {
+        total: Type.Integer(),
+        faces: Type.Array(
+          Type.Object({
+            productExternalId: Type.String(),
+            sku: Type.String(),
+            locationCode: Type.String(),
+            quantity: Type.Number(),
+            min: Type.Integer(),
+            max: Type.Integer(),
+            replenishing: Type.Boolean({ description: 'Whether a task is open for the face; false when no reserve slot of the product holds a unit' }),
+          }),
+          { description: 'The first 20, emptiest first' },
+        ),
+      },
+      { description: 'Pick faces at or below their min' },
+    ),
+  }),
+);
+
+export const ReplenishmentIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/** A task as the replenishment screen shows it. */
+export const TripTask = Type.Object({
+  ...Replenishment.properties,
+  name: Type.String({ description: "The product's name" }),
+  barcode: Type.Union([Type.String(), Type.Null()], { description: "The product's barcode, scanned to count a unit; null when it has none" }),
+});
+export const TripResponse = Success(
+  Type.Object({
+    tasks: Type.Array(TripTask, {
+      description:
+        "The caller's task in hand, then the first OPEN tasks in line (10 in all at most), in walking order: each task's reserve slot then its pick face, the task in hand first; tasks at a location without a place after them",
+    }),
+    distance: Type.Union([Type.Number(), Type.Null()], { description: "The walk of the trip, depot to depot, in the layout's unit; null while the warehouse has no layout" }),
+    exact: Type.Boolean({ description: 'Whether the order is proven the shortest walk; false when the planner could not answer in time (the tasks then come first in line)' }),
+    waiting: Type.Integer({ description: 'OPEN tasks not in this trip' }),
   }),
 );
 

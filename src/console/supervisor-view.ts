@@ -6,6 +6,7 @@ import { findLayout } from '../floor/layout-store';
 import { routePolyline } from '../floor/plan/progress';
 import { aisleX, positionY } from '../floor/plan/layout';
 import { listLocations } from '../floor/locations';
+import { facesAtMin, openReplenishments } from '../floor/replenishment';
 import { slotMismatches } from '../floor/slots';
 import { ORDER_STATUSES } from '../orders/schemas';
 import type { OrderIssue } from '../orders/tables';
@@ -16,6 +17,10 @@ import { loadPickerWaves, stopStates, type PickerWave } from './picker-view';
 const BOARD_ISSUES = 50;
 /** How many products whose slots and stock disagree the board lists. */
 const BOARD_SLOT_MISMATCHES = 20;
+/** How many open replenishment tasks, first in line, the board lists. */
+const BOARD_REPLENISHMENTS = 5;
+/** How many pick faces at or below their min the board lists. */
+const BOARD_LOW_FACES = 20;
 
 const ISSUE_MESSAGES: Record<OrderIssue['type'], (issue: OrderIssue) => string> = {
   UNRESOLVED_PRODUCT: (issue) => `Product ${issue.productExternalId} (sku ${issue.productSku}) is not in the catalog`,
@@ -29,10 +34,11 @@ async function pickingWaves(db: Executor, tenantId: string): Promise<PickerWave[
 
 /**
  * The supervisor's board: orders by status, orders with issues, waves in progress, webhooks in
- * trouble, who can pick, products whose slots and stock disagree.
+ * trouble, who can pick, products whose slots and stock disagree, open replenishment tasks and the
+ * pick faces at or below their min.
  */
 export async function loadBoard(db: Executor, tenantId: string) {
-  const [counts, issues, waves, failing, deadLetters, users, mismatches] = await Promise.all([
+  const [counts, issues, waves, failing, deadLetters, users, mismatches, replenishments, lowFaces] = await Promise.all([
     db.selectFrom('orders').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('tenant_id', '=', tenantId).groupBy('status').execute(),
     db
       .selectFrom('orders')
@@ -53,6 +59,8 @@ export async function loadBoard(db: Executor, tenantId: string) {
       .executeTakeFirstOrThrow(),
     listUsers(db, tenantId),
     slotMismatches(db, tenantId, { limit: BOARD_SLOT_MISMATCHES }),
+    openReplenishments(db, tenantId, BOARD_REPLENISHMENTS),
+    facesAtMin(db, tenantId, BOARD_LOW_FACES),
   ]);
   const statusCounts = Object.fromEntries(ORDER_STATUSES.map((status) => [status, 0])) as Record<OrderStatus, number>;
   for (const row of counts) statusCounts[row.status] = Number(row.n);
@@ -76,6 +84,8 @@ export async function loadBoard(db: Executor, tenantId: string) {
     webhooks: { failing, deadLetters: Number(deadLetters.n) },
     pickers: users.filter((user) => !user.disabled && user.role !== 'packer').map(({ id, username, name }) => ({ id, username, name })),
     slotMismatches: { total: mismatches.pagination.total, products: mismatches.mismatches },
+    replenishments,
+    lowFaces,
   };
 }
 

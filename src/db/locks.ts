@@ -21,6 +21,8 @@ export const LOCK_CLASS = {
   floor: 13,
   /** A picker's wave start: two starts by one picker at once get the same wave. */
   pickerWave: 14,
+  /** A console user's take of a replenishment task: they hold one at a time. */
+  replenisher: 15,
 } as const;
 
 /** Takes the transaction-scoped lock of `key` (hashed to 32 bits) in `lockClass`, waiting for it. */

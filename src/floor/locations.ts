@@ -93,6 +93,18 @@ export async function listLocations(db: Executor, tenantId: string): Promise<Loc
   };
 }
 
+/** Where the given codes stand on the layout, by code; codes unknown or without a place are not in it. */
+export async function placesOf(db: Executor, tenantId: string, codes: readonly string[]): Promise<Map<string, Location>> {
+  const rows = await db
+    .selectFrom('warehouse_locations')
+    .select(['code', 'aisle', 'position'])
+    .where('tenant_id', '=', tenantId)
+    .where('code', '=', sql<string>`ANY (${codes}::text[])`)
+    .where('aisle', 'is not', null)
+    .execute();
+  return new Map(rows.map((row) => [row.code, { code: row.code, aisle: row.aisle!, position: row.position! }]));
+}
+
 /**
  * POST /routes: the walk through `locations`, or the one picking `items`; exactly one of the two is
  * sent (400 otherwise). A search (the optimal walk for items, or through locations on more
@@ -122,15 +134,11 @@ export async function planRoute(
 export async function routeThrough(db: Executor, planner: Planner, tenantId: string, locations: string[], policy: Policy, deadline: number) {
   const layout = await requireLayout(db, tenantId);
   const codes = [...new Set(locations)];
-  const rows = await db
-    .selectFrom('warehouse_locations')
-    .select(['code', 'aisle', 'position'])
-    .where('tenant_id', '=', tenantId)
-    .where('code', '=', sql<string>`ANY (${codes}::text[])`)
-    .where('aisle', 'is not', null)
-    .execute();
-  const places = new Map(rows.map((row) => [row.code, { locationCode: row.code, aisle: row.aisle!, position: row.position! }]));
-  const picks = codes.flatMap((code) => places.get(code) ?? []);
+  const places = await placesOf(db, tenantId, codes);
+  const picks = codes.flatMap((code) => {
+    const place = places.get(code);
+    return place ? [{ locationCode: code, aisle: place.aisle, position: place.position }] : [];
+  });
   const { distance, exact, stops } =
     policy === 'optimal' && !optimalIsQuick(layout)
       ? ((await planner.run('routePicks', [layout, picks, policy], { deadline, quick: () => ({ ...routePicks(layout, picks, 'combined'), exact: false }) })) as Route<(typeof picks)[number]>)

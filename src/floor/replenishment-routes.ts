@@ -9,14 +9,19 @@ import { CompleteReplenishmentBody, ReplenishmentListQuery, ReplenishmentPage, R
 
 const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 
+/** Runs one write of a task of the tenant, and answers the task as it then stands (the warehouse API and the console). */
+export function respondWithTask(request: FastifyRequest, reply: FastifyReply, tenantId: string, work: (tx: Tx) => Promise<{ id: string }>) {
+  return respondWithView(request, reply, tenantId, work, ({ id }, tx) => loadReplenishment(tx, tenantId, id));
+}
+
 /** Replenishment (docs/floor.md, Replenishment): tasks that move units from reserve slots to pick faces. */
 export const replenishmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
 
-  /** Runs one write of a task of the tenant named in the path, and answers the task as it then stands. */
+  /** Runs one write of a task of the tenant named in the path. */
   async function taskWrite(request: FastifyRequest, reply: FastifyReply, slug: string, work: (tx: Tx, tenantId: string) => Promise<{ id: string }>) {
     const tenantId = await tenantIdOf(db, slug);
-    return respondWithView(request, reply, tenantId, (tx) => work(tx, tenantId), ({ id }, tx) => loadReplenishment(tx, tenantId, id));
+    return respondWithTask(request, reply, tenantId, (tx) => work(tx, tenantId));
   }
 
   app.get(

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
+import { LOCK_CLASS, lockInClass } from '../db/locks';
 import { decodeCursor } from '../http/cursor';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
@@ -26,6 +27,10 @@ import type { ReplenishmentReason, ReplenishmentStatus } from './kinds';
  * - Completing moves units from the reserve slot to the pick face in one transaction, under the
  *   product's row lock (the first lock of the documented order, orders/store.ts): the product's
  *   stock does not change; a reserve slot never goes below 0 (409).
+ * - A console user takes a task in hand (IN_PROGRESS, taken_by): one task each, and nobody else
+ *   completes or puts it back (a supervisor may put it back or cancel it). Their takes are
+ *   serialized by an advisory lock per user, taken before any row lock; the warehouse API acts on
+ *   any open task.
  */
 
 const OPEN: ReplenishmentStatus[] = ['OPEN', 'IN_PROGRESS'];
@@ -57,6 +62,42 @@ export async function topUpFaces(tx: Tx, tenantId: string, productIds?: readonly
       ${productIds ? sql`AND face.product_id = ANY (${productIds}::uuid[])` : sql``}
     ORDER BY face.product_id, face.location_code
     ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING`.execute(tx);
+}
+
+/** A pick face at its `min` or below, and whether a task is open for it (none: its reserve is empty). */
+export interface LowFace {
+  productExternalId: string;
+  sku: string;
+  locationCode: string;
+  quantity: number;
+  min: number;
+  max: number;
+  replenishing: boolean;
+}
+
+/** The pick faces at their `min` or below, emptiest first (then by sku and location), at most `limit`; and how many there are. */
+export async function facesAtMin(db: Executor, tenantId: string, limit: number): Promise<{ total: number; faces: LowFace[] }> {
+  const { rows } = await sql<{ external_id: string; sku: string; location_code: string; quantity: string; min: number; max: number; replenishing: boolean; total: string }>`
+    SELECT p.external_id, p.sku, face.location_code, face.quantity, face.min, face.max, count(*) OVER () AS total,
+      EXISTS (SELECT FROM replenishments t WHERE t.tenant_id = ${tenantId} AND t.product_id = face.product_id AND t.to_location_code = face.location_code
+        AND t.status IN ('OPEN', 'IN_PROGRESS')) AS replenishing
+    FROM product_slots face
+    JOIN products p ON p.tenant_id = face.tenant_id AND p.id = face.product_id
+    WHERE face.tenant_id = ${tenantId} AND face.role = 'pick' AND face.min IS NOT NULL AND face.quantity <= face.min
+    ORDER BY face.quantity, p.sku, face.location_code
+    LIMIT ${limit}`.execute(db);
+  return {
+    total: Number(rows[0]?.total ?? 0),
+    faces: rows.map((row) => ({
+      productExternalId: row.external_id,
+      sku: row.sku,
+      locationCode: row.location_code,
+      quantity: Number(row.quantity),
+      min: row.min,
+      max: row.max,
+      replenishing: row.replenishing,
+    })),
+  };
 }
 
 /** Units of a product the pool's orders need at a pick face beyond what its faces have free. */
@@ -101,7 +142,7 @@ export async function askForDemand(db: Executor, tenantId: string, demands: read
  */
 export async function cancelStaleTasks(tx: Tx, tenantId: string, productIds?: readonly string[]): Promise<void> {
   await sql`
-    UPDATE replenishments t SET status = 'CANCELLED', done_at = now()
+    UPDATE replenishments t SET status = 'CANCELLED', done_at = now(), done_by = NULL, taken_by = NULL
     WHERE t.tenant_id = ${tenantId} AND t.status IN ('OPEN', 'IN_PROGRESS') ${productIds ? sql`AND t.product_id = ANY (${productIds}::uuid[])` : sql``}
       AND (NOT EXISTS (SELECT FROM product_slots s WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.to_location_code AND s.role = 'pick')
         OR NOT EXISTS (SELECT FROM product_slots s WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.from_location_code AND s.role = 'reserve'))`.execute(tx);
@@ -141,6 +182,8 @@ function tasks(db: Executor, tenantId: string) {
       't.created_at',
       't.done_at',
       't.done_by',
+      'p.name',
+      'p.barcode',
     ])
     .where('t.tenant_id', '=', tenantId);
 }
@@ -167,6 +210,36 @@ export async function loadReplenishment(db: Executor, tenantId: string, id: stri
   const row = await tasks(db, tenantId).where('t.id', '=', id).executeTakeFirst();
   if (!row) throw notFound(`Replenishment ${id}`);
   return view(row);
+}
+
+/** The open tasks (OPEN and IN_PROGRESS), first in line, at most `limit`; and how many there are. */
+export async function openReplenishments(db: Executor, tenantId: string, limit: number): Promise<{ total: number; tasks: Replenishment[] }> {
+  const [rows, counted] = await Promise.all([
+    tasks(db, tenantId).where('t.status', 'in', OPEN).orderBy('t.urgency').orderBy('t.id').limit(limit).execute(),
+    db.selectFrom('replenishments').where('tenant_id', '=', tenantId).where('status', 'in', OPEN).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { total: Number(counted.total), tasks: rows.map(view) };
+}
+
+/** A task as the replenishment screen shows it: with the product's name, and its barcode to scan a unit by. */
+export type TripTask = Replenishment & { name: string; barcode: string | null };
+
+/**
+ * What a user's next trip is made of: the task they hold, then the OPEN tasks first in line, at
+ * most `limit` in all; and how many OPEN tasks there are (tasks others hold are in neither).
+ */
+export async function tasksForTrip(db: Executor, tenantId: string, userId: string, limit: number): Promise<{ tasks: TripTask[]; open: number }> {
+  const [rows, counted] = await Promise.all([
+    tasks(db, tenantId)
+      .where((eb) => eb.or([eb('t.status', '=', 'OPEN'), eb.and([eb('t.status', '=', 'IN_PROGRESS'), eb('t.taken_by', '=', userId)])]))
+      .orderBy(sql`t.status = 'IN_PROGRESS'`, 'desc')
+      .orderBy('t.urgency')
+      .orderBy('t.id')
+      .limit(limit)
+      .execute(),
+    db.selectFrom('replenishments').where('tenant_id', '=', tenantId).where('status', '=', 'OPEN').select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { tasks: rows.map((row) => ({ ...view(row), name: row.name, barcode: row.barcode })), open: Number(counted.total) };
 }
 
 /** The line: first in line first (urgency, then id, which is time-ordered). */
@@ -197,6 +270,17 @@ export async function listReplenishments(db: Executor, tenantId: string, query: 
 }
 
 /**
+ * Who acts on a task from the console: the signed-in user. The warehouse API names nobody (its
+ * admin token is the warehouse's own), so it may complete or cancel any open task.
+ */
+export interface Replenisher {
+  id: string;
+  username: string;
+  /** A supervisor may put back or cancel a task someone else holds (one left in hand at a shift's end). */
+  supervisor: boolean;
+}
+
+/**
  * The task locked for the rest of the transaction, after its product's row (the lock order of
  * orders/store.ts: product rows first); 404 when unknown, 409 naming its state unless it is open.
  */
@@ -211,13 +295,53 @@ async function lockOpenTask(tx: Tx, tenantId: string, id: string, doing: string)
 }
 
 /**
+ * 409 naming the state and its holder when `by` may not act on a task someone else holds: only
+ * the holder may, and a supervisor too when `supervisorMay` (putting back, cancelling).
+ */
+function checkHolder(task: { id: string; status: ReplenishmentStatus; taken_by: string | null; done_by: string | null }, by: Replenisher | undefined, doing: string, supervisorMay = false) {
+  if (!by || task.status !== 'IN_PROGRESS' || task.taken_by === by.id || (supervisorMay && by.supervisor)) return;
+  throw conflict(`Replenishment ${task.id} is IN_PROGRESS, taken by ${task.done_by}; only they can ${doing} it${supervisorMay ? ', or a supervisor' : ''}`);
+}
+
+/**
+ * Takes the task in hand: IN_PROGRESS, held by `by` (its `doneBy` names them). Taking the task one
+ * holds already changes nothing. 409 when someone else holds it (naming them), when the task is
+ * DONE or CANCELLED, or when `by` holds another task: one product is carried at a time. Two takes
+ * by one user run one after the other (an advisory lock per user, before the product's row).
+ */
+export async function startReplenishment(tx: Tx, tenantId: string, id: string, by: Replenisher): Promise<{ id: string }> {
+  await lockInClass(tx, LOCK_CLASS.replenisher, by.id);
+  const task = await lockOpenTask(tx, tenantId, id, 'taken');
+  if (task.taken_by === by.id) return { id };
+  checkHolder(task, by, 'take');
+  const other = await tx.selectFrom('replenishments').select('id').where('tenant_id', '=', tenantId).where('taken_by', '=', by.id).where('status', '=', 'IN_PROGRESS').executeTakeFirst();
+  if (other) throw conflict(`You hold replenishment ${other.id} already; complete it or put it back first`);
+  await tx.updateTable('replenishments').set({ status: 'IN_PROGRESS', taken_by: by.id, done_by: by.username }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  return { id };
+}
+
+/**
+ * Puts the task back: OPEN again, held by nobody, for anyone to take. 409 unless it is IN_PROGRESS
+ * and held by `by`, or `by` is a supervisor.
+ */
+export async function releaseReplenishment(tx: Tx, tenantId: string, id: string, by: Replenisher): Promise<{ id: string }> {
+  const task = await lockOpenTask(tx, tenantId, id, 'put back');
+  if (task.status !== 'IN_PROGRESS') throw conflict(`Replenishment ${id} is ${task.status}; only an IN_PROGRESS task can be put back`);
+  checkHolder(task, by, 'put back', true);
+  await tx.updateTable('replenishments').set({ status: 'OPEN', taken_by: null, done_by: null }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  return { id };
+}
+
+/**
  * Completes the task: `quantity` units move from its reserve slot to its pick face, the task is
  * DONE with what moved, and the face is checked against its `min` again. The product's stock does
- * not change. 409 (nothing changed) when the task is not open, when either slot is no longer what
- * the task names, or when the reserve slot holds fewer than `quantity`.
+ * not change. 409 (nothing changed) when the task is not open, when someone other than `by` holds
+ * it, when either slot is no longer what the task names, or when the reserve slot holds fewer than
+ * `quantity`. `doneBy` is `by`'s username (null without one: the warehouse API).
  */
-export async function completeReplenishment(tx: Tx, tenantId: string, id: string, quantity: number): Promise<{ id: string }> {
+export async function completeReplenishment(tx: Tx, tenantId: string, id: string, quantity: number, by?: Replenisher): Promise<{ id: string }> {
   const task = await lockOpenTask(tx, tenantId, id, 'completed');
+  checkHolder(task, by, 'complete');
   const slots = await tx
     .selectFrom('product_slots')
     .select(['location_code', 'role', 'quantity'])
@@ -239,7 +363,7 @@ export async function completeReplenishment(tx: Tx, tenantId: string, id: string
     WHERE tenant_id = ${tenantId} AND product_id = ${task.product_id} AND location_code IN (${task.from_location_code}, ${task.to_location_code})`.execute(tx);
   await tx
     .updateTable('replenishments')
-    .set({ status: 'DONE', moved_quantity: quantity, done_at: sql<Date>`now()`, done_by: null })
+    .set({ status: 'DONE', moved_quantity: quantity, done_at: sql<Date>`now()`, done_by: by?.username ?? null, taken_by: null })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
@@ -247,9 +371,18 @@ export async function completeReplenishment(tx: Tx, tenantId: string, id: string
   return { id };
 }
 
-/** Cancels the task (no slot changes); 409 naming its state unless it is open. */
-export async function cancelReplenishment(tx: Tx, tenantId: string, id: string): Promise<{ id: string }> {
-  await lockOpenTask(tx, tenantId, id, 'cancelled');
-  await tx.updateTable('replenishments').set({ status: 'CANCELLED', done_at: sql<Date>`now()`, done_by: null }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+/**
+ * Cancels the task (no slot changes); 409 naming its state unless it is open, or naming its holder
+ * when someone other than `by` holds it and `by` is no supervisor.
+ */
+export async function cancelReplenishment(tx: Tx, tenantId: string, id: string, by?: Replenisher): Promise<{ id: string }> {
+  const task = await lockOpenTask(tx, tenantId, id, 'cancelled');
+  checkHolder(task, by, 'cancel', true);
+  await tx
+    .updateTable('replenishments')
+    .set({ status: 'CANCELLED', done_at: sql<Date>`now()`, done_by: by?.username ?? null, taken_by: null })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
   return { id };
 }

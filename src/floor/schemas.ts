@@ -312,7 +312,7 @@ export const CartPlanResponse = Success(
 
 export const REPLENISHMENT_STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'CANCELLED'] as const;
 const ReplenishmentStatus = Type.Union(REPLENISHMENT_STATUSES.map((status) => Type.Literal(status)), {
-  description: 'OPEN until someone starts it (IN_PROGRESS), then DONE or CANCELLED; OPEN and IN_PROGRESS are open',
+  description: 'OPEN until a console user takes it (IN_PROGRESS; putting it back makes it OPEN again), then DONE or CANCELLED; OPEN and IN_PROGRESS are open',
 });
 export const Replenishment = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -328,7 +328,9 @@ export const Replenishment = Type.Object({
   status: ReplenishmentStatus,
   createdAt: IsoDateTime,
   doneAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When it was completed or cancelled' }),
-  doneBy: Type.Union([Type.String(), Type.Null()], { description: "The console user's username who completed or cancelled it; null through the warehouse API" }),
+  doneBy: Type.Union([Type.String(), Type.Null()], {
+    description: "The username of the console user who holds it (IN_PROGRESS), or who completed or cancelled it; null while OPEN and through the warehouse API",
+  }),
 });
 export const ReplenishmentResponse = Success(Replenishment);
 export const ReplenishmentPage = Page(Replenishment);

@@ -78,7 +78,10 @@ export interface FloorTables {
     moved_quantity: ColumnType<number | null, number | null | undefined, number | null>;
     created_at: Generated<Date>;
     done_at: ColumnType<Date | null, Date | null | undefined, Date | string | null>;
+    /** The username of the console user who completed or cancelled it (or holds it, IN_PROGRESS); null through the warehouse API. */
     done_by: ColumnType<string | null, string | null | undefined, string | null>;
+    /** The console user holding the task: set exactly while it is IN_PROGRESS. */
+    taken_by: ColumnType<string | null, string | null | undefined, string | null>;
   };
   /** A slotting proposal (slotting.ts): its moves, as proposed, and what applying it did. */
   slotting_proposals: {

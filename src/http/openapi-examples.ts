@@ -323,7 +323,7 @@ const replenishment = {
   status: 'OPEN',
   createdAt: '2026-11-23T09:31:00.000Z',
   doneAt: null as string | null,
-  doneBy: null,
+  doneBy: null as string | null,
 };
 
 export const EXAMPLES: Record<string, OperationExamples> = {
@@ -493,6 +493,23 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: ok({ ...replenishment, status: 'DONE', movedQuantity: 24, doneAt: '2026-11-23T09:52:00.000Z' }) },
   },
   cancelReplenishment: { responses: { 200: ok({ ...replenishment, status: 'CANCELLED', doneAt: '2026-11-23T09:40:00.000Z' }) } },
+  getReplenishmentTrip: {
+    responses: {
+      200: ok({
+        tasks: [{ ...replenishment, status: 'IN_PROGRESS', doneBy: 'mara', name: 'Red mug 12 oz', barcode: '4006381333931' }],
+        distance: 84.5,
+        exact: true,
+        waiting: 0,
+      }),
+    },
+  },
+  takeReplenishment: { responses: { 200: ok({ ...replenishment, status: 'IN_PROGRESS', doneBy: 'mara' }) } },
+  putBackReplenishment: { responses: { 200: ok(replenishment) } },
+  completeConsoleReplenishment: {
+    request: { quantity: 24 },
+    responses: { 200: ok({ ...replenishment, status: 'DONE', movedQuantity: 24, doneAt: '2026-11-23T09:52:00.000Z', doneBy: 'mara' }) },
+  },
+  cancelConsoleReplenishment: { responses: { 200: ok({ ...replenishment, status: 'CANCELLED', doneAt: '2026-11-23T09:40:00.000Z', doneBy: 'mara' }) } },
   getSettings: { responses: { 200: ok(settings) } },
   putSettings: { request: { toteLabels: true }, responses: { 200: ok(settings) } },
   getConsoleSettings: { responses: { 200: ok(settings) } },
@@ -544,6 +561,11 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         },
         pickers: [picker],
         slotMismatches: { total: 1, products: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }] },
+        replenishments: { total: 1, tasks: [replenishment] },
+        lowFaces: {
+          total: 1,
+          faces: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', locationCode: 'A-03-2', quantity: 2, min: 4, max: 24, replenishing: true }],
+        },
       }),
     },
   },

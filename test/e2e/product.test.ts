@@ -135,7 +135,7 @@ describe.skipIf(!haveChromium)('console in a real browser: run like a product', 
     expect(await inView(page, refused)).toBe(true);
     expect(await done.innerText()).toBe('');
 
-    const settings = page.getByRole('region', { name: 'Scanning settings' });
+    const settings = page.getByRole('region', { name: 'Floor settings' });
     await settings.getByRole('button', { name: 'Save settings' }).click();
     const saved = settings.getByRole('status').getByText('Settings saved: handhelds use them from their next screen.');
     await saved.waitFor();

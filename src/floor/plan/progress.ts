@@ -13,16 +13,28 @@ export interface Progress {
   distanceLeft: number;
 }
 
+/** The cross aisle a walk between heights `fromY` and `toY` of two aisles takes: the one of least detour. */
+function crossingY(floor: Floor, fromY: number, toY: number): number {
+  const detour = (y: number) => Math.abs(fromY - y) + Math.abs(toY - y);
+  return floor.crossYs.reduce((best, y) => (detour(y) < detour(best) ? y : best));
+}
+
 /** The shortest walk between two points of the aisle graph: along the aisle, or over the cross aisle of least detour. */
 function walkTo(walk: WalkBuilder, floor: Floor, to: Point): void {
   const here = walk.here;
   if (here.aisle !== to.aisle) {
-    const detour = (y: number) => Math.abs(here.y - y) + Math.abs(to.y - y);
-    const crossY = floor.crossYs.reduce((best, y) => (detour(y) < detour(best) ? y : best));
+    const crossY = crossingY(floor, here.y, to.y);
     walk.goTo(here.aisle, crossY);
     walk.goTo(to.aisle, crossY);
   }
   walk.goTo(to.aisle, to.y);
+}
+
+/** The length of the shortest walk between two points of the aisle graph (the one walkTo walks). */
+export function walkLength(floor: Floor, from: Point, to: Point): number {
+  if (from.aisle === to.aisle) return Math.abs(from.y - to.y);
+  const crossY = crossingY(floor, from.y, to.y);
+  return Math.abs(from.y - crossY) + Math.abs(floor.x(to.aisle) - floor.x(from.aisle)) + Math.abs(to.y - crossY);
 }
 
 /** The walk from `start` through `places` in the order given, back to the depot, along aisles and cross aisles. */

@@ -2,6 +2,7 @@ import { planCarts, urgencyCost } from '../plan/cart-plan';
 import { withDeadline } from '../plan/deadline';
 import { nearestItemsRoute, routeItems } from '../plan/items';
 import { planWaveLines } from '../plan/wave-lines';
+import { routeReplenishments } from '../plan/replenishment-route';
 import { walkPlannedCarts } from '../plan/slotting';
 import { routePicks } from '../plan/walks';
 
@@ -18,6 +19,7 @@ export const PLANNER_TASKS = {
   urgencyCost,
   planWaveLines,
   walkPlannedCarts,
+  routeReplenishments,
 };
 
 export type PlannerTasks = typeof PLANNER_TASKS;

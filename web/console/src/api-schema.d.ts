@@ -126,6 +126,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/replenishments/trip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's next replenishment trip: their task in hand and the first open tasks in line, in walking order */
+        get: operations["getReplenishmentTrip"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replenishments/{id}/take": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a task in hand: IN_PROGRESS, held by the caller (taking it again changes nothing)
+         * @description 409 when someone else holds it (the message names them), when it is DONE or CANCELLED, or when the caller holds another task.
+         */
+        post: operations["takeReplenishment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replenishments/{id}/put-back": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a task back: OPEN again, for anyone to take
+         * @description 409 unless it is IN_PROGRESS and held by the caller; a supervisor may put back a task anyone holds.
+         */
+        post: operations["putBackReplenishment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replenishments/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a task as POST /replenishments/{id}/complete of the warehouse API does; its doneBy is the caller
+         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, or when either slot is no longer what the task names.
+         */
+        post: operations["completeConsoleReplenishment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replenishments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a task; no slot changes; its doneBy is the caller
+         * @description 409 when it is DONE or CANCELLED, or when someone else holds it (a supervisor may cancel it anyway).
+         */
+        post: operations["cancelConsoleReplenishment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/packing/orders/{ref}": {
         parameters: {
             query?: never;
@@ -2585,6 +2682,759 @@ export interface operations {
             };
         };
     };
+    getReplenishmentTrip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "tasks": [
+                     *           {
+                     *             "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *             "productExternalId": "P-1001",
+                     *             "sku": "MUG-RED-12",
+                     *             "fromLocationCode": "C-27-3",
+                     *             "toLocationCode": "A-03-2",
+                     *             "quantity": 24,
+                     *             "movedQuantity": null,
+                     *             "reason": "DEMAND",
+                     *             "status": "IN_PROGRESS",
+                     *             "createdAt": "2026-11-23T09:31:00.000Z",
+                     *             "doneAt": null,
+                     *             "doneBy": "mara",
+                     *             "name": "Red mug 12 oz",
+                     *             "barcode": "4006381333931"
+                     *           }
+                     *         ],
+                     *         "distance": 84.5,
+                     *         "exact": true,
+                     *         "waiting": 0
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The caller's task in hand, then the first OPEN tasks in line (10 in all at most), in walking order: each task's reserve slot then its pick face, the task in hand first; tasks at a location without a place after them */
+                            tasks: {
+                                /** Format: uuid */
+                                id: string;
+                                productExternalId: string;
+                                sku: string;
+                                /** @description The reserve slot to take from */
+                                fromLocationCode: string;
+                                /** @description The pick face to fill */
+                                toLocationCode: string;
+                                /** @description Units asked for: never more than the reserve slot held when the task was made */
+                                quantity: number;
+                                /** @description Units completing moved; null until DONE */
+                                movedQuantity: number | null;
+                                /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                                reason: "MIN" | "DEMAND" | "SHORT";
+                                /** @description OPEN until a console user takes it (IN_PROGRESS; putting it back makes it OPEN again), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                                status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date and time
+                                 */
+                                createdAt: string;
+                                /** @description When it was completed or cancelled */
+                                doneAt: string | null;
+                                /** @description The username of the console user who holds it (IN_PROGRESS), or who completed or cancelled it; null while OPEN and through the warehouse API */
+                                doneBy: string | null;
+                                /** @description The product's name */
+                                name: string;
+                                /** @description The product's barcode, scanned to count a unit; null when it has none */
+                                barcode: string | null;
+                            }[];
+                            /** @description The walk of the trip, depot to depot, in the layout's unit; null while the warehouse has no layout */
+                            distance: number | null;
+                            /** @description Whether the order is proven the shortest walk; false when the planner could not answer in time (the tasks then come first in line) */
+                            exact: boolean;
+                            /** @description OPEN tasks not in this trip */
+                            waiting: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    takeReplenishment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "fromLocationCode": "C-27-3",
+                     *         "toLocationCode": "A-03-2",
+                     *         "quantity": 24,
+                     *         "movedQuantity": null,
+                     *         "reason": "DEMAND",
+                     *         "status": "IN_PROGRESS",
+                     *         "createdAt": "2026-11-23T09:31:00.000Z",
+                     *         "doneAt": null,
+                     *         "doneBy": "mara"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The reserve slot to take from */
+                            fromLocationCode: string;
+                            /** @description The pick face to fill */
+                            toLocationCode: string;
+                            /** @description Units asked for: never more than the reserve slot held when the task was made */
+                            quantity: number;
+                            /** @description Units completing moved; null until DONE */
+                            movedQuantity: number | null;
+                            /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                            reason: "MIN" | "DEMAND" | "SHORT";
+                            /** @description OPEN until a console user takes it (IN_PROGRESS; putting it back makes it OPEN again), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                            status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was completed or cancelled */
+                            doneAt: string | null;
+                            /** @description The username of the console user who holds it (IN_PROGRESS), or who completed or cancelled it; null while OPEN and through the warehouse API */
+                            doneBy: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putBackReplenishment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "fromLocationCode": "C-27-3",
+                     *         "toLocationCode": "A-03-2",
+                     *         "quantity": 24,
+                     *         "movedQuantity": null,
+                     *         "reason": "DEMAND",
+                     *         "status": "OPEN",
+                     *         "createdAt": "2026-11-23T09:31:00.000Z",
+                     *         "doneAt": null,
+                     *         "doneBy": null
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The reserve slot to take from */
+                            fromLocationCode: string;
+                            /** @description The pick face to fill */
+                            toLocationCode: string;
+                            /** @description Units asked for: never more than the reserve slot held when the task was made */
+                            quantity: number;
+                            /** @description Units completing moved; null until DONE */
+                            movedQuantity: number | null;
+                            /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                            reason: "MIN" | "DEMAND" | "SHORT";
+                            /** @description OPEN until a console user takes it (IN_PROGRESS; putting it back makes it OPEN again), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                            status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was completed or cancelled */
+                            doneAt: string | null;
+                            /** @description The username of the console user who holds it (IN_PROGRESS), or who completed or cancelled it; null while OPEN and through the warehouse API */
+                            doneBy: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    completeConsoleReplenishment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quantity": 24
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Units moved from the reserve slot to the pick face, a whole number of 1 or more */
+                    quantity: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "fromLocationCode": "C-27-3",
+                     *         "toLocationCode": "A-03-2",
+                     *         "quantity": 24,
+                     *         "movedQuantity": 24,
+                     *         "reason": "DEMAND",
+                     *         "status": "DONE",
+                     *         "createdAt": "2026-11-23T09:31:00.000Z",
+                     *         "doneAt": "2026-11-23T09:52:00.000Z",
+                     *         "doneBy": "mara"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The reserve slot to take from */
+                            fromLocationCode: string;
+                            /** @description The pick face to fill */
+                            toLocationCode: string;
+                            /** @description Units asked for: never more than the reserve slot held when the task was made */
+                            quantity: number;
+                            /** @description Units completing moved; null until DONE */
+                            movedQuantity: number | null;
+                            /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                            reason: "MIN" | "DEMAND" | "SHORT";
+                            /** @description OPEN until a console user takes it (IN_PROGRESS; putting it back makes it OPEN again), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                            status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was completed or cancelled */
+                            doneAt: string | null;
+                            /** @description The username of the console user who holds it (IN_PROGRESS), or who completed or cancelled it; null while OPEN and through the warehouse API */
+                            doneBy: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelConsoleReplenishment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "fromLocationCode": "C-27-3",
+                     *         "toLocationCode": "A-03-2",
+                     *         "quantity": 24,
+                     *         "movedQuantity": null,
+                     *         "reason": "DEMAND",
+                     *         "status": "CANCELLED",
+                     *         "createdAt": "2026-11-23T09:31:00.000Z",
+                     *         "doneAt": "2026-11-23T09:40:00.000Z",
+                     *         "doneBy": "mara"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            productExternalId: string;
+                            sku: string;
+                            /** @description The reserve slot to take from */
+                            fromLocationCode: string;
+                            /** @description The pick face to fill */
+                            toLocationCode: string;
+                            /** @description Units asked for: never more than the reserve slot held when the task was made */
+                            quantity: number;
+                            /** @description Units completing moved; null until DONE */
+                            movedQuantity: number | null;
+                            /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                            reason: "MIN" | "DEMAND" | "SHORT";
+                            /** @description OPEN until a console user takes it (IN_PROGRESS; putting it back makes it OPEN again), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                            status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was completed or cancelled */
+                            doneAt: string | null;
+                            /** @description The username of the console user who holds it (IN_PROGRESS), or who completed or cancelled it; null while OPEN and through the warehouse API */
+                            doneBy: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     findPackOrder: {
         parameters: {
             query?: never;
@@ -3362,6 +4212,39 @@ export interface operations {
                      *               "inSlots": 236
                      *             }
                      *           ]
+                     *         },
+                     *         "replenishments": {
+                     *           "total": 1,
+                     *           "tasks": [
+                     *             {
+                     *               "id": "019a5b70-1c2d-7e3f-8a4b-5c6d7e8f9a01",
+                     *               "productExternalId": "P-1001",
+                     *               "sku": "MUG-RED-12",
+                     *               "fromLocationCode": "C-27-3",
+                     *               "toLocationCode": "A-03-2",
+                     *               "quantity": 24,
+                     *               "movedQuantity": null,
+                     *               "reason": "DEMAND",
+                     *               "status": "OPEN",
+                     *               "createdAt": "2026-11-23T09:31:00.000Z",
+                     *               "doneAt": null,
+                     *               "doneBy": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         "lowFaces": {
+                     *           "total": 1,
+                     *           "faces": [
+                     *             {
+                     *               "productExternalId": "P-1001",
+                     *               "sku": "MUG-RED-12",
+                     *               "locationCode": "A-03-2",
+                     *               "quantity": 2,
+                     *               "min": 4,
+                     *               "max": 24,
+                     *               "replenishing": true
+                     *             }
+                     *           ]
                      *         }
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -3453,6 +4336,54 @@ export interface operations {
                                     stock: number;
                                     /** @description The sum of its slots */
                                     inSlots: number;
+                                }[];
+                            };
+                            /** @description Open replenishment tasks (GET /replenishments of the warehouse API lists them all) */
+                            replenishments: {
+                                /** @description Open tasks (OPEN and IN_PROGRESS) */
+                                total: number;
+                                /** @description The first 5 open tasks in line */
+                                tasks: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    productExternalId: string;
+                                    sku: string;
+                                    /** @description The reserve slot to take from */
+                                    fromLocationCode: string;
+                                    /** @description The pick face to fill */
+                                    toLocationCode: string;
+                                    /** @description Units asked for: never more than the reserve slot held when the task was made */
+                                    quantity: number;
+                                    /** @description Units completing moved; null until DONE */
+                                    movedQuantity: number | null;
+                                    /** @description `MIN`: the face fell to its min (fill to max); `DEMAND`: orders wait for units the faces do not hold; `SHORT`: a short pick emptied the face */
+                                    reason: "MIN" | "DEMAND" | "SHORT";
+                                    /** @description OPEN until a console user takes it (IN_PROGRESS; putting it back makes it OPEN again), then DONE or CANCELLED; OPEN and IN_PROGRESS are open */
+                                    status: "OPEN" | "IN_PROGRESS" | "DONE" | "CANCELLED";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 date and time
+                                     */
+                                    createdAt: string;
+                                    /** @description When it was completed or cancelled */
+                                    doneAt: string | null;
+                                    /** @description The username of the console user who holds it (IN_PROGRESS), or who completed or cancelled it; null while OPEN and through the warehouse API */
+                                    doneBy: string | null;
+                                }[];
+                            };
+                            /** @description Pick faces at or below their min */
+                            lowFaces: {
+                                total: number;
+                                /** @description The first 20, emptiest first */
+                                faces: {
+                                    productExternalId: string;
+                                    sku: string;
+                                    locationCode: string;
+                                    quantity: number;
+                                    min: number;
+                                    max: number;
+                                    /** @description Whether a task is open for the face; false when no reserve slot of the product holds a unit */
+                                    replenishing: boolean;
                                 }[];
                             };
                         };

@@ -1,14 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, describe, isNetworkFailure, type PickBody, type PickerWave, type ShortReason, type WaveLine } from './api';
 import { accepted, rejected } from './feedback';
-import { focusSoon } from './focus';
 import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, productLabel, totesFor, totesToLabel, withPicks, type Visit } from './picking';
 import { PickQueue } from './queue';
+import { MessageLine, ScanField, type Message, type ScanRef } from './scan-field';
 import { useScanner } from './scanner';
 import { useSettings } from './settings';
 import { plural, waveName } from './text';
-
-type Message = { kind: 'error' | 'info'; text: string } | null;
 
 const REASONS: { value: ShortReason; label: string }[] = [
   { value: 'not_found', label: 'Not found' },
@@ -260,46 +258,6 @@ function LabelTotes({ wave, unlabelled, onLabel, scanRef, message }: { wave: Pic
         ))}
       </ul>
     </article>
-  );
-}
-
-type ScanRef = { current: ((code: string) => void) | null };
-
-/**
- * The always-focused "Scan" field, for a scanner and for a person typing a code. A scanner's
- * burst reaches the screen through useScanner wherever focus is; this field is where focus goes
- * back to after anything else.
- */
-function ScanField({ onScan }: { onScan(code: string): void }) {
-  const input = useRef<HTMLInputElement>(null);
-  const focus = () => focusSoon(input);
-  useEffect(() => {
-    focus();
-  }, []);
-  const typed = (event: Event) => {
-    event.preventDefault();
-    const code = input.current?.value.trim() ?? '';
-    if (input.current) input.current.value = '';
-    onScan(code);
-  };
-  // A scanner types into whatever has focus: keep it on "Scan" unless the picker moved it on purpose.
-  const keepFocus = (event: FocusEvent) => {
-    if (!event.relatedTarget) focus();
-  };
-  return (
-    <form onSubmit={typed} class="scan-form">
-      <label for="scan">Scan</label>
-      <input id="scan" ref={input} autoFocus autocomplete="off" autocapitalize="off" spellcheck={false} enterkeyhint="enter" onBlur={keepFocus} />
-    </form>
-  );
-}
-
-function MessageLine({ message }: { message: Message }) {
-  // Always rendered, so screen readers announce each new message in the live region.
-  return (
-    <p class={`message ${message?.kind ?? ''}`} role={message?.kind === 'error' ? 'alert' : 'status'}>
-      {message?.text ?? ''}
-    </p>
   );
 }
 

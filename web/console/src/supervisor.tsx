@@ -5,6 +5,7 @@ import { api, ApiError, describe, type Board, type BodyOf, type CartPlan, type F
 import { FloorPlan } from './floor-plan';
 import { accepted } from './feedback';
 import { PrintLink } from './print';
+import { REASONS } from './replenish';
 import { useScanner } from './scanner';
 import { SlottingAdvice } from './slotting';
 import { plural, waveLabel, waveName } from './text';
@@ -18,7 +19,7 @@ const NEXT_CARTS = 5;
 const round = (value: number) => Math.round(value * 10) / 10;
 
 /** The panels whose controls act: what an action did is said in its own panel, next to the control. */
-type Place = 'waves' | 'settings' | 'create' | 'stock';
+type Place = 'waves' | 'settings' | 'create' | 'stock' | 'replenishment';
 /** What the last action did, where; `placed` counts the times it was brought into view. */
 interface Feedback {
   at: Place;
@@ -122,6 +123,14 @@ export default function Supervisor() {
           <Webhooks webhooks={board.webhooks} />
           <Issues issues={board.issues} />
           <SlotMismatches mismatches={board.slotMismatches} />
+          <Replenishment
+            replenishments={board.replenishments}
+            feedback={saidAt('replenishment')}
+            onPutBack={(task) =>
+              act('replenishment', async () => (await api('POST', '/replenishments/{id}/put-back', { params: { id: task.id } }), `${task.productExternalId} to ${task.toLocationCode} is open for anyone again.`))
+            }
+          />
+          <LowFaces lowFaces={board.lowFaces} />
           <CreateWave feedback={saidAt('create')} onCreate={(body) => act('create', async () => describeWave(await api('POST', '/waves', { body })))} />
           <AdjustStock
             product={product}
@@ -354,10 +363,15 @@ function AssignWave({ wave, pickers, onAssign }: { wave: WaveSummary; pickers: B
   );
 }
 
-const SETTINGS: { name: keyof Settings; label: string }[] = [
+const SETTINGS: { name: keyof Settings; label: string; help?: string }[] = [
   { name: 'toteLabels', label: 'Label the totes at the start of each wave' },
   { name: 'confirmLocation', label: "Scan a stop's location before its products" },
   { name: 'packOnLastScan', label: "Mark an order packed on its last item's scan" },
+  {
+    name: 'pickFromReserve',
+    label: 'Pick from reserve when the pick faces run short',
+    help: 'On: pickers are sent to reserve for what the pick faces cannot cover. Off: such orders wait, and a replenishment of their face is made first in line.',
+  },
 ];
 
 function SettingsPanel({ feedback, onSave }: { feedback: ComponentChildren; onSave(settings: Settings): void }) {
@@ -371,14 +385,26 @@ function SettingsPanel({ feedback, onSave }: { feedback: ComponentChildren; onSa
   };
   return (
     <section class="panel" aria-labelledby="settings-heading">
-      <h3 id="settings-heading">Scanning settings</h3>
+      <h3 id="settings-heading">Floor settings</h3>
       {settings ? (
         <form onSubmit={submit} class="stack">
           {SETTINGS.map((setting) => (
-            <label key={setting.name} class="check">
-              <input type="checkbox" checked={settings[setting.name]} onChange={(event) => setSettings({ ...settings, [setting.name]: (event.target as HTMLInputElement).checked })} />
-              {setting.label}
-            </label>
+            <div key={setting.name}>
+              <label class="check">
+                <input
+                  type="checkbox"
+                  checked={settings[setting.name]}
+                  aria-describedby={setting.help ? `${setting.name}-help` : undefined}
+                  onChange={(event) => setSettings({ ...settings, [setting.name]: (event.target as HTMLInputElement).checked })}
+                />
+                {setting.label}
+              </label>
+              {setting.help && (
+                <p id={`${setting.name}-help`} class="muted">
+                  {setting.help}
+                </p>
+              )}
+            </div>
           ))}
           <button type="submit" class="primary">
             Save settings
@@ -421,6 +447,108 @@ function SlotMismatches({ mismatches }: { mismatches: Board['slotMismatches'] })
                 </th>
                 <td>{product.stock}</td>
                 <td>{product.inSlots}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+type ReplenishmentTask = Board['replenishments']['tasks'][number];
+
+/** The open replenishment tasks, first in line, and who has each in hand; a task left in hand can be put back. */
+function Replenishment({ replenishments, feedback, onPutBack }: { replenishments: Board['replenishments']; feedback: ComponentChildren; onPutBack(task: ReplenishmentTask): void }) {
+  return (
+    <section class="panel span-2" aria-labelledby="replenishment-heading">
+      <h3 id="replenishment-heading">Replenishment</h3>
+      {feedback}
+      {replenishments.total === 0 ? (
+        <p>No replenishment task is open.</p>
+      ) : (
+        <table aria-labelledby="replenishment-heading">
+          <caption>
+            {replenishments.total > replenishments.tasks.length
+              ? `The first ${replenishments.tasks.length} of ${replenishments.total} open tasks, first in line`
+              : `${plural(replenishments.total, 'open task')}, first in line`}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Product</th>
+              <th scope="col">From → to</th>
+              <th scope="col">Units</th>
+              <th scope="col">Why</th>
+              <th scope="col">In hand</th>
+            </tr>
+          </thead>
+          <tbody>
+            {replenishments.tasks.map((task) => (
+              <tr key={task.id}>
+                <th scope="row">
+                  {task.productExternalId} ({task.sku})
+                </th>
+                <td>
+                  {task.fromLocationCode} → {task.toLocationCode}
+                </td>
+                <td>{task.quantity}</td>
+                <td>{REASONS[task.reason]}</td>
+                <td>
+                  {task.status === 'IN_PROGRESS' ? (
+                    <>
+                      {task.doneBy}{' '}
+                      <button type="button" onClick={() => onPutBack(task)} aria-label={`Put back ${task.productExternalId} to ${task.toLocationCode}, held by ${task.doneBy}`}>
+                        Put back
+                      </button>
+                    </>
+                  ) : (
+                    'nobody yet'
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** Pick faces at or below their min: a task is open for each, unless its reserve is empty. */
+function LowFaces({ lowFaces }: { lowFaces: Board['lowFaces'] }) {
+  return (
+    <section class="panel span-2" aria-labelledby="low-faces-heading">
+      <h3 id="low-faces-heading">Pick faces at or below their min</h3>
+      {lowFaces.total === 0 ? (
+        <p>Every pick face holds more than its min.</p>
+      ) : (
+        <table aria-labelledby="low-faces-heading">
+          {lowFaces.total > lowFaces.faces.length && (
+            <caption>
+              The {lowFaces.faces.length} emptiest of {lowFaces.total}
+            </caption>
+          )}
+          <thead>
+            <tr>
+              <th scope="col">Product</th>
+              <th scope="col">Face</th>
+              <th scope="col">Holds</th>
+              <th scope="col">Min / max</th>
+              <th scope="col">Task</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lowFaces.faces.map((face) => (
+              <tr key={`${face.productExternalId}@${face.locationCode}`}>
+                <th scope="row">
+                  {face.productExternalId} ({face.sku})
+                </th>
+                <td>{face.locationCode}</td>
+                <td>{face.quantity}</td>
+                <td>
+                  {face.min} / {face.max}
+                </td>
+                <td>{face.replenishing ? 'open' : 'none open'}</td>
               </tr>
             ))}
           </tbody>
