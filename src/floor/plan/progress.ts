@@ -25,6 +25,20 @@ function walkTo(walk: WalkBuilder, floor: Floor, to: Point): void {
   walk.goTo(to.aisle, to.y);
 }
 
+/**
+ * The shortest walk from one place to another along aisles and cross aisles (the depot for
+ * `undefined`), on a floor made once: for measuring many legs of one layout.
+ */
+export function legsOf(layout: Layout): (from: Place | undefined, to: Place | undefined) => number {
+  const floor = floorOf(layout, []);
+  const point = (place: Place | undefined): Point => (place ? { aisle: place.aisle, y: positionY(layout, place.position) } : { aisle: layout.depotAisle, y: 0 });
+  return (from, to) => {
+    const walk = new WalkBuilder(floor, point(from));
+    walkTo(walk, floor, point(to));
+    return walk.walked;
+  };
+}
+
 /** The walk from `start` through `places` in the order given, back to the depot, along aisles and cross aisles. */
 export function walkThrough(layout: Layout, places: readonly Place[], start?: Place) {
   const floor = floorOf(layout, []);

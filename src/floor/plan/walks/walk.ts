@@ -89,6 +89,11 @@ export class WalkBuilder {
     return this.path[this.path.length - 1]!;
   }
 
+  /** The length walked so far. */
+  get walked(): number {
+    return this.distance;
+  }
+
   goTo(aisle: number, y: number): void {
     const here = this.here;
     if (here.aisle === aisle && here.y === y) return;
