@@ -178,7 +178,7 @@ describe('floor: short picks find the stock', () => {
     await slots([{ locationCode: 'A-02', quantity: 3, min: 0, max: 6 }, { locationCode: 'R-10', quantity: 20, role: 'reserve' }]);
     const { wave, ids } = await waveOf([['JAR', 3]]);
     await picked(wave, ids[0]!, 1, 'A-02');
-    const task = (await setup.floor.get('/replenishments?status=OPEN')).body.data[0];
+    const task = (await setup.floor.get('/replenishments?status=OPEN')).body.data[0] as { id: string };
     expect(task).toMatchObject({ toLocationCode: 'A-02', reason: 'SHORT' });
     expect((await setup.floor.post(`/replenishments/${task.id}/complete`, { quantity: 5 })).status).toBe(200);
     expect(await jarSlots()).toEqual({ 'A-02': 6, 'R-10': 15 });
@@ -190,7 +190,7 @@ describe('floor: short picks find the stock', () => {
   it.skipIf(!usingPostgres)('a short pick and a replenishment at the same face at the same moment lose no unit', async () => {
     // A-02 at its min: a MIN task for 4 is open.
     await slots([{ locationCode: 'A-02', quantity: 3, min: 3, max: 7 }, { locationCode: 'R-10', quantity: 20, role: 'reserve' }]);
-    const task = (await setup.floor.get('/replenishments?status=OPEN')).body.data[0];
+    const task = (await setup.floor.get('/replenishments?status=OPEN')).body.data[0] as { id: string };
     expect(task).toMatchObject({ toLocationCode: 'A-02', reason: 'MIN', quantity: 4 });
     const { wave, ids } = await waveOf([['JAR', 3]]);
     const { ctx, tenant } = setup;
@@ -200,7 +200,11 @@ describe('floor: short picks find the stock', () => {
       await held.trx.selectFrom('products').select('id').where('tenant_id', '=', tenant.id).where('external_id', '=', 'JAR').forUpdate().execute();
       const answers = Promise.all([pick(wave, ids[0]!, 1, 'A-02'), setup.floor.post(`/replenishments/${task.id}/complete`, { quantity: 4 })]);
       await waitFor('the short pick and the replenishment to wait for the product', async () => {
-        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${held.pid}::int = ANY (pg_blocking_pids(pid))`.execute(ctx.database.db);
+        // The second waits behind the first in the row's queue.
+        const { rows } = await sql<{ n: number }>`
+          WITH first AS (SELECT pid FROM pg_stat_activity WHERE ${held.pid}::int = ANY (pg_blocking_pids(pid)))
+          SELECT count(*)::int AS n FROM pg_stat_activity a
+          WHERE a.pid IN (SELECT pid FROM first) OR pg_blocking_pids(a.pid) && ARRAY(SELECT pid FROM first)`.execute(ctx.database.db);
         return rows[0]!.n === 2;
       });
       await held.trx.commit().execute();
