@@ -14,8 +14,8 @@ import type { ReplenishmentReason, ReplenishmentStatus } from './kinds';
  *   after a wave's completion lowers slots, after slots are written and after a task is completed,
  *   for `max` less what the face holds. DEMAND: orders of the pool of carts the faces cannot cover
  *   (pool.ts holds them off the carts), when a wave is made from the pool, for what those orders
- *   need beyond what the faces have free (raised to fill the face to `max` when it has one). SHORT
- *   is made by short picks.
+ *   need beyond what the faces have free (raised to fill the face to `max` when it has one). SHORT:
+ *   a pick face a short pick emptied (short-picks.ts), made and put first in line as DEMAND is.
  * - A task is taken from the product's reserve slot holding the most units (ties: the lowest
  *   location code), so that one trip covers it as often as can be, and asks for no more than that
  *   slot holds. No task is made when no reserve slot of the product holds a unit.
@@ -109,13 +109,14 @@ export interface Demand {
 }
 
 /**
- * Makes a DEMAND task for each demand whose face has no open task, first in line: for the units
- * needed, or to fill the face to its `max` when that is more, from the fullest reserve slot and no
- * more than it holds. A face that has an open task moves it to the head of the line. One statement,
- * so that it is done whole or not at all outside a transaction too: the update sees the tasks as
- * they stood before the insert, and those it makes are first in line already.
+ * Makes a task an order waits for (`reason` DEMAND, or SHORT for a face a short pick emptied) for
+ * each demand whose face has no open task, first in line: for the units needed, or to fill the
+ * face to its `max` when that is more, from the fullest reserve slot and no more than it holds. A
+ * face that has an open task moves it to the head of the line. One statement, so that it is done
+ * whole or not at all outside a transaction too: the update sees the tasks as they stood before
+ * the insert, and those it makes are first in line already.
  */
-export async function askForDemand(db: Executor, tenantId: string, demands: readonly Demand[]): Promise<void> {
+export async function askForDemand(db: Executor, tenantId: string, demands: readonly Demand[], reason: 'DEMAND' | 'SHORT' = 'DEMAND'): Promise<void> {
   if (demands.length === 0) return;
   const products = demands.map((demand) => demand.productId);
   const faces = demands.map((demand) => demand.face);
@@ -123,17 +124,17 @@ export async function askForDemand(db: Executor, tenantId: string, demands: read
     WITH made AS (
       INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, quantity, reason, urgency)
       SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code,
-        least(reserve.quantity, greatest(d.units, coalesce(face.max - face.quantity, 0))), 'DEMAND', ${URGENCY.DEMAND}
+        least(reserve.quantity, greatest(d.units, coalesce(face.max - face.quantity, 0))), ${reason}, ${URGENCY[reason]}
       FROM unnest(${products}::uuid[], ${faces}::text[], ${demands.map((demand) => demand.units)}::numeric[]) AS d(product_id, face, units)
       JOIN product_slots face ON face.tenant_id = ${tenantId} AND face.product_id = d.product_id AND face.location_code = d.face AND face.role = 'pick'
       ${fullestReserve(tenantId)}
       ORDER BY face.product_id, face.location_code
       ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING
     )
-    UPDATE replenishments t SET urgency = ${URGENCY.DEMAND}
+    UPDATE replenishments t SET urgency = ${URGENCY[reason]}
     FROM unnest(${products}::uuid[], ${faces}::text[]) AS d(product_id, face)
     WHERE t.tenant_id = ${tenantId} AND t.product_id = d.product_id AND t.to_location_code = d.face
-      AND t.status IN ('OPEN', 'IN_PROGRESS') AND t.urgency <> ${URGENCY.DEMAND}`.execute(db);
+      AND t.status IN ('OPEN', 'IN_PROGRESS') AND t.urgency <> ${URGENCY[reason]}`.execute(db);
 }
 
 /**

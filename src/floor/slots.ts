@@ -298,17 +298,18 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
 }
 
 /**
- * Units the PICKING waves plan to take for their orders still in picking, by `productId:locationCode`.
+ * Units the PICKING waves plan to take for their orders still in picking, by `productId:locationCode`:
+ * a part's quantity, or once its pick is recorded what was picked (a short pick takes no more).
  * Read from the PICKING waves (by their status), each wave's lines by its key, and each line's
  * product by its key: every step ordered by the key it is read by, so that tables without
  * statistics (a fresh database) are never joined over every wave's lines or every product.
  */
 async function plannedUnits(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, number>> {
   const { rows } = await sql<{ product_id: string; location_code: string; units: string }>`
-    SELECT p.id AS product_id, wl.location_code, sum(wl.quantity) AS units
+    SELECT p.id AS product_id, wl.location_code, sum(coalesce(wl.picked_quantity, wl.quantity)) AS units
     FROM waves w
     CROSS JOIN LATERAL (
-      SELECT l.order_id, l.location_code, l.product_external_id, l.quantity FROM wave_lines l
+      SELECT l.order_id, l.location_code, l.product_external_id, l.quantity, l.picked_quantity FROM wave_lines l
       WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code IS NOT NULL
       ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
     ) AS wl

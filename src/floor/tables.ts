@@ -108,8 +108,10 @@ export interface FloorTables {
     wave_id: string;
     order_id: string;
     item_position: number;
-    /** 1.. in walking order; a line planned at one stop has one part. */
+    /** 1.. in walking order as the wave was planned; a part planned after a short pick takes the next number. */
     part: ColumnType<number, number | undefined, number>;
+    /** The part whose short pick this part covers (null: planned with the wave). */
+    covers_part: ColumnType<number | null, number | null | undefined, number | null>;
     product_external_id: string;
     quantity: Numeric;
     walk: number;

@@ -14,6 +14,7 @@ import { planPool } from './pool';
 import type { WaveItem, WaveWalk } from './plan/wave-lines';
 import type { Planner } from './planner/planner';
 import { askForDemand, topUpFaces } from './replenishment';
+import { settleShortPick, slotShortfall, type PickedPart } from './short-picks';
 import { freeSlots, productPlaces, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
 import { pickerWaveId, waveLines } from './wave-reads';
@@ -404,15 +405,20 @@ export interface Pick {
 
 /**
  * Records (sets) the picked quantity of one part of a line: the one at `locationCode`, which a line
- * planned at several stops needs (400 naming it). At most what is planned there. With
- * `shortNeedsReason` (the console), a part picked short must say why.
+ * planned at several stops needs (400 naming it). At most what is planned there, less what parts
+ * covering its short pick have picked since (400). With `shortNeedsReason` (the console), a part
+ * picked short must say why. A short pick, or a new value at a part whose short pick was covered,
+ * settles the slot and the missing units (short-picks.ts), under the product's row lock.
  */
 export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick: Pick, options: { shortNeedsReason?: boolean } = {}): Promise<void> {
   await lockWave(tx, tenantId, waveId, 'share');
   const parts = await tx
     .selectFrom('wave_lines as l')
     .innerJoin('orders as o', (join) => join.onRef('o.tenant_id', '=', 'l.tenant_id').onRef('o.id', '=', 'l.order_id'))
-    .select(['l.order_id', 'l.item_position', 'l.part', 'l.location_code', 'l.quantity', 'o.status'])
+    .innerJoin('order_items as i', (join) =>
+      join.onRef('i.tenant_id', '=', 'l.tenant_id').onRef('i.order_id', '=', 'l.order_id').onRef('i.position', '=', 'l.item_position'),
+    )
+    .select(['l.order_id', 'l.item_position', 'l.part', 'l.covers_part', 'l.location_code', 'l.quantity', 'l.picked_quantity', 'o.status', 'i.product_id'])
     .where('l.tenant_id', '=', tenantId)
     .where('l.wave_id', '=', waveId)
     .where('o.external_id', '=', pick.orderExternalId)
@@ -427,9 +433,25 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
     const most = parts.length > 1 ? `the ${planned} planned at ${line.location_code}` : `the ordered ${planned}`;
     throw validationError([{ field: 'quantity', message: `must be at most ${most}` }]);
   }
+  const covers = parts.filter((part) => part.covers_part === line.part);
+  const pickedElsewhere = covers.filter((part) => part.picked_quantity !== null);
+  const coveredUnits = pickedElsewhere.reduce((sum, part) => sum + Number(part.quantity), 0);
+  if (pick.quantity > planned - coveredUnits) {
+    const where = pickedElsewhere.map((part) => part.location_code).join(', ');
+    throw validationError([{ field: 'quantity', message: `must be at most ${planned - coveredUnits}: ${coveredUnits} of the ${planned} planned at ${line.location_code} were planned again at ${where} after its short pick, and picked there` }]);
+  }
   if (options.shortNeedsReason && pick.quantity < planned && !pick.reason) {
     throw validationError([{ field: 'reason', message: `is required for a short pick (${pick.quantity} of ${planned})` }]);
   }
+  const previous = line.picked_quantity === null ? null : Number(line.picked_quantity);
+  const part: PickedPart | undefined =
+    line.product_id !== null && pick.quantity !== previous && (pick.quantity < planned || covers.length > 0)
+      ? { orderId: line.order_id, itemPosition: line.item_position, part: line.part, productId: line.product_id, productExternalId: pick.productExternalId, locationCode: line.location_code, quantity: planned }
+      : undefined;
+  // A pick below the one recorded before lowers the slot: the books as it found them, before any lock.
+  const lowers = part && pick.quantity < planned && (previous === null || pick.quantity < previous);
+  const shortfall = part && lowers ? await slotShortfall(tx, tenantId, waveId, part, pick.quantity) : undefined;
+  if (part) await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', '=', part.productId).forUpdate().execute();
   await tx
     .updateTable('wave_lines')
     .set({ picked_quantity: pick.quantity, reason: pick.reason ?? null, picked_at: sql<Date>`now()` })
@@ -439,6 +461,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
     .where('item_position', '=', line.item_position)
     .where('part', '=', line.part)
     .execute();
+  if (part) await settleShortPick(tx, tenantId, waveId, part, pick.quantity, shortfall);
 }
 
 /** The part a pick records: the one at `locationCode`, or the only one; 400 naming `locationCode` otherwise. */

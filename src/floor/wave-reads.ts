@@ -23,7 +23,8 @@ export async function pickerWaveId(db: Executor, tenantId: string, pickerId: str
 /**
  * The line parts of the given waves in walking order, each with its JSON path in the wave
  * (`stops[2].lines[0]`, `unplaced[1]`) and the quantity its line was ordered with: the sum of its
- * parts (a short pick later lowers the order's item, not the wave's lines).
+ * parts planned with the wave, not those covering a short pick (a short pick later lowers the
+ * order's item, not the wave's lines).
  */
 export async function waveLines(db: Executor, tenantId: string, waveIds: string[]) {
   const rows = await db
@@ -41,6 +42,7 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
       'l.order_id',
       'l.item_position',
       'l.part',
+      'l.covers_part',
       'l.stop',
       'l.location_code',
       'l.aisle',
@@ -64,7 +66,7 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
     .execute();
   const lineKey = (row: { wave_id: string; order_id: string; item_position: number }) => `${row.wave_id}:${row.order_id}:${row.item_position}`;
   const ordered = new Map<string, number>();
-  for (const row of rows) ordered.set(lineKey(row), (ordered.get(lineKey(row)) ?? 0) + Number(row.quantity));
+  for (const row of rows) if (row.covers_part === null) ordered.set(lineKey(row), (ordered.get(lineKey(row)) ?? 0) + Number(row.quantity));
   let lineInGroup = 0;
   return rows.map((row, index) => {
     const previous = rows[index - 1];
@@ -104,9 +106,16 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
     waveLines(db, tenantId, waveIds),
   ]);
   const byId = new Map(waves.map((wave) => [wave.id, wave]));
-  // Where each line continues: the part after each, by wave, order, item and part.
-  const partKey = (row: { wave_id: string; order_id: string; item_position: number }, part: number) => `${row.wave_id}:${row.order_id}:${row.item_position}:${part}`;
-  const parts = new Map(lines.map((row) => [partKey(row, row.part), row]));
+  // Where each line continues: the part after each in walking order (a part covering a short pick
+  // may stand between parts planned with the wave).
+  const following = new Map<(typeof lines)[number], (typeof lines)[number]>();
+  const lastOfLine = new Map<string, (typeof lines)[number]>();
+  for (const row of lines) {
+    const key = `${row.wave_id}:${row.order_id}:${row.item_position}`;
+    const previous = lastOfLine.get(key);
+    if (previous) following.set(previous, row);
+    lastOfLine.set(key, row);
+  }
   return waveIds.flatMap((id) => {
     const wave = byId.get(id);
     if (!wave) return [];
@@ -123,7 +132,7 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
         name: row.name,
         quantity: row.quantity,
         orderedQuantity: row.ordered_quantity,
-        next: nextPart(parts.get(partKey(row, row.part + 1))),
+        next: nextPart(following.get(row)),
         pickedQuantity: row.picked_quantity,
         reason: row.reason,
       };

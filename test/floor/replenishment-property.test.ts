@@ -7,8 +7,9 @@ import { floorOf, seedPlacedProducts } from './helpers';
 
 /*
  * For products with slots, the sum of a product's slots equals its stock after any sequence of
- * picks (waves made from the pool, picked in full or short, completed) and replenishments
- * (completed with any quantity, refused or not, or cancelled), and no slot goes below 0.
+ * picks (waves made from the pool, picked in full, completed) and replenishments (completed with
+ * any quantity, refused or not, or cancelled), and no slot goes below 0. Once a pick is short, the
+ * slot it lowered to what was found keeps the slots at or below the stock.
  */
 const LOCATIONS = [
   { code: 'A-01', aisle: 1, position: 1 },
@@ -41,7 +42,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 describe('floor: slots and stock stay in step through picks and replenishments (property)', () => {
   const setup = useTestContext();
 
-  it('keeps the sum of slots equal to stock, and every slot at 0 or more', { timeout: 240_000 }, async () => {
+  it('keeps the sum of slots equal to stock (at most it, after a short pick), and every slot at 0 or more', { timeout: 240_000 }, async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), async (steps, pickFromReserve) => {
@@ -57,6 +58,8 @@ describe('floor: slots and stock stay in step through picks and replenishments (
         ]);
         expect((await floor.put('/slots', { slots })).status).toBe(200);
 
+        // A short pick lowers its slot to what was found, below the stock, until a count settles it.
+        let foundShort = false;
         for (const [index, action] of steps.entries()) {
           if (action.kind === 'wave') {
             const placed = await tenant.api.post('/orders', order(`P-${++run}-${index}`, action.lines.map(([product, quantity]) => item(PRODUCTS[product]!, quantity))));
@@ -64,19 +67,22 @@ describe('floor: slots and stock stay in step through picks and replenishments (
             const made = await floor.post('/waves', {});
             if (made.status === 409) continue;
             expect(made.status, JSON.stringify(made.body)).toBe(201);
+            // Parts are picked in walking order, `shortBy` units short in all; a short pick may add stops.
             let short = action.shortBy;
-            for (const stop of made.body.data.stops) {
-              for (const line of stop.lines) {
-                const quantity = Math.max(line.quantity - short, 0);
-                short -= line.quantity - quantity;
-                const picked = await floor.post(`/waves/${made.body.data.id}/picks`, {
-                  orderExternalId: line.orderExternalId,
-                  productExternalId: line.productExternalId,
-                  quantity,
-                  locationCode: stop.locationCode,
-                });
-                expect(picked.status, JSON.stringify(picked.body)).toBe(200);
-              }
+            for (let wave = made.body.data; ; ) {
+              const next = wave.stops.flatMap((stop) => stop.lines.filter((line) => line.pickedQuantity === null).map((line) => ({ stop, line })))[0];
+              if (!next) break;
+              const quantity = Math.max(next.line.quantity - short, 0);
+              short -= next.line.quantity - quantity;
+              if (quantity < next.line.quantity) foundShort = true;
+              const picked = await floor.post(`/waves/${wave.id}/picks`, {
+                orderExternalId: next.line.orderExternalId,
+                productExternalId: next.line.productExternalId,
+                quantity,
+                locationCode: next.stop.locationCode,
+              });
+              expect(picked.status, JSON.stringify(picked.body)).toBe(200);
+              wave = picked.body.data;
             }
             expect((await floor.post(`/waves/${made.body.data.id}/complete`)).status).toBe(200);
           } else {
@@ -90,7 +96,9 @@ describe('floor: slots and stock stay in step through picks and replenishments (
           for (const product of PRODUCTS) {
             const held = (await floor.get(`/slots?productExternalId=${product}`)).body.data.map((slot) => slot.quantity);
             expect(held.every((quantity) => quantity >= 0)).toBe(true);
-            expect(held.reduce((sum, quantity) => sum + quantity, 0)).toBe(await stockOf(tenant, product));
+            const inSlots = held.reduce((sum, quantity) => sum + quantity, 0);
+            if (foundShort) expect(inSlots).toBeLessThanOrEqual(await stockOf(tenant, product));
+            else expect(inSlots).toBe(await stockOf(tenant, product));
           }
         }
       }),

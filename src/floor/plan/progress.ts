@@ -37,6 +37,16 @@ export function walkLength(floor: Floor, from: Point, to: Point): number {
   return Math.abs(from.y - crossY) + Math.abs(floor.x(to.aisle) - floor.x(from.aisle)) + Math.abs(to.y - crossY);
 }
 
+/**
+ * The shortest walk from one place to another along aisles and cross aisles (the depot for
+ * `undefined`), on a floor made once: for measuring many legs of one layout.
+ */
+export function legsOf(layout: Layout): (from: Place | undefined, to: Place | undefined) => number {
+  const floor = floorOf(layout, []);
+  const point = (place: Place | undefined): Point => (place ? { aisle: place.aisle, y: positionY(layout, place.position) } : { aisle: layout.depotAisle, y: 0 });
+  return (from, to) => walkLength(floor, point(from), point(to));
+}
+
 /** The walk from `start` through `places` in the order given, back to the depot, along aisles and cross aisles. */
 export function walkThrough(layout: Layout, places: readonly Place[], start?: Place) {
   const floor = floorOf(layout, []);

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, describe, isNetworkFailure, type PickBody, type PickerWave, type ShortReason, type WaveLine } from './api';
 import { accepted, rejected } from './feedback';
-import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, productLabel, totesFor, totesToLabel, withPicks, type Visit } from './picking';
+import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, productLabel, shortPickGoesOn, totesFor, totesToLabel, withPicks, type Visit } from './picking';
 import { PickQueue } from './queue';
 import { MessageLine, ScanField, type Message, type ScanRef } from './scan-field';
 import { useScanner } from './scanner';
@@ -82,8 +82,13 @@ export function Picker() {
     try {
       for (let pick = queue.all()[0]; pick; pick = queue.all()[0]) {
         try {
-          setServer(await api('POST', '/picking/wave/picks', { body: pick }));
+          const answered = await api('POST', '/picking/wave/picks', { body: pick });
+          setServer(answered);
           queue.shift();
+          const goesOn = shortPickGoesOn(answered, pick);
+          if (goesOn) {
+            setMessage({ kind: 'info', text: `Short pick recorded. ${goesOn.line.name} goes on at ${goesOn.next.locationCode}: ${goesOn.next.quantity} more, a stop of your route.` });
+          }
         } catch (error) {
           if (worthRetrying(error)) break;
           // Refused for good (the wave was released, a rule changed): drop it and say so.

@@ -61,6 +61,19 @@ export function withPicks(wave: PickerWave, picks: PickBody[]): PickerWave {
   return { ...wave, stops, unplaced: wave.unplaced.map(apply(null)), progress: { ...wave.progress, stopsDone } };
 }
 
+/**
+ * Where the line of a short pick goes on, in the wave the service answered: the stop its missing
+ * units were planned at (the service plans them at the slots holding them, as a stop of the route),
+ * or null when no slot holds them (the line is picked short) or the pick was not short.
+ */
+export function shortPickGoesOn(wave: PickerWave, pick: PickBody): { line: WaveLine; next: NonNullable<WaveLine['next']> } | null {
+  for (const visit of visitsOf(wave)) {
+    const line = visit.lines.find((candidate) => recordsLine(pick, candidate, visit.locationCode));
+    if (line) return pick.quantity < line.quantity && line.next ? { line, next: line.next } : null;
+  }
+  return null;
+}
+
 export const allRecorded = (wave: PickerWave) => visitsOf(wave).every((visit) => visit.lines.every(recorded));
 
 /** The totes a product goes to at this visit, how many each gets, and whether that is done. */
