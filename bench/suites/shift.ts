@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Layout, Place } from '../../src/floor/plan/layout';
 import { mulberry32 } from '../../src/floor/plan/random';
+import { tripLength } from '../../src/floor/plan/replenishment-route';
 import { shortestRouteLength } from '../../src/floor/plan/walks';
 import { ADMIN_TOKEN } from '../../test/helpers/context';
 import { startServiceProcess, type Measurement } from '../harness';
@@ -102,8 +103,13 @@ interface DayOutcome {
   /** Orders still waiting at the end of the day (held for stock, or left over). */
   ordersWaiting: number;
   pickerWalk: number;
+  /** The replenisher's trips as the console ordered them, and the same trips' tasks first in line. */
   replenisherWalk: number;
+  replenisherWalkInLine: number;
   replenishments: number;
+  trips: number;
+  /** Trips whose order was proven the shortest walk. */
+  exactTrips: number;
   /** Slots whose record differs from what they hold: before the day's last count, and after it. */
   mismatchesBeforeCount: number;
   mismatchesAfterCount: number;
@@ -140,6 +146,30 @@ class Client {
     return answer;
   }
 
+  /** A console user of the warehouse, signed in: its calls go to the console API with its session. */
+  async consoleUser(username: string, role: 'picker' | 'supervisor'): Promise<(method: string, path: string, body?: unknown) => Promise<Json>> {
+    const pin = '482913';
+    await this.#call(`${this.url}/api/v1/admin/tenants/${this.slug}/users`, ADMIN_TOKEN, 'POST', { username, name: username, role, pin });
+    const origin = new URL(this.url).origin;
+    const signIn = await fetch(`${this.url}/console/api/session`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ warehouse: this.slug, username, pin }),
+    });
+    const cookie = /^pickport_session=[^;]*/.exec(signIn.headers.get('set-cookie') ?? '')?.[0];
+    if (!cookie) throw new Error(`${username} could not sign in: ${signIn.status}`);
+    return async (method, path, body) => {
+      const response = await fetch(`${this.url}/console/api${path}`, {
+        method,
+        headers: { origin, cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const answer = (await response.json()) as Json;
+      if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+      return answer;
+    };
+  }
+
   /** Every item of a paged list. */
   async all(path: string): Promise<Json[]> {
     const items: Json[] = [];
@@ -160,7 +190,7 @@ async function runDay(service: { url: string; tenant(): Promise<{ slug: string; 
   const truth = new Map(plan.truth);
   const held = (productExternalId: string) => [...truth].filter(([key]) => key.endsWith(`|${productExternalId}`)).reduce((sum, [, units]) => sum + units, 0);
   const places = new Map(plan.locations.map((location) => [location.code, { aisle: location.aisle, position: location.position }]));
-  const outcome: DayOutcome = { lines: 0, shortLines: 0, shortWhileHeld: 0, ordersWaiting: 0, pickerWalk: 0, replenisherWalk: 0, replenishments: 0, mismatchesBeforeCount: 0, mismatchesAfterCount: 0 };
+  const outcome: DayOutcome = { lines: 0, shortLines: 0, shortWhileHeld: 0, ordersWaiting: 0, pickerWalk: 0, replenisherWalk: 0, replenisherWalkInLine: 0, replenishments: 0, trips: 0, exactTrips: 0, mismatchesBeforeCount: 0, mismatchesAfterCount: 0 };
 
   await client.floor('PUT', '/layout', LAYOUT);
   await client.floor('PUT', '/locations', { locations: plan.locations });
@@ -172,26 +202,38 @@ async function runDay(service: { url: string; tenant(): Promise<{ slug: string; 
   await client.floor('PUT', '/slots', { slots });
   if (after) await client.floor('PUT', '/settings', { pickFromReserve: true });
 
-  /** Does the open tasks in the order the service gives them, moving what the reserve truly holds. */
+  const replenisher = after ? await client.consoleUser('replenisher', 'picker') : undefined;
+  /**
+   * The replenisher on the console's Replenish screen: trip after trip, each task of a trip in the
+   * walking order the screen gives, taken, then completed with what the reserve truly holds.
+   */
   const replenish = async () => {
-    const tasks = await client.all('/replenishments?status=OPEN');
-    if (tasks.length === 0) return;
-    const visited: Place[] = [];
-    for (const task of tasks) {
-      const from = slotKey(task.fromLocationCode as string, task.productExternalId as string);
-      const to = slotKey(task.toLocationCode as string, task.productExternalId as string);
-      const moved = Math.min(task.quantity as number, truth.get(from) ?? 0);
-      visited.push(places.get(task.fromLocationCode as string)!, places.get(task.toLocationCode as string)!);
-      if (moved === 0) {
-        await client.floor('POST', `/replenishments/${task.id}/cancel`);
-        continue;
+    for (;;) {
+      const trip = (await replenisher!('GET', '/replenishments/trip')).data as { tasks: Json[]; distance: number; exact: boolean };
+      if (trip.tasks.length === 0) return;
+      outcome.trips++;
+      if (trip.exact) outcome.exactTrips++;
+      outcome.replenisherWalk += trip.distance;
+      const walks = trip.tasks.map((task) => ({ from: places.get(task.fromLocationCode as string)!, to: places.get(task.toLocationCode as string)! }));
+      // The line: tasks orders wait for before top-ups (MIN), each oldest first (ids are time-ordered).
+      const lineKey = (task: Json) => `${task.reason === 'MIN' ? 1 : 0}${task.id as string}`;
+      const inLine = [...trip.tasks.keys()].sort((a, b) => lineKey(trip.tasks[a]!).localeCompare(lineKey(trip.tasks[b]!)));
+      outcome.replenisherWalkInLine += tripLength(LAYOUT, walks, inLine);
+      for (const task of trip.tasks) {
+        const from = slotKey(task.fromLocationCode as string, task.productExternalId as string);
+        const to = slotKey(task.toLocationCode as string, task.productExternalId as string);
+        const moved = Math.min(task.quantity as number, truth.get(from) ?? 0);
+        if (moved === 0) {
+          await replenisher!('POST', `/replenishments/${task.id}/cancel`);
+          continue;
+        }
+        await replenisher!('POST', `/replenishments/${task.id}/take`);
+        truth.set(from, truth.get(from)! - moved);
+        truth.set(to, (truth.get(to) ?? 0) + moved);
+        await replenisher!('POST', `/replenishments/${task.id}/complete`, { quantity: moved });
+        outcome.replenishments++;
       }
-      truth.set(from, truth.get(from)! - moved);
-      truth.set(to, (truth.get(to) ?? 0) + moved);
-      await client.floor('POST', `/replenishments/${task.id}/complete`, { quantity: moved });
-      outcome.replenishments++;
     }
-    outcome.replenisherWalk += shortestRouteLength(LAYOUT, visited);
   };
 
   /** Counts the given counts: every product the location truly holds. */
@@ -309,6 +351,8 @@ export default async function shift(): Promise<Measurement[]> {
     { name: 'orders waiting at the end of the day', unit: 'orders', service: today.ordersWaiting, baseline: then.ordersWaiting, higherIsBetter: false },
     { name: "pickers' walk, whole day", unit: 'length', service: today.pickerWalk, baseline: then.pickerWalk, higherIsBetter: false },
     { name: "replenisher's walk, whole day (baseline: none)", unit: 'length', service: today.replenisherWalk, baseline: then.replenisherWalk, higherIsBetter: false },
+    { name: "replenisher's trips in walking order vs the same tasks first in line", unit: 'length', service: today.replenisherWalk, baseline: today.replenisherWalkInLine, higherIsBetter: false },
+    { name: "replenisher's trips walked in a proven shortest order", unit: '%', service: share(today.exactTrips, today.trips), baseline: 100, higherIsBetter: true, target: '100%' },
     { name: 'slots whose record is wrong, after the day\'s counts', unit: 'slots', service: today.mismatchesAfterCount, baseline: then.mismatchesAfterCount, higherIsBetter: false, target: '0' },
   ];
 }
