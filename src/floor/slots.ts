@@ -276,7 +276,7 @@ export const reserveOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => s
  * then, what a PICKING wave plans to take at a slot for its orders still in picking counts as
  * taken, so that the next wave or route does not count on the same units. A slot stands at a
  * placed location (PUT /locations keeps it so). Two statements: the slots, then the units planned
- * by the PICKING waves (plannedUnits).
+ * by the PICKING waves (pickingWaveUnits).
  */
 export async function freeSlots(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, FreeSlot[]>> {
   const [{ rows }, planned] = await Promise.all([
@@ -286,7 +286,7 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
       JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
       WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${productIds}::uuid[])
       ORDER BY s.product_id, s.location_code`.execute(db),
-    plannedUnits(db, tenantId, productIds),
+    pickingWaveUnits(db, tenantId, productIds, 'planned'),
   ]);
   const slots = new Map<string, FreeSlot[]>();
   for (const row of rows) {
@@ -298,17 +298,18 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
 }
 
 /**
- * Units the PICKING waves plan to take for their orders still in picking, by `productId:locationCode`.
- * Read from the PICKING waves (by their status), each wave's lines by its key, and each line's
- * product by its key: every step ordered by the key it is read by, so that tables without
- * statistics (a fresh database) are never joined over every wave's lines or every product.
+ * Units of the PICKING waves' orders still in picking, by `productId:locationCode`: those they
+ * plan to take (`planned`), or those recorded as picked (`picked`), which completing the wave takes
+ * from the slots. Read from the PICKING waves (by their status), each wave's lines by its key, and
+ * each line's product by its key: every step ordered by the key it is read by, so that tables
+ * without statistics (a fresh database) are never joined over every wave's lines or every product.
  */
-async function plannedUnits(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, number>> {
+export async function pickingWaveUnits(db: Executor, tenantId: string, productIds: readonly string[], units: 'planned' | 'picked'): Promise<Map<string, number>> {
   const { rows } = await sql<{ product_id: string; location_code: string; units: string }>`
-    SELECT p.id AS product_id, wl.location_code, sum(wl.quantity) AS units
+    SELECT p.id AS product_id, wl.location_code, sum(wl.units) AS units
     FROM waves w
     CROSS JOIN LATERAL (
-      SELECT l.order_id, l.location_code, l.product_external_id, l.quantity FROM wave_lines l
+      SELECT l.order_id, l.location_code, l.product_external_id, ${units === 'planned' ? sql`l.quantity` : sql`l.picked_quantity`} AS units FROM wave_lines l
       WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code IS NOT NULL
       ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
     ) AS wl
@@ -318,7 +319,7 @@ async function plannedUnits(db: Executor, tenantId: string, productIds: readonly
     CROSS JOIN LATERAL (
       SELECT p.id FROM products p WHERE p.tenant_id = ${tenantId} AND p.external_id = wl.product_external_id ORDER BY p.tenant_id, p.external_id LIMIT 1
     ) AS p
-    WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND p.id = ANY (${productIds}::uuid[])
+    WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND p.id = ANY (${productIds}::uuid[]) AND wl.units IS NOT NULL
     GROUP BY p.id, wl.location_code`.execute(db);
   return new Map(rows.map((row) => [`${row.product_id}:${row.location_code}`, Number(row.units)]));
 }

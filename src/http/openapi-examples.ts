@@ -326,6 +326,23 @@ const replenishment = {
   doneBy: null,
 };
 
+const count = {
+  id: '019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02',
+  locationCode: 'A-03-2',
+  reason: 'REQUESTED',
+  status: 'OPEN',
+  createdAt: '2026-11-23T10:05:00.000Z',
+  doneAt: null as string | null,
+  doneBy: null as string | null,
+  lines: [] as object[],
+};
+const finishedCount = {
+  ...count,
+  status: 'DONE',
+  doneAt: '2026-11-23T10:20:00.000Z',
+  lines: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', recordedQuantity: 12, countedQuantity: 10, difference: -2 }],
+};
+
 export const EXAMPLES: Record<string, OperationExamples> = {
   getHealth: {
     responses: {
@@ -493,6 +510,11 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: ok({ ...replenishment, status: 'DONE', movedQuantity: 24, doneAt: '2026-11-23T09:52:00.000Z' }) },
   },
   cancelReplenishment: { responses: { 200: ok({ ...replenishment, status: 'CANCELLED', doneAt: '2026-11-23T09:40:00.000Z' }) } },
+  requestCounts: { request: { locationCodes: ['A-03-2'] }, responses: { 201: ok([count]) } },
+  listCounts: { responses: { 200: page([count]) } },
+  getCount: { responses: { 200: ok(finishedCount) } },
+  finishCount: { request: { lines: [{ productExternalId: 'P-1001', quantity: 10 }] }, responses: { 200: ok(finishedCount) } },
+  cancelCount: { responses: { 200: ok({ ...count, status: 'CANCELLED', doneAt: '2026-11-23T10:12:00.000Z' }) } },
   getSettings: { responses: { 200: ok(settings) } },
   putSettings: { request: { toteLabels: true }, responses: { 200: ok(settings) } },
   getConsoleSettings: { responses: { 200: ok(settings) } },
