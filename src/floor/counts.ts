@@ -230,7 +230,7 @@ export interface ExpectedProduct {
 }
 
 /** The products holding a slot at each of the given locations, by location code, each by externalId. */
-export async function productsAt(db: Executor, tenantId: string, codes: readonly string[]): Promise<Map<string, ExpectedProduct[]>> {
+async function productsAt(db: Executor, tenantId: string, codes: readonly string[]): Promise<Map<string, ExpectedProduct[]>> {
   const rows = codes.length
     ? await db
         .selectFrom('product_slots as s')
@@ -245,6 +245,29 @@ export async function productsAt(db: Executor, tenantId: string, codes: readonly
   const byLocation = new Map<string, ExpectedProduct[]>(codes.map((code) => [code, []]));
   for (const row of rows) byLocation.get(row.location_code)!.push({ productExternalId: row.external_id, sku: row.sku, name: row.name, barcode: row.barcode });
   return byLocation;
+}
+
+/** A count as the person counting sees it: where, and the products expected there, never how many. */
+export interface BlindCount {
+  id: string;
+  locationCode: string;
+  reason: CountReason;
+  status: CountStatus;
+  createdAt: string;
+  products: ExpectedProduct[];
+}
+
+/** The counts without what the records say or what was found, each with the products holding a slot at its location. */
+export async function blindCounts(db: Executor, tenantId: string, shown: readonly Count[]): Promise<BlindCount[]> {
+  const expected = await productsAt(db, tenantId, [...new Set(shown.map((count) => count.locationCode))]);
+  return shown.map(({ id, locationCode, reason, status, createdAt }) => ({ id, locationCode, reason, status, createdAt, products: expected.get(locationCode)! }));
+}
+
+/** The product of that externalId as a count names it; 404 when unknown. */
+export async function countedProduct(db: Executor, tenantId: string, externalId: string): Promise<ExpectedProduct> {
+  const row = await db.selectFrom('products').select(['external_id', 'sku', 'name', 'barcode']).where('tenant_id', '=', tenantId).where('external_id', '=', externalId).executeTakeFirst();
+  if (!row) throw notFound(`Product ${externalId}`);
+  return { productExternalId: row.external_id, sku: row.sku, name: row.name, barcode: row.barcode };
 }
 
 /**

@@ -48,7 +48,7 @@ async function countsOf(floor: Floor, status?: string): Promise<Count[]> {
 async function countOf(floor: Floor, locationCode: string): Promise<Count> {
   const made = await floor.post('/counts', { locationCodes: [locationCode] });
   expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
-  return made.body.data[0];
+  return made.body.data[0]!;
 }
 
 /** Cancels every open count: each test asks for its own. */
@@ -69,7 +69,7 @@ describe('floor: asking for counts', () => {
     ]);
     const again = await setup.floor.post('/counts', { locationCodes: ['A-05'] });
     expect(again.status).toBe(200);
-    expect(again.body.data.map((count: Count) => count.id)).toEqual([made.body.data[0].id]);
+    expect(again.body.data.map((count: Count) => count.id)).toEqual([made.body.data[0]!.id]);
     expect((await countsOf(setup.floor, 'OPEN')).map((count) => count.locationCode)).toEqual(['A-05', 'B-03']);
   });
 
@@ -226,7 +226,7 @@ describe('floor: finishing a count', () => {
     const answers = await Promise.all([3, 1].map((quantity) => setup.floor.post(`/counts/${count.id}/finish`, { lines: [{ productExternalId: 'TEA', quantity }] })));
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
     expect(answers.find((answer) => answer.status === 409)!.body.error.message).toContain('DONE');
-    const counted = answers.find((answer) => answer.status === 200)!.body.data.lines[0].countedQuantity;
+    const counted = answers.find((answer) => answer.status === 200)!.body.data.lines[0]!.countedQuantity;
     expect(await slotsOf(setup.floor, 'TEA')).toEqual([['B-03', counted]]);
     expect(await stockOf(setup.tenant, 'TEA')).toBe(counted);
   });
