@@ -191,7 +191,7 @@ function CountCard({ count, scanRef, message, setMessage, onDone }: CountCardPro
         <input id="counted" type="number" inputMode="numeric" min={0} value={typed} onInput={(event) => setTyped((event.target as HTMLInputElement).value)} />
         <span class="sku">{current ? current.name : 'no product chosen'}</span>
       </form>
-      <ul class="count-products" aria-label={`Products counted at ${count.locationCode}`}>
+      <ul class="count-products" aria-label={`Products at ${count.locationCode}`}>
         {products.map((product) => (
           <li key={product.productExternalId}>
             <button
