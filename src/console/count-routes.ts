@@ -27,7 +27,7 @@ export const countingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get(
-    '/counts/products/:ref',
+    '/counting/products/:ref',
     {
       config,
       schema: {

@@ -10,7 +10,7 @@ import { UUID } from '../http/uuid';
 import { adjustStock } from '../warehouse/stock';
 import type { CountReason, CountStatus } from './kinds';
 import { topUpFaces } from './replenishment';
-import { pickingWaveUnits } from './slots';
+import { pickingWaveUnits, unplacedProblems } from './slots';
 
 /*
  * Counts (cycle counting): someone counts every product at one placed location, blind (the console
@@ -86,19 +86,7 @@ export async function requestCounts(
   if (locationCodes.length === 0 && productExternalIds.length === 0) {
     throw validationError([{ field: 'locationCodes', message: 'is required without productExternalIds: name the locations to count, the products whose locations to count, or both' }]);
   }
-  const known = await tx
-    .selectFrom('warehouse_locations')
-    .select(['code', 'aisle'])
-    .where('tenant_id', '=', tenantId)
-    .where('code', '=', sql<string>`ANY (${locationCodes}::text[])`)
-    .execute();
-  const placed = new Map(known.map((location) => [location.code, location.aisle !== null]));
-  const problems: FieldProblem[] = [];
-  locationCodes.forEach((code, index) => {
-    const state = placed.get(code);
-    if (state === undefined) problems.push({ field: `locationCodes[${index}]`, message: `is not a location of the warehouse (PUT /locations): ${code}` });
-    else if (!state) problems.push({ field: `locationCodes[${index}]`, message: `has no place on the layout: ${code}` });
-  });
+  const problems = await unplacedProblems(tx, tenantId, locationCodes.map((code, index) => ({ code, field: `locationCodes[${index}]` })));
   const slotted = await productSlotLocations(tx, tenantId, productExternalIds);
   productExternalIds.forEach((externalId, index) => {
     if (slotted.get(externalId)?.locations.length === 0) problems.push({ field: `productExternalIds[${index}]`, message: `has no slots to count: ${externalId} keeps its stock at its own location` });

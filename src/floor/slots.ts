@@ -121,21 +121,25 @@ async function prepareReplacement(tx: Tx, tenantId: string, sent: SentSlot[], to
   const unknown = required !== undefined && !products.has(required) ? required : sent.find((slot) => !products.has(slot.productExternalId))?.productExternalId;
   if (unknown !== undefined) throw notFound(`Product ${unknown}`);
 
-  const codes = [...new Set(sent.map((slot) => slot.locationCode))];
-  const known = await tx
+  problems.push(...(await unplacedProblems(tx, tenantId, sent.map((slot) => ({ code: slot.locationCode, field: `${slot.field}.locationCode` })))));
+  if (problems.length > 0) throw validationError(problems);
+  return products;
+}
+
+/** A problem naming its field for each sent location code that is unknown or has no place on the layout. */
+export async function unplacedProblems(db: Executor, tenantId: string, sent: readonly { code: string; field: string }[]): Promise<FieldProblem[]> {
+  const known = await db
     .selectFrom('warehouse_locations')
     .select(['code', 'aisle'])
     .where('tenant_id', '=', tenantId)
-    .where('code', '=', sql<string>`ANY (${codes}::text[])`)
+    .where('code', '=', sql<string>`ANY (${[...new Set(sent.map((location) => location.code))]}::text[])`)
     .execute();
   const placed = new Map(known.map((location) => [location.code, location.aisle !== null]));
-  for (const slot of sent) {
-    const state = placed.get(slot.locationCode);
-    if (state === undefined) problems.push({ field: `${slot.field}.locationCode`, message: `is not a location of the warehouse (PUT /locations): ${slot.locationCode}` });
-    else if (!state) problems.push({ field: `${slot.field}.locationCode`, message: `has no place on the layout: ${slot.locationCode}` });
-  }
-  if (problems.length > 0) throw validationError(problems);
-  return products;
+  return sent.flatMap(({ code, field }) => {
+    const state = placed.get(code);
+    if (state === undefined) return [{ field, message: `is not a location of the warehouse (PUT /locations): ${code}` }];
+    return state ? [] : [{ field, message: `has no place on the layout: ${code}` }];
+  });
 }
 
 async function insertSlots(tx: Tx, tenantId: string, sent: SentSlot[], products: Map<string, string>): Promise<void> {

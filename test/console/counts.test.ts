@@ -46,7 +46,7 @@ describe('console: the count screen', () => {
     // Blind: nothing the screen reads says what the records hold.
     expect(JSON.stringify(open.body)).not.toMatch(/"(quantity|stock|recordedQuantity)"/);
 
-    const found = await picker.get('/counts/products/SKU-CUP');
+    const found = await picker.get('/counting/products/SKU-CUP');
     expect(found.body.data).toEqual({ productExternalId: 'CUP', sku: 'SKU-CUP', name: 'Product CUP', barcode: null });
     const finished = await picker.post(`/counts/${id}/finish`, { lines: [{ productExternalId: 'MUG', quantity: 5 }, { productExternalId: 'CUP', quantity: 1 }] });
     expect(finished.status, JSON.stringify(finished.body)).toBe(200);
@@ -69,7 +69,7 @@ describe('console: the count screen', () => {
     const bad = await picker.post(`/counts/${id}/finish`, { lines: [{ productExternalId: 'MUG', quantity: -1 }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details!.map((detail) => detail.field)).toEqual(['lines[0].quantity']);
-    expect((await picker.get('/counts/products/NOTHING-HERE')).status).toBe(404);
+    expect((await picker.get('/counting/products/NOTHING-HERE')).status).toBe(404);
     expect((await picker.post(`/counts/${id}/finish`, { lines: [] })).status).toBe(200);
     const again = await picker.post(`/counts/${id}/finish`, { lines: [] });
     expect(again.status).toBe(409);

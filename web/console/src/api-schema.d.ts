@@ -143,7 +143,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/counts/products/{ref}": {
+    "/counting/products/{ref}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2659,6 +2659,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *           "locationCode": "A-03-2",
+                     *           "reason": "REQUESTED",
+                     *           "status": "OPEN",
+                     *           "createdAt": "2026-11-23T10:05:00.000Z",
+                     *           "products": [
+                     *             {
+                     *               "productExternalId": "P-1001",
+                     *               "sku": "MUG-RED-12",
+                     *               "name": "Red mug, 12 oz",
+                     *               "barcode": "4006381333931"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2762,6 +2785,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "name": "Red mug, 12 oz",
+                     *         "barcode": "4006381333931"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2867,8 +2902,8 @@ export interface operations {
                  * @example {
                  *       "lines": [
                  *         {
-                 *           "productExternalId": "JAR",
-                 *           "quantity": 4
+                 *           "productExternalId": "P-1001",
+                 *           "quantity": 10
                  *         }
                  *       ]
                  *     }
@@ -2892,6 +2927,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *         "locationCode": "A-03-2",
+                     *         "reason": "REQUESTED",
+                     *         "status": "DONE",
+                     *         "createdAt": "2026-11-23T10:05:00.000Z",
+                     *         "products": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "sku": "MUG-RED-12",
+                     *             "name": "Red mug, 12 oz",
+                     *             "barcode": "4006381333931"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;

@@ -137,7 +137,7 @@ function CountCard({ count, scanRef, message, setMessage, onDone }: CountCardPro
     let product = products.find((known) => names(known, code));
     if (!product) {
       try {
-        product = await api('GET', '/counts/products/{ref}', { params: { ref: code } });
+        product = await api('GET', '/counting/products/{ref}', { params: { ref: code } });
       } catch (error) {
         return wrong(error instanceof ApiError && error.status === 404 ? `No product has the code ${code}.` : describe(error));
       }
