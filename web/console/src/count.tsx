@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, describe, type BlindCount, type CountedProduct } from './api';
 import { sameCode } from './bursts';
 import { accepted, rejected } from './feedback';
-import { MessageLine, ScanField, type Message } from './picker';
+import { MessageLine, ScanField, type Message, type ScanRef } from './scan-field';
 import { useScanner } from './scanner';
 import { plural } from './text';
 
@@ -93,7 +93,7 @@ export function Counting() {
 
 interface CountCardProps {
   count: BlindCount;
-  scanRef: { current: ((code: string) => void) | null };
+  scanRef: ScanRef;
   message: Message;
   setMessage(message: Message): void;
   onDone(message: Message): void;

@@ -8,7 +8,7 @@ import { useScanner } from './scanner';
 import { useSettings } from './settings';
 import { plural, waveName } from './text';
 
-export type Message = { kind: 'error' | 'info'; text: string } | null;
+type Message = { kind: 'error' | 'info'; text: string } | null;
 
 const REASONS: { value: ShortReason; label: string }[] = [
   { value: 'not_found', label: 'Not found' },
@@ -270,7 +270,7 @@ type ScanRef = { current: ((code: string) => void) | null };
  * burst reaches the screen through useScanner wherever focus is; this field is where focus goes
  * back to after anything else.
  */
-export function ScanField({ onScan }: { onScan(code: string): void }) {
+function ScanField({ onScan }: { onScan(code: string): void }) {
   const input = useRef<HTMLInputElement>(null);
   const focus = () => focusSoon(input);
   useEffect(() => {
@@ -294,7 +294,7 @@ export function ScanField({ onScan }: { onScan(code: string): void }) {
   );
 }
 
-export function MessageLine({ message }: { message: Message }) {
+function MessageLine({ message }: { message: Message }) {
   // Always rendered, so screen readers announce each new message in the live region.
   return (
     <p class={`message ${message?.kind ?? ''}`} role={message?.kind === 'error' ? 'alert' : 'status'}>
