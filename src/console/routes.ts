@@ -6,6 +6,7 @@ import { SettingsResponse } from '../settings/schemas';
 import { readSettings } from '../settings/store';
 import { endSession, startSession, verifySignIn } from '../staff/sessions';
 import { clearSessionCookie, consoleRoute, installConsoleAuth, setSessionCookie } from './auth';
+import { countingRoutes } from './count-routes';
 import { insightRoutes } from './insight-routes';
 import { packingRoutes } from './packer-routes';
 import { pickingRoutes } from './picker-routes';
@@ -16,7 +17,7 @@ import { supervisorRoutes } from './supervisor-routes';
 export const CONSOLE_API_PREFIX = '/console/api';
 
 /**
- * The console's API (docs/console.md): sessions, and the picking, replenishing, packing and supervising screens.
+ * The console's API (docs/console.md): sessions, and the picking, replenishing, counting, packing and supervising screens.
  * Each route checks its input, calls the same domain functions as the warehouse API and shapes the
  * answer; the Origin, the session and the role are checked by auth.ts before it runs.
  */
@@ -80,6 +81,7 @@ export const consoleRoutes =
 
     await app.register(pickingRoutes);
     await app.register(replenishRoutes);
+    await app.register(countingRoutes);
     await app.register(packingRoutes);
     await app.register(supervisorRoutes);
     await app.register(insightRoutes);

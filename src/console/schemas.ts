@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Layout, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
+import { Count, Layout, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
 import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
 import { RoleSchema } from '../staff/schemas';
@@ -227,3 +227,24 @@ export const FloorResponse = Success(
     ),
   }),
 );
+
+/** A product a count expects at its location, or one scanned there: never how many (counts are blind). */
+export const CountedProduct = Type.Object({
+  productExternalId: Type.String(),
+  sku: Type.String(),
+  name: Type.String(),
+  barcode: Type.Union([Type.String(), Type.Null()], { description: 'Scanned to count a unit; null when it has none' }),
+});
+export const CountedProductResponse = Success(CountedProduct);
+/** A count as the count screen shows it: what the records say is never sent. */
+export const BlindCount = Type.Object({
+  id: Count.properties.id,
+  locationCode: Count.properties.locationCode,
+  reason: Count.properties.reason,
+  status: Count.properties.status,
+  createdAt: IsoDateTime,
+  products: Type.Array(CountedProduct, { description: 'The products holding a slot at the location, by externalId' }),
+});
+export const BlindCountResponse = Success(BlindCount);
+export const BlindCountList = Success(Type.Array(BlindCount, { description: 'The first 100 open counts, by location' }));
+export const CountIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -25,6 +25,7 @@ import {
   WaveParams,
   WaveResponse,
 } from './schemas';
+import { countRoutes } from './count-routes';
 import { replenishmentRoutes } from './replenishment-routes';
 import { slotRoutes } from './slot-routes';
 import { slottingRoutes } from './slotting-routes';
@@ -43,6 +44,7 @@ export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(slotRoutes);
   await app.register(slottingRoutes);
   await app.register(replenishmentRoutes);
+  await app.register(countRoutes);
 
   /** Runs one wave write of the tenant named in the path, and answers the wave as it then stands (201 when it made it). */
   async function waveWrite(

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_STOCK } from '../catalog/schemas';
 import { IsoDateTime, Page, Success, pageQuery } from '../http/schemas';
 import { MAX_AISLES, MAX_CROSS_AISLES, MAX_POSITIONS_PER_AISLE, POLICIES } from './plan/layout';
 
@@ -340,6 +341,54 @@ export const CompleteReplenishmentBody = Type.Object(
   { quantity: Type.Integer({ minimum: 1, description: 'Units moved from the reserve slot to the pick face, a whole number of 1 or more' }) },
   { examples: [{ quantity: 12 }] },
 );
+
+export const COUNT_STATUSES = ['OPEN', 'DONE', 'CANCELLED'] as const;
+const CountStatus = Type.Union(COUNT_STATUSES.map((status) => Type.Literal(status)), {
+  description: 'OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count',
+});
+export const Count = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  locationCode: Type.String({ description: 'The location counted: every product at it' }),
+  reason: Type.Union([Type.Literal('REQUESTED'), Type.Literal('SHORT_PICK')], {
+    description: '`REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded',
+  }),
+  status: CountStatus,
+  createdAt: IsoDateTime,
+  doneAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When it was finished or cancelled' }),
+  doneBy: Type.Union([Type.String(), Type.Null()], { description: "The console user's username who finished or cancelled it; null through the warehouse API" }),
+  lines: Type.Array(
+    Type.Object({
+      productExternalId: Type.String(),
+      sku: Type.String(),
+      recordedQuantity: Type.Integer({ description: 'What the records said stands there: the slot, less the units waves still PICKING recorded as picked there' }),
+      countedQuantity: Type.Integer({ description: 'What was counted' }),
+      difference: Type.Integer({ description: 'countedQuantity less recordedQuantity: what the stock changed by (never below 0)' }),
+    }),
+    { description: 'What finishing found, per product at the location, by externalId; [] until DONE' },
+  ),
+});
+export const CountResponse = Success(Count);
+export const CountsResponse = Success(Type.Array(Count, { description: 'The open count of each location asked for, by location code' }));
+export const CountPage = Page(Count);
+export const CountListQuery = Type.Object({ ...pageQuery(50, 500), status: Type.Optional(CountStatus) });
+export const CountParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
+export const RequestCountsBody = Type.Object(
+  {
+    locationCodes: Type.Optional(Type.Array(LocationCode, { minItems: 1, maxItems: 1000, description: 'Placed locations to count' })),
+    productExternalIds: Type.Optional(
+      Type.Array(ExternalId, { minItems: 1, maxItems: 1000, description: 'Products whose every slot location is counted (every product there, not only these)' }),
+    ),
+  },
+  { description: 'At least one of the two', examples: [{ locationCodes: ['A-05'] }, { productExternalIds: ['JAR'] }] },
+);
+export const CountedLines = Type.Array(
+  Type.Object({
+    productExternalId: ExternalId,
+    quantity: Type.Integer({ minimum: 0, maximum: MAX_STOCK, description: 'Units counted at the location, a whole number of 0 or more' }),
+  }),
+  { maxItems: 10_000, description: 'What was counted, each product once; a product with a slot at the location that is not listed counts 0' },
+);
+export const FinishCountBody = Type.Object({ lines: CountedLines }, { examples: [{ lines: [{ productExternalId: 'JAR', quantity: 4 }] }] });
 
 export const SlottingProposalBody = Type.Object(
   {

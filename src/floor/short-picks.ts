@@ -3,6 +3,7 @@ import type { Executor, Tx } from '../db';
 import { readSettings } from '../settings/store';
 import { findLayout } from './layout-store';
 import { placeMissingUnits } from './plan/short-stops';
+import { askForCounts } from './counts';
 import { askForDemand } from './replenishment';
 import { facesOf, freeSlots, reserveOf } from './slots';
 
@@ -88,7 +89,7 @@ export async function slotShortfall(db: Executor, tenantId: string, waveId: stri
 export async function settleShortPick(tx: Tx, tenantId: string, waveId: string, part: PickedPart, picked: number, shortfall: number | undefined): Promise<void> {
   await dropUnpickedCovers(tx, tenantId, waveId, part);
   if (shortfall !== undefined && part.locationCode !== null) {
-    // A count of the location belongs here, once counts exist: the slot was found short.
+    await askForCounts(tx, tenantId, [part.locationCode], 'SHORT_PICK');
     const { rows } = await sql<{ role: string; quantity: string; recorded: string }>`
       UPDATE product_slots s SET quantity = least(s.quantity, greatest(s.quantity - ${shortfall}::numeric, r.recorded))
       FROM (SELECT ${recordedAt(tenantId, part.productExternalId, part.locationCode, waveId)} AS recorded) AS r

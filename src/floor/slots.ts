@@ -121,21 +121,25 @@ async function prepareReplacement(tx: Tx, tenantId: string, sent: SentSlot[], to
   const unknown = required !== undefined && !products.has(required) ? required : sent.find((slot) => !products.has(slot.productExternalId))?.productExternalId;
   if (unknown !== undefined) throw notFound(`Product ${unknown}`);
 
-  const codes = [...new Set(sent.map((slot) => slot.locationCode))];
-  const known = await tx
+  problems.push(...(await unplacedProblems(tx, tenantId, sent.map((slot) => ({ code: slot.locationCode, field: `${slot.field}.locationCode` })))));
+  if (problems.length > 0) throw validationError(problems);
+  return products;
+}
+
+/** A problem naming its field for each sent location code that is unknown or has no place on the layout. */
+export async function unplacedProblems(db: Executor, tenantId: string, sent: readonly { code: string; field: string }[]): Promise<FieldProblem[]> {
+  const known = await db
     .selectFrom('warehouse_locations')
     .select(['code', 'aisle'])
     .where('tenant_id', '=', tenantId)
-    .where('code', '=', sql<string>`ANY (${codes}::text[])`)
+    .where('code', '=', sql<string>`ANY (${[...new Set(sent.map((location) => location.code))]}::text[])`)
     .execute();
   const placed = new Map(known.map((location) => [location.code, location.aisle !== null]));
-  for (const slot of sent) {
-    const state = placed.get(slot.locationCode);
-    if (state === undefined) problems.push({ field: `${slot.field}.locationCode`, message: `is not a location of the warehouse (PUT /locations): ${slot.locationCode}` });
-    else if (!state) problems.push({ field: `${slot.field}.locationCode`, message: `has no place on the layout: ${slot.locationCode}` });
-  }
-  if (problems.length > 0) throw validationError(problems);
-  return products;
+  return sent.flatMap(({ code, field }) => {
+    const state = placed.get(code);
+    if (state === undefined) return [{ field, message: `is not a location of the warehouse (PUT /locations): ${code}` }];
+    return state ? [] : [{ field, message: `has no place on the layout: ${code}` }];
+  });
 }
 
 async function insertSlots(tx: Tx, tenantId: string, sent: SentSlot[], products: Map<string, string>): Promise<void> {
@@ -276,7 +280,7 @@ export const reserveOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => s
  * then, what a PICKING wave plans to take at a slot for its orders still in picking counts as
  * taken, so that the next wave or route does not count on the same units. A slot stands at a
  * placed location (PUT /locations keeps it so). Two statements: the slots, then the units planned
- * by the PICKING waves (plannedUnits).
+ * by the PICKING waves (pickingWaveUnits).
  */
 export async function freeSlots(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, FreeSlot[]>> {
   const [{ rows }, planned] = await Promise.all([
@@ -286,7 +290,7 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
       JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
       WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${productIds}::uuid[])
       ORDER BY s.product_id, s.location_code`.execute(db),
-    plannedUnits(db, tenantId, productIds),
+    pickingWaveUnits(db, tenantId, productIds, 'planned'),
   ]);
   const slots = new Map<string, FreeSlot[]>();
   for (const row of rows) {
@@ -298,18 +302,19 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
 }
 
 /**
- * Units the PICKING waves plan to take for their orders still in picking, by `productId:locationCode`:
- * a part's quantity, or once its pick is recorded what was picked (a short pick takes no more).
- * Read from the PICKING waves (by their status), each wave's lines by its key, and each line's
- * product by its key: every step ordered by the key it is read by, so that tables without
- * statistics (a fresh database) are never joined over every wave's lines or every product.
+ * Units of the PICKING waves' orders still in picking, by `productId:locationCode`: those they
+ * plan to take (`planned`: a part's quantity, or once its pick is recorded what was picked, for a
+ * short pick takes no more), or those recorded as picked (`picked`), which completing the wave takes
+ * from the slots. Read from the PICKING waves (by their status), each wave's lines by its key, and
+ * each line's product by its key: every step ordered by the key it is read by, so that tables
+ * without statistics (a fresh database) are never joined over every wave's lines or every product.
  */
-async function plannedUnits(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, number>> {
+export async function pickingWaveUnits(db: Executor, tenantId: string, productIds: readonly string[], units: 'planned' | 'picked'): Promise<Map<string, number>> {
   const { rows } = await sql<{ product_id: string; location_code: string; units: string }>`
-    SELECT p.id AS product_id, wl.location_code, sum(coalesce(wl.picked_quantity, wl.quantity)) AS units
+    SELECT p.id AS product_id, wl.location_code, sum(wl.units) AS units
     FROM waves w
     CROSS JOIN LATERAL (
-      SELECT l.order_id, l.location_code, l.product_external_id, l.quantity, l.picked_quantity FROM wave_lines l
+      SELECT l.order_id, l.location_code, l.product_external_id, ${units === 'planned' ? sql`coalesce(l.picked_quantity, l.quantity)` : sql`l.picked_quantity`} AS units FROM wave_lines l
       WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code IS NOT NULL
       ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
     ) AS wl
@@ -319,7 +324,7 @@ async function plannedUnits(db: Executor, tenantId: string, productIds: readonly
     CROSS JOIN LATERAL (
       SELECT p.id FROM products p WHERE p.tenant_id = ${tenantId} AND p.external_id = wl.product_external_id ORDER BY p.tenant_id, p.external_id LIMIT 1
     ) AS p
-    WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND p.id = ANY (${productIds}::uuid[])
+    WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND p.id = ANY (${productIds}::uuid[]) AND wl.units IS NOT NULL
     GROUP BY p.id, wl.location_code`.execute(db);
   return new Map(rows.map((row) => [`${row.product_id}:${row.location_code}`, Number(row.units)]));
 }

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { ReplenishmentReason, ReplenishmentStatus, SlotRole } from './kinds';
+import type { CountReason, CountStatus, ReplenishmentReason, ReplenishmentStatus, SlotRole } from './kinds';
 import type { CrossAisle } from './plan/layout';
 import type { SavingPoint } from './plan/slotting';
 import type { AppliedMoves, ReplayBasis, StoredMove } from './slotting';
@@ -82,6 +82,25 @@ export interface FloorTables {
     done_by: ColumnType<string | null, string | null | undefined, string | null>;
     /** The console user holding the task: set exactly while it is IN_PROGRESS. */
     taken_by: ColumnType<string | null, string | null | undefined, string | null>;
+  };
+  /** A count of every product at one location (counts.ts). */
+  counts: {
+    tenant_id: string;
+    id: Generated<string>;
+    location_code: string;
+    reason: CountReason;
+    status: ColumnType<CountStatus, CountStatus | undefined, CountStatus>;
+    created_at: Generated<Date>;
+    done_at: ColumnType<Date | null, Date | null | undefined, Date | string | null>;
+    done_by: ColumnType<string | null, string | null | undefined, string | null>;
+  };
+  /** What finishing a count found for one product: what the records said, and what was counted. */
+  count_lines: {
+    tenant_id: string;
+    count_id: string;
+    product_id: string;
+    recorded_quantity: Numeric;
+    counted_quantity: Numeric;
   };
   /** A slotting proposal (slotting.ts): its moves, as proposed, and what applying it did. */
   slotting_proposals: {

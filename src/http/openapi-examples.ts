@@ -326,6 +326,25 @@ const replenishment = {
   doneBy: null as string | null,
 };
 
+const count = {
+  id: '019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02',
+  locationCode: 'A-03-2',
+  reason: 'REQUESTED',
+  status: 'OPEN',
+  createdAt: '2026-11-23T10:05:00.000Z',
+  doneAt: null as string | null,
+  doneBy: null as string | null,
+  lines: [] as object[],
+};
+const finishedCount = {
+  ...count,
+  status: 'DONE',
+  doneAt: '2026-11-23T10:20:00.000Z',
+  lines: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', recordedQuantity: 12, countedQuantity: 10, difference: -2 }],
+};
+const countedProduct = { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red mug, 12 oz', barcode: '4006381333931' };
+const blindCount = { id: count.id, locationCode: count.locationCode, reason: count.reason, status: 'OPEN', createdAt: count.createdAt, products: [countedProduct] };
+
 export const EXAMPLES: Record<string, OperationExamples> = {
   getHealth: {
     responses: {
@@ -510,6 +529,14 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: ok({ ...replenishment, status: 'DONE', movedQuantity: 24, doneAt: '2026-11-23T09:52:00.000Z', doneBy: 'mara' }) },
   },
   cancelConsoleReplenishment: { responses: { 200: ok({ ...replenishment, status: 'CANCELLED', doneAt: '2026-11-23T09:40:00.000Z', doneBy: 'mara' }) } },
+  requestCounts: { request: { locationCodes: ['A-03-2'] }, responses: { 201: ok([count]), 200: ok([{ ...count, reason: 'SHORT_PICK' }]) } },
+  listCounts: { responses: { 200: page([count]) } },
+  getCount: { responses: { 200: ok(finishedCount) } },
+  finishCount: { request: { lines: [{ productExternalId: 'P-1001', quantity: 10 }] }, responses: { 200: ok(finishedCount) } },
+  cancelCount: { responses: { 200: ok({ ...count, status: 'CANCELLED', doneAt: '2026-11-23T10:12:00.000Z' }) } },
+  listOpenCounts: { responses: { 200: ok([blindCount]) } },
+  findCountedProduct: { responses: { 200: ok(countedProduct) } },
+  finishMyCount: { request: { lines: [{ productExternalId: 'P-1001', quantity: 10 }] }, responses: { 200: ok({ ...blindCount, status: 'DONE' }) } },
   getSettings: { responses: { 200: ok(settings) } },
   putSettings: { request: { toteLabels: true }, responses: { 200: ok(settings) } },
   getConsoleSettings: { responses: { 200: ok(settings) } },

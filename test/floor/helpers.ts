@@ -74,3 +74,13 @@ export async function clearPool({ tenant, floor }: { tenant: TestTenant; floor: 
   }
   for (const o of (await tenant.api.get('/orders', { status: 'PENDING', limit: '100' })).body.data) await tenant.api.post(`/orders/${o.externalId}/cancel`);
 }
+
+/** Checks that each request, sent without a token and with the tenant's API key, answers 401: the warehouse API wants the admin token. */
+export async function expectAdminTokenNeeded(ctx: TestContext, tenant: TestTenant, requests: readonly (readonly ['GET' | 'POST', string, object | undefined])[]) {
+  for (const [method, url, payload] of requests) {
+    const response = await ctx.app.inject({ method, url, payload });
+    expect(response.statusCode, `${method} ${url}`).toBe(401);
+    const withKey = await ctx.app.inject({ method, url, payload, headers: { authorization: `Bearer ${tenant.key}` } });
+    expect(withKey.statusCode, `${method} ${url} with the tenant's key`).toBe(401);
+  }
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makePlannedWave, PlanOvertaken, planWave, withFreshPlan, type PlannedWave, type WaveRequest } from '../../src/floor/wave-commands';
 import { UNLIMITED } from '../helpers/context';
 import { item, order, stockOf, warehouse } from '../orders/helpers';
-import { clearPool, floorOf, seedPlacedProducts, useFloor } from './helpers';
+import { clearPool, expectAdminTokenNeeded, floorOf, seedPlacedProducts, useFloor } from './helpers';
 
 /*
  * Pick faces, reserve and replenishment. The floor: faces near the depot in aisle 1 (A-01, A-05)
@@ -409,17 +409,12 @@ describe('floor: replenishment, security', () => {
     const [task] = await tasksOf(setup.floor, 'OPEN');
     expect(task).toMatchObject({ reason: 'MIN', quantity: 4 });
     const base = `/api/v1/warehouse/tenants/${setup.tenant.slug}`;
-    for (const [method, url, payload] of [
+    await expectAdminTokenNeeded(setup.ctx, setup.tenant, [
       ['GET', `${base}/replenishments`, undefined],
       ['GET', `${base}/replenishments/${task!.id}`, undefined],
       ['POST', `${base}/replenishments/${task!.id}/complete`, { quantity: 1 }],
       ['POST', `${base}/replenishments/${task!.id}/cancel`, undefined],
-    ] as const) {
-      const response = await setup.ctx.app.inject({ method, url, payload });
-      expect(response.statusCode, `${method} ${url}`).toBe(401);
-      const withKey = await setup.ctx.app.inject({ method, url, payload, headers: { authorization: `Bearer ${setup.tenant.key}` } });
-      expect(withKey.statusCode, `${method} ${url} with the tenant's key`).toBe(401);
-    }
+    ]);
 
     const other = await setup.ctx.tenant(UNLIMITED);
     const otherFloor = await floorOf(setup.ctx, other, LOCATIONS);

@@ -65,10 +65,12 @@ describe('floor: short picks find the stock', () => {
   }
   const openTasks = async () =>
     ((await setup.floor.get('/replenishments?status=OPEN')).body.data as { toLocationCode: string; reason: string; quantity: number }[]).map((task) => [task.toLocationCode, task.reason, task.quantity]);
-  // Each test starts from no PICKING wave and no open task.
+  const openCounts = async () => ((await setup.floor.get('/counts?status=OPEN')).body.data as { locationCode: string; reason: string }[]).map((count) => [count.locationCode, count.reason]);
+  // Each test starts from no PICKING wave, no open task and no open count.
   beforeEach(async () => {
     await clearPool(setup);
     for (const task of (await setup.floor.get('/replenishments?status=OPEN')).body.data) await setup.floor.post(`/replenishments/${task.id}/cancel`);
+    for (const count of (await setup.floor.get('/counts?status=OPEN')).body.data) await setup.floor.post(`/counts/${count.id}/cancel`);
   });
 
   it('lowers the slot to what was found and plans the missing units at the next face, as a new stop after the stops picked', async () => {
@@ -83,14 +85,22 @@ describe('floor: short picks find the stock', () => {
     const short = after.stops[0]!.lines[0]!;
     expect([short.pickedQuantity, short.orderedQuantity, short.next]).toEqual([1, 3, { locationCode: 'C-09', quantity: 2 }]);
     expect(await jarSlots()).toEqual({ 'A-02': 1, 'C-09': 4, 'R-10': 20 });
-    // The emptied face asks for a SHORT replenishment from the reserve, first in line.
+    // The emptied face asks for a SHORT replenishment from the reserve, first in line, and the location for a count.
     expect(await openTasks()).toEqual([['A-02', 'SHORT', 2]]);
+    expect(await openCounts()).toEqual([['A-02', 'SHORT_PICK']]);
 
     await picked(after, id, 1, 'B-02', 'MUG');
     await picked(after, id, 2, 'C-09');
     expect(await adjustedOnCompletion(after, id)).toEqual([]);
     expect((await setup.tenant.api.get(`/orders/${id}`)).body.data.items).toEqual([expect.objectContaining({ productExternalId: 'JAR', quantity: 3 }), expect.objectContaining({ quantity: 1 })]);
     expect(await jarSlots()).toEqual({ 'A-02': 0, 'C-09': 2, 'R-10': 20 });
+  });
+
+  it('a pick of everything planned asks for no count', async () => {
+    await slots([{ locationCode: 'A-02', quantity: 3 }, { locationCode: 'C-09', quantity: 4 }]);
+    const { wave, ids } = await waveOf([['JAR', 3]]);
+    await picked(wave, ids[0]!, 3, 'A-02');
+    expect(await openCounts()).toEqual([]);
   });
 
   it('takes the missing units from several faces, each stop where it adds least to the walk', async () => {

@@ -723,6 +723,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/warehouse/tenants/{slug}/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Counts, by location, each location oldest first: the open ones, and the history of those finished */
+        get: operations["listCounts"];
+        put?: never;
+        /**
+         * Ask for counts: one per location named, and per location holding a slot of the products named
+         * @description 201 with the open count of each of those locations when at least one was made, 200 when each already had one (it is answered as it is). 400 naming the field without `locationCodes` and `productExternalIds`, for a location unknown or without a place, or a product without slots; 404 for an unknown product. Nothing is made when one is refused.
+         */
+        post: operations["requestCounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/counts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One count, with what it found once DONE */
+        get: operations["getCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/counts/{id}/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a count: the location's slots are set to what was counted and the stock changes by the difference
+         * @description Units picked there by waves still PICKING are added to the slot (completing the wave takes them). 400 naming the line for a product listed twice or one without any slot; 404 for an unknown product; 409 when the count is DONE or CANCELLED.
+         */
+        post: operations["finishCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/counts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a count; nothing changes at the location
+         * @description 409 when the count is DONE or CANCELLED already.
+         */
+        post: operations["cancelCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/warehouse/tenants/{slug}/layout": {
         parameters: {
             query?: never;
@@ -1164,6 +1242,63 @@ export interface paths {
          * @description 409 when it is DONE or CANCELLED, or when someone else holds it (a supervisor may cancel it anyway).
          */
         post: operations["cancelConsoleReplenishment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The open counts, by location, each with the products expected there (no quantities) */
+        get: operations["listOpenCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/counting/products/{ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The product a scanned code names, to count one the location was not expected to hold
+         * @description 404 when no product has the code; 409 when several share it (a barcode).
+         */
+        get: operations["findCountedProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/counts/{id}/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a count with what was counted, as the warehouse API does; the caller is recorded as who counted
+         * @description 409 when the count is DONE or CANCELLED (someone finished it first).
+         */
+        post: operations["finishMyCount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10391,6 +10526,857 @@ export interface operations {
             };
         };
     };
+    listCounts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
+                cursor?: string;
+                /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                status?: "OPEN" | "DONE" | "CANCELLED";
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *           "locationCode": "A-03-2",
+                     *           "reason": "REQUESTED",
+                     *           "status": "OPEN",
+                     *           "createdAt": "2026-11-23T10:05:00.000Z",
+                     *           "doneAt": null,
+                     *           "doneBy": null,
+                     *           "lines": []
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The location counted: every product at it */
+                            locationCode: string;
+                            /** @description `REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded */
+                            reason: "REQUESTED" | "SHORT_PICK";
+                            /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                            status: "OPEN" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was finished or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who finished or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            lines: {
+                                productExternalId: string;
+                                sku: string;
+                                /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
+                                recordedQuantity: number;
+                                /** @description What was counted */
+                                countedQuantity: number;
+                                /** @description countedQuantity less recordedQuantity: what the stock changed by (never below 0) */
+                                difference: number;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    requestCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description At least one of the two */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locationCodes": [
+                 *         "A-03-2"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Placed locations to count */
+                    locationCodes?: string[];
+                    /** @description Products whose every slot location is counted (every product there, not only these) */
+                    productExternalIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *           "locationCode": "A-03-2",
+                     *           "reason": "SHORT_PICK",
+                     *           "status": "OPEN",
+                     *           "createdAt": "2026-11-23T10:05:00.000Z",
+                     *           "doneAt": null,
+                     *           "doneBy": null,
+                     *           "lines": []
+                     *         }
+                     *       ],
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The open count of each location asked for, by location code */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The location counted: every product at it */
+                            locationCode: string;
+                            /** @description `REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded */
+                            reason: "REQUESTED" | "SHORT_PICK";
+                            /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                            status: "OPEN" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was finished or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who finished or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            lines: {
+                                productExternalId: string;
+                                sku: string;
+                                /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
+                                recordedQuantity: number;
+                                /** @description What was counted */
+                                countedQuantity: number;
+                                /** @description countedQuantity less recordedQuantity: what the stock changed by (never below 0) */
+                                difference: number;
+                            }[];
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *           "locationCode": "A-03-2",
+                     *           "reason": "REQUESTED",
+                     *           "status": "OPEN",
+                     *           "createdAt": "2026-11-23T10:05:00.000Z",
+                     *           "doneAt": null,
+                     *           "doneBy": null,
+                     *           "lines": []
+                     *         }
+                     *       ],
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The open count of each location asked for, by location code */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The location counted: every product at it */
+                            locationCode: string;
+                            /** @description `REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded */
+                            reason: "REQUESTED" | "SHORT_PICK";
+                            /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                            status: "OPEN" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was finished or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who finished or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            lines: {
+                                productExternalId: string;
+                                sku: string;
+                                /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
+                                recordedQuantity: number;
+                                /** @description What was counted */
+                                countedQuantity: number;
+                                /** @description countedQuantity less recordedQuantity: what the stock changed by (never below 0) */
+                                difference: number;
+                            }[];
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *         "locationCode": "A-03-2",
+                     *         "reason": "REQUESTED",
+                     *         "status": "DONE",
+                     *         "createdAt": "2026-11-23T10:05:00.000Z",
+                     *         "doneAt": "2026-11-23T10:20:00.000Z",
+                     *         "doneBy": null,
+                     *         "lines": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "sku": "MUG-RED-12",
+                     *             "recordedQuantity": 12,
+                     *             "countedQuantity": 10,
+                     *             "difference": -2
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The location counted: every product at it */
+                            locationCode: string;
+                            /** @description `REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded */
+                            reason: "REQUESTED" | "SHORT_PICK";
+                            /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                            status: "OPEN" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was finished or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who finished or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            lines: {
+                                productExternalId: string;
+                                sku: string;
+                                /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
+                                recordedQuantity: number;
+                                /** @description What was counted */
+                                countedQuantity: number;
+                                /** @description countedQuantity less recordedQuantity: what the stock changed by (never below 0) */
+                                difference: number;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    finishCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "productExternalId": "P-1001",
+                 *           "quantity": 10
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What was counted, each product once; a product with a slot at the location that is not listed counts 0 */
+                    lines: {
+                        productExternalId: string;
+                        /** @description Units counted at the location, a whole number of 0 or more */
+                        quantity: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *         "locationCode": "A-03-2",
+                     *         "reason": "REQUESTED",
+                     *         "status": "DONE",
+                     *         "createdAt": "2026-11-23T10:05:00.000Z",
+                     *         "doneAt": "2026-11-23T10:20:00.000Z",
+                     *         "doneBy": null,
+                     *         "lines": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "sku": "MUG-RED-12",
+                     *             "recordedQuantity": 12,
+                     *             "countedQuantity": 10,
+                     *             "difference": -2
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The location counted: every product at it */
+                            locationCode: string;
+                            /** @description `REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded */
+                            reason: "REQUESTED" | "SHORT_PICK";
+                            /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                            status: "OPEN" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was finished or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who finished or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            lines: {
+                                productExternalId: string;
+                                sku: string;
+                                /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
+                                recordedQuantity: number;
+                                /** @description What was counted */
+                                countedQuantity: number;
+                                /** @description countedQuantity less recordedQuantity: what the stock changed by (never below 0) */
+                                difference: number;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *         "locationCode": "A-03-2",
+                     *         "reason": "REQUESTED",
+                     *         "status": "CANCELLED",
+                     *         "createdAt": "2026-11-23T10:05:00.000Z",
+                     *         "doneAt": "2026-11-23T10:12:00.000Z",
+                     *         "doneBy": null,
+                     *         "lines": []
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The location counted: every product at it */
+                            locationCode: string;
+                            /** @description `REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded */
+                            reason: "REQUESTED" | "SHORT_PICK";
+                            /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                            status: "OPEN" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description When it was finished or cancelled */
+                            doneAt: string | null;
+                            /** @description The console user's username who finished or cancelled it; null through the warehouse API */
+                            doneBy: string | null;
+                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            lines: {
+                                productExternalId: string;
+                                sku: string;
+                                /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
+                                recordedQuantity: number;
+                                /** @description What was counted */
+                                countedQuantity: number;
+                                /** @description countedQuantity less recordedQuantity: what the stock changed by (never below 0) */
+                                difference: number;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getLayout: {
         parameters: {
             query?: never;
@@ -16596,6 +17582,418 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The username of the console user who holds it (IN_PROGRESS), or who completed or cancelled it; null while OPEN and through the warehouse API */
                             doneBy: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listOpenCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *           "locationCode": "A-03-2",
+                     *           "reason": "REQUESTED",
+                     *           "status": "OPEN",
+                     *           "createdAt": "2026-11-23T10:05:00.000Z",
+                     *           "products": [
+                     *             {
+                     *               "productExternalId": "P-1001",
+                     *               "sku": "MUG-RED-12",
+                     *               "name": "Red mug, 12 oz",
+                     *               "barcode": "4006381333931"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The first 100 open counts, by location */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The location counted: every product at it */
+                            locationCode: string;
+                            /** @description `REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded */
+                            reason: "REQUESTED" | "SHORT_PICK";
+                            /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                            status: "OPEN" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description The products holding a slot at the location, by externalId */
+                            products: {
+                                productExternalId: string;
+                                sku: string;
+                                name: string;
+                                /** @description Scanned to count a unit; null when it has none */
+                                barcode: string | null;
+                            }[];
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    findCountedProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches) */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "productExternalId": "P-1001",
+                     *         "sku": "MUG-RED-12",
+                     *         "name": "Red mug, 12 oz",
+                     *         "barcode": "4006381333931"
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            productExternalId: string;
+                            sku: string;
+                            name: string;
+                            /** @description Scanned to count a unit; null when it has none */
+                            barcode: string | null;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            409: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    finishMyCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "productExternalId": "P-1001",
+                 *           "quantity": 10
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What was counted, each product once; a product with a slot at the location that is not listed counts 0 */
+                    lines: {
+                        productExternalId: string;
+                        /** @description Units counted at the location, a whole number of 0 or more */
+                        quantity: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "019a5b80-4d5e-7f60-8a4b-5c6d7e8f9a02",
+                     *         "locationCode": "A-03-2",
+                     *         "reason": "REQUESTED",
+                     *         "status": "DONE",
+                     *         "createdAt": "2026-11-23T10:05:00.000Z",
+                     *         "products": [
+                     *           {
+                     *             "productExternalId": "P-1001",
+                     *             "sku": "MUG-RED-12",
+                     *             "name": "Red mug, 12 oz",
+                     *             "barcode": "4006381333931"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The location counted: every product at it */
+                            locationCode: string;
+                            /** @description `REQUESTED`: made by POST /counts; `SHORT_PICK`: a short pick found a slot there emptier than recorded */
+                            reason: "REQUESTED" | "SHORT_PICK";
+                            /** @description OPEN until it is finished (DONE) or cancelled (CANCELLED); a location has at most one OPEN count */
+                            status: "OPEN" | "DONE" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date and time
+                             */
+                            createdAt: string;
+                            /** @description The products holding a slot at the location, by externalId */
+                            products: {
+                                productExternalId: string;
+                                sku: string;
+                                name: string;
+                                /** @description Scanned to count a unit; null when it has none */
+                                barcode: string | null;
+                            }[];
                         };
                         /**
                          * Format: uuid

@@ -1,6 +1,7 @@
 import { render, type ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, describe, whenUnauthorized, type Me, type Role } from './api';
+import { Counting } from './count';
 import { Packer } from './packer';
 import { Picker } from './picker';
 import { Print } from './print';
@@ -12,6 +13,7 @@ import './styles.css';
 const SCREENS = {
   pick: { title: 'Picking', roles: ['picker', 'supervisor'], inNav: true },
   replenish: { title: 'Replenish', roles: ['picker', 'supervisor'], inNav: true },
+  count: { title: 'Count', roles: ['picker', 'supervisor'], inNav: true },
   pack: { title: 'Packing', roles: ['packer', 'supervisor'], inNav: true },
   supervisor: { title: 'Supervisor', roles: ['supervisor'], inNav: true },
   insight: { title: 'Insight', roles: ['supervisor'], inNav: true },
@@ -160,6 +162,7 @@ function Console() {
         <h1 class="visually-hidden">{SCREENS[screen].title}</h1>
         {screen === 'pick' && <Picker />}
         {screen === 'replenish' && <Replenish />}
+        {screen === 'count' && <Counting />}
         {screen === 'pack' && <Packer />}
         {screen === 'supervisor' && (SupervisorScreen ? <SupervisorScreen /> : <p role="status">Loading…</p>)}
         {screen === 'insight' && (InsightScreen ? <InsightScreen /> : <p role="status">Loading…</p>)}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAYOUT } from '../floor/helpers';
+import type { TestContext, TestTenant } from '../helpers/context';
+import { stockOf, warehouse } from '../orders/helpers';
+import { checkScreen, ConsoleFloor, feedbackOf, haveChromium, scan, SKIP_LINE } from './browser';
+
+const PIN = '246813';
+
+if (!haveChromium) console.warn(SKIP_LINE);
+
+/*
+ * A picker counts A-01, blind: the screen names the products expected there but never how many
+ * the records hold. A-01 should hold 5 mugs and 3 tea tins; the picker finds 4 mugs, 3 tins and a
+ * hat whose slot is at B-03.
+ */
+describe.skipIf(!haveChromium)('console in a real browser: a blind count', { timeout: 90_000 }, () => {
+  let floor: ConsoleFloor;
+  let ctx: TestContext;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    floor = await ConsoleFloor.start({
+      layout: LAYOUT,
+      locations: [
+        { code: 'A-01', aisle: 1, position: 1 },
+        { code: 'B-03', aisle: 2, position: 3 },
+      ],
+      products: [
+        { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 5, barcode: '4006381333931' },
+        { externalId: 'TEA', sku: 'SKU-TEA', name: 'Tea tin', stock: 3 },
+        { externalId: 'HAT', sku: 'SKU-HAT', name: 'Wool hat', stock: 2, barcode: '7312345678906' },
+      ],
+      staff: [{ username: 'ana', name: 'Ana Alves', role: 'picker' }],
+      pin: PIN,
+    });
+    ({ ctx, tenant } = floor);
+    const slots = [
+      { productExternalId: 'MUG', locationCode: 'A-01', quantity: 5 },
+      { productExternalId: 'TEA', locationCode: 'A-01', quantity: 3 },
+      { productExternalId: 'HAT', locationCode: 'B-03', quantity: 2 },
+    ];
+    expect((await warehouse(ctx, tenant).put('/slots', { slots })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await floor?.close();
+  });
+
+  it('confirms the location, counts by scans and by a number typed in Counted, and finishing corrects slots and stock', async () => {
+    const made = await warehouse(ctx, tenant).post('/counts', { locationCodes: ['A-01'] });
+    expect(made.status).toBe(201);
+    const counter = await floor.signedIn('ana');
+    const { page } = counter;
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Count' }).click();
+    await page.getByRole('heading', { name: 'Open counts' }).waitFor();
+    await page.getByRole('button', { name: 'Count A-01' }).click();
+
+    const card = page.getByRole('article', { name: 'A-01' });
+    await card.waitFor();
+    // Blind: what the records hold (5 mugs, 3 tins) is nowhere on the screen.
+    expect(await card.innerText()).not.toMatch(/\b[35]\b/);
+    await scan(page, 'B-03');
+    await card.getByRole('alert').getByText('Wrong scan: B-03. Expected location A-01.').waitFor();
+    expect((await feedbackOf(page)).vibrations).toHaveLength(1);
+    await scan(page, 'A-01');
+    await card.getByRole('status').getByText('Location A-01 confirmed. Scan each unit there.').waitFor();
+    for (let unit = 1; unit <= 4; unit++) {
+      await scan(page, '4006381333931');
+      await card.getByRole('status').getByText(`Counted ${unit} × Blue mug.`).waitFor();
+    }
+    // A hat, expected elsewhere: counted here too.
+    await scan(page, '7312345678906');
+    await card.getByRole('status').getByText('Counted 1 × Wool hat.').waitFor();
+    await card.getByRole('button', { name: 'Tea tin' }).click();
+    await card.getByLabel('Counted').fill('3');
+    await card.getByLabel('Counted').press('Enter');
+    await card.getByRole('status').getByText('Counted 3 × Tea tin.').waitFor();
+    await checkScreen(page, 'count');
+
+    await card.getByRole('button', { name: 'Finish count' }).click();
+    await page.getByRole('status').getByText('Count of A-01 finished: 8 units counted.').waitFor();
+    await page.getByText('No count is open.').waitFor();
+
+    const done = (await warehouse(ctx, tenant).get(`/counts/${made.body.data[0]!.id}`)).body.data;
+    expect(done).toMatchObject({ status: 'DONE', doneBy: 'ana' });
+    expect(done.lines.map((line) => [line.productExternalId, line.recordedQuantity, line.countedQuantity, line.difference])).toEqual([
+      ['HAT', 0, 1, 1],
+      ['MUG', 5, 4, -1],
+      ['TEA', 3, 3, 0],
+    ]);
+    const slots = (await warehouse(ctx, tenant).get('/slots')).body.data.map((slot) => [slot.productExternalId, slot.locationCode, slot.quantity]).sort();
+    expect(slots).toEqual([
+      ['HAT', 'A-01', 1],
+      ['HAT', 'B-03', 2],
+      ['MUG', 'A-01', 4],
+      ['TEA', 'A-01', 3],
+    ]);
+    expect([await stockOf(tenant, 'MUG'), await stockOf(tenant, 'TEA'), await stockOf(tenant, 'HAT')]).toEqual([4, 3, 3]);
+    expect(counter.errors).toEqual([]);
+  });
+});
