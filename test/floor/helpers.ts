@@ -1,7 +1,8 @@
 import { beforeAll, expect } from 'vitest';
 import type { TestContext, TestTenant } from '../helpers/context';
 import { useTenant, type TenantSetup } from '../helpers/setup';
-import { warehouse } from '../orders/helpers';
+import type { Wave } from '../../src/floor/schemas';
+import { item, order, warehouse } from '../orders/helpers';
 
 /** Four aisles 3 apart, ten positions 1 apart, 2 from each cross aisle; the depot in line with aisle 1. */
 export const LAYOUT = { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 2, depotAisle: 1 };
@@ -65,6 +66,21 @@ export async function completeWaveOf(api: ReturnType<typeof warehouse>, orders: 
     }
   }
   expect((await api.post(`/waves/${made.body.data.id}/complete`)).status).toBe(200);
+}
+
+let newOrders = 0;
+/** An S-shape wave of new orders, one per list of lines (`[productExternalId, quantity]`). */
+export async function sShapeWaveOf({ tenant, floor }: { tenant: TestTenant; floor: ReturnType<typeof warehouse> }, ...lines: [string, number][][]): Promise<{ wave: Wave; ids: string[] }> {
+  const ids: string[] = [];
+  for (const items of lines) {
+    const id = `WO-${++newOrders}`;
+    const placed = await tenant.api.post('/orders', order(id, items.map(([product, quantity]) => item(product, quantity))));
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    ids.push(id);
+  }
+  const made = await floor.post('/waves', { orders: ids, policy: 's-shape' });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  return { wave: made.body.data, ids };
 }
 
 /** Releases every PICKING wave of the tenant and cancels its PENDING orders: what a test plans or chooses next is its own orders. */

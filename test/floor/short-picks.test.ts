@@ -3,8 +3,8 @@ import type { Wave } from '../../src/floor/schemas';
 import { usingPostgres } from '../helpers/context';
 import { sql } from 'kysely';
 import { holdTransaction, waitFor } from '../helpers/wait';
-import { eventsOf, item, order } from '../orders/helpers';
-import { clearPool, useFloor } from './helpers';
+import { eventsOf } from '../orders/helpers';
+import { clearPool, sShapeWaveOf, useFloor } from './helpers';
 
 /*
  * Short picks find the stock. JAR has pick faces at A-02 (near the depot), C-09 and D-05, and
@@ -24,24 +24,11 @@ type Slot = { locationCode: string; quantity: number; role?: string; min?: numbe
 describe('floor: short picks find the stock', () => {
   const setup = useFloor({ locations: LOCATIONS, products: [{ externalId: 'JAR', stock: 100 }, { externalId: 'MUG', locationCode: 'B-02', stock: 100 }] });
 
-  let orders = 0;
   async function slots(jar: Slot[], settings: { pickFromReserve?: boolean } = {}) {
     expect((await setup.floor.put('/products/JAR/slots', { slots: jar })).status).toBe(200);
     expect((await setup.floor.put('/settings', { pickFromReserve: settings.pickFromReserve ?? false })).status).toBe(200);
   }
-  /** A wave (S-shape) of one new order per list of lines. */
-  async function waveOf(...lines: [string, number][][]): Promise<{ wave: Wave; ids: string[] }> {
-    const ids: string[] = [];
-    for (const items of lines) {
-      const id = `SP-${++orders}`;
-      const placed = await setup.tenant.api.post('/orders', order(id, items.map(([product, quantity]) => item(product, quantity))));
-      expect(placed.status, JSON.stringify(placed.body)).toBe(201);
-      ids.push(id);
-    }
-    const made = await setup.floor.post('/waves', { orders: ids, policy: 's-shape' });
-    expect(made.status, JSON.stringify(made.body)).toBe(201);
-    return { wave: made.body.data, ids };
-  }
+  const waveOf = (...lines: [string, number][][]) => sShapeWaveOf(setup, ...lines);
   const pick = (wave: Wave, orderExternalId: string, quantity: number, locationCode: string, productExternalId = 'JAR') =>
     setup.floor.post(`/waves/${wave.id}/picks`, { orderExternalId, productExternalId, quantity, locationCode, ...(quantity < 3 ? { reason: 'not_found' } : {}) });
   async function picked(wave: Wave, orderExternalId: string, quantity: number, locationCode: string, productExternalId = 'JAR'): Promise<Wave> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Wave } from '../../src/floor/schemas';
-import { eventsOf, item, order, stockOf } from '../orders/helpers';
-import { clearPool, useFloor } from './helpers';
+import { eventsOf, stockOf } from '../orders/helpers';
+import { clearPool, sShapeWaveOf, useFloor } from './helpers';
 
 /*
  * BOOT stands at two slots: 2 at A-01 (nearest the depot) and 5 at C-09. BELT has no slots and
@@ -22,7 +22,6 @@ describe('floor: waves over slots', () => {
     ],
   });
 
-  let orders = 0;
   /** Puts the slots back (BOOT: 2 at A-01, 5 at C-09; GLOVE: 1 at A-01) and makes an S-shape wave of new orders with the given lines. */
   async function waveOf(...lines: [string, number][][]): Promise<{ wave: Wave; ids: string[] }> {
     const slots = [
@@ -31,16 +30,7 @@ describe('floor: waves over slots', () => {
       { productExternalId: 'GLOVE', locationCode: 'A-01', quantity: 1 },
     ];
     expect((await setup.floor.put('/slots', { slots })).status).toBe(200);
-    const ids: string[] = [];
-    for (const items of lines) {
-      const id = `S-${++orders}`;
-      const placed = await setup.tenant.api.post('/orders', order(id, items.map(([product, quantity]) => item(product, quantity))));
-      expect(placed.status, JSON.stringify(placed.body)).toBe(201);
-      ids.push(id);
-    }
-    const made = await setup.floor.post('/waves', { orders: ids, policy: 's-shape' });
-    expect(made.status, JSON.stringify(made.body)).toBe(201);
-    return { wave: made.body.data, ids };
+    return sShapeWaveOf(setup, ...lines);
   }
 
   const slotsOf = async (product: string) =>
