@@ -100,6 +100,8 @@ interface DayOutcome {
   shortLines: number;
   /** Of those, lines whose product had the missing units somewhere on the floor at the time. */
   shortWhileHeld: number;
+  /** Orders the plan of carts held for stock as each round arrived (before the replenisher's next trip). */
+  ordersHeld: number;
   /** Orders still waiting at the end of the day (held for stock, or left over). */
   ordersWaiting: number;
   pickerWalk: number;
@@ -190,7 +192,7 @@ async function runDay(service: { url: string; tenant(): Promise<{ slug: string; 
   const truth = new Map(plan.truth);
   const held = (productExternalId: string) => [...truth].filter(([key]) => key.endsWith(`|${productExternalId}`)).reduce((sum, [, units]) => sum + units, 0);
   const places = new Map(plan.locations.map((location) => [location.code, { aisle: location.aisle, position: location.position }]));
-  const outcome: DayOutcome = { lines: 0, shortLines: 0, shortWhileHeld: 0, ordersWaiting: 0, pickerWalk: 0, replenisherWalk: 0, replenisherWalkInLine: 0, replenishments: 0, trips: 0, exactTrips: 0, mismatchesBeforeCount: 0, mismatchesAfterCount: 0 };
+  const outcome: DayOutcome = { lines: 0, shortLines: 0, shortWhileHeld: 0, ordersHeld: 0, ordersWaiting: 0, pickerWalk: 0, replenisherWalk: 0, replenisherWalkInLine: 0, replenishments: 0, trips: 0, exactTrips: 0, mismatchesBeforeCount: 0, mismatchesAfterCount: 0 };
 
   await client.floor('PUT', '/layout', LAYOUT);
   await client.floor('PUT', '/locations', { locations: plan.locations });
@@ -287,6 +289,7 @@ async function runDay(service: { url: string; tenant(): Promise<{ slug: string; 
 
   for (const round of plan.rounds) {
     for (let i = 0; i < round.length; i += 50) await client.public('POST', '/orders/batch', { orders: round.slice(i, i + 50) });
+    outcome.ordersHeld += (((await client.floor('GET', `/waves/plan?maxOrders=${CART.maxOrders}&maxItems=${CART.maxItems}`)).data as Json).held as unknown[] | undefined)?.length ?? 0;
     for (;;) {
       if (after) await replenish();
       const made = await client.floor('POST', '/waves', CART);
@@ -348,7 +351,8 @@ export default async function shift(): Promise<Measurement[]> {
   return [
     { name: 'lines shipped short while the floor held the units, % of lines', unit: '%', service: share(today.shortWhileHeld, today.lines), baseline: share(then.shortWhileHeld, then.lines), higherIsBetter: false, target: 'at most 0.1%' },
     { name: 'lines shipped short, % of lines', unit: '%', service: share(today.shortLines, today.lines), baseline: share(then.shortLines, then.lines), higherIsBetter: false },
-    { name: 'orders waiting at the end of the day', unit: 'orders', service: today.ordersWaiting, baseline: then.ordersWaiting, higherIsBetter: false },
+    { name: 'orders held for stock as their round arrived (baseline: never held)', unit: 'orders', service: today.ordersHeld, baseline: then.ordersHeld, higherIsBetter: false },
+    { name: 'orders not picked by the end of the day', unit: 'orders', service: today.ordersWaiting, baseline: then.ordersWaiting, higherIsBetter: false },
     { name: "pickers' walk, whole day", unit: 'length', service: today.pickerWalk, baseline: then.pickerWalk, higherIsBetter: false },
     { name: "replenisher's walk, whole day (baseline: none)", unit: 'length', service: today.replenisherWalk, baseline: then.replenisherWalk, higherIsBetter: false },
     { name: "replenisher's trips in walking order vs the same tasks first in line", unit: 'length', service: today.replenisherWalk, baseline: today.replenisherWalkInLine, higherIsBetter: false },
