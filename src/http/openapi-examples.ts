@@ -37,6 +37,8 @@ const productInput = {
   isCombo: false,
   imageUrl: 'https://cdn.example.com/p/mug-red-12.jpg',
   metadata: { color: 'red', packSize: 1 },
+  lotTracked: false,
+  packagings: [{ name: 'case', quantity: 12, barcode: '14006381333938' }],
 };
 const product = {
   id: '0b7d6f0e-3c1a-4f7e-9a52-6c2d8e1f4a90',

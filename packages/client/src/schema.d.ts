@@ -1914,6 +1914,14 @@ export interface operations {
                      *             "color": "red",
                      *             "packSize": 1
                      *           },
+                     *           "lotTracked": false,
+                     *           "packagings": [
+                     *             {
+                     *               "name": "case",
+                     *               "quantity": 12,
+                     *               "barcode": "14006381333938"
+                     *             }
+                     *           ],
                      *           "createdAt": "2026-11-20T08:12:45Z",
                      *           "updatedAt": "2026-11-23T09:15:00Z"
                      *         }
@@ -1956,6 +1964,15 @@ export interface operations {
                             metadata: {
                                 [key: string]: string | number;
                             } | null;
+                            lotTracked: boolean;
+                            packagings: {
+                                /** @description Unique among the product's packagings, case aside; for example "case" */
+                                name: string;
+                                /** @description Units of the product it holds: a whole number of at least 2 */
+                                quantity: number;
+                                /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                barcode?: string;
+                            }[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -2109,7 +2126,15 @@ export interface operations {
                  *       "metadata": {
                  *         "color": "red",
                  *         "packSize": 1
-                 *       }
+                 *       },
+                 *       "lotTracked": false,
+                 *       "packagings": [
+                 *         {
+                 *           "name": "case",
+                 *           "quantity": 12,
+                 *           "barcode": "14006381333938"
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -2145,6 +2170,17 @@ export interface operations {
                     metadata?: {
                         [key: string]: string | number;
                     } | null;
+                    /** @description Whether stock is kept by lot and expiry; false when a product is created without it */
+                    lotTracked?: boolean;
+                    /** @description The ways units are packed ("1 case of 12"); [] when a product is created without it; [] removes them all */
+                    packagings?: {
+                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                        name: string;
+                        /** @description Units of the product it holds: a whole number of at least 2 */
+                        quantity: number;
+                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                        barcode?: string;
+                    }[];
                 };
             };
         };
@@ -2397,7 +2433,15 @@ export interface operations {
                  *           "metadata": {
                  *             "color": "red",
                  *             "packSize": 1
-                 *           }
+                 *           },
+                 *           "lotTracked": false,
+                 *           "packagings": [
+                 *             {
+                 *               "name": "case",
+                 *               "quantity": 12,
+                 *               "barcode": "14006381333938"
+                 *             }
+                 *           ]
                  *         },
                  *         {
                  *           "externalId": "P-1002",
@@ -2444,6 +2488,17 @@ export interface operations {
                         metadata?: {
                             [key: string]: string | number;
                         } | null;
+                        /** @description Whether stock is kept by lot and expiry; false when a product is created without it */
+                        lotTracked?: boolean;
+                        /** @description The ways units are packed ("1 case of 12"); [] when a product is created without it; [] removes them all */
+                        packagings?: {
+                            /** @description Unique among the product's packagings, case aside; for example "case" */
+                            name: string;
+                            /** @description Units of the product it holds: a whole number of at least 2 */
+                            quantity: number;
+                            /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                            barcode?: string;
+                        }[];
                     }[];
                 };
             };
@@ -2716,6 +2771,14 @@ export interface operations {
                      *           "color": "red",
                      *           "packSize": 1
                      *         },
+                     *         "lotTracked": false,
+                     *         "packagings": [
+                     *           {
+                     *             "name": "case",
+                     *             "quantity": 12,
+                     *             "barcode": "14006381333938"
+                     *           }
+                     *         ],
                      *         "createdAt": "2026-11-20T08:12:45Z",
                      *         "updatedAt": "2026-11-23T09:15:00Z"
                      *       },
@@ -2752,6 +2815,15 @@ export interface operations {
                             metadata: {
                                 [key: string]: string | number;
                             } | null;
+                            lotTracked: boolean;
+                            packagings: {
+                                /** @description Unique among the product's packagings, case aside; for example "case" */
+                                name: string;
+                                /** @description Units of the product it holds: a whole number of at least 2 */
+                                quantity: number;
+                                /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                barcode?: string;
+                            }[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
