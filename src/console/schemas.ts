@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Packaging } from '../catalog/schemas';
 import { Count, Layout, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
 import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
@@ -69,6 +70,7 @@ export const PackOrder = Type.Object({
       quantity: Type.Number(),
       name: Type.Union([Type.String(), Type.Null()], { description: "The product's name; null when it is unknown" }),
       barcode: Type.Union([Type.String(), Type.Null()], { description: "The product's barcode, scanned to check a unit; null when it has none" }),
+      packagings: Type.Array(Packaging, { description: "The product's packagings: a scan of one's barcode checks its quantity of units" }),
     }),
   ),
   tote: Type.Union([Type.Object({ number: Type.Integer(), label: Type.Union([Type.String(), Type.Null()], { description: 'While the tote holds the order' }) }), Type.Null()], {

@@ -203,6 +203,7 @@ const waveLine = (orderExternalId: string, tote: number, productExternalId: stri
   productExternalId,
   productSku,
   barcode: null,
+  packagings: [] as { name: string; quantity: number; barcode?: string }[],
   name,
   quantity,
   orderedQuantity: quantity,
@@ -253,6 +254,7 @@ const packOrder = (changes: Record<string, unknown>, label: string | null = 'T-0
       ...item,
       name: index === 0 ? 'Red ceramic mug, 12 oz' : 'Earl Grey tea, 100 bags',
       barcode: index === 0 ? '4006381333931' : null,
+      packagings: index === 0 ? productInput.packagings : [],
     })),
     tote: { number: 1, label },
   };

@@ -12393,6 +12393,7 @@ export interface operations {
                      *                   "productExternalId": "P-1001",
                      *                   "productSku": "MUG-RED-12",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
@@ -12414,6 +12415,7 @@ export interface operations {
                      *                   "productExternalId": "P-1007",
                      *                   "productSku": "TEA-EARL-100",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
@@ -12473,6 +12475,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -12496,6 +12507,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -12682,6 +12702,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -12703,6 +12724,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -12755,6 +12777,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -12778,6 +12809,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -13149,6 +13189,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -13170,6 +13211,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -13222,6 +13264,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -13245,6 +13296,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -13416,6 +13476,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -13437,6 +13498,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -13489,6 +13551,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -13512,6 +13583,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -13675,6 +13755,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -13696,6 +13777,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -13748,6 +13830,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -13771,6 +13862,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -13934,6 +14034,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -13955,6 +14056,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -14007,6 +14109,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -14030,6 +14141,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -15431,6 +15551,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -15452,6 +15573,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -15515,6 +15637,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -15538,6 +15669,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -15692,6 +15832,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -15713,6 +15854,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -15775,6 +15917,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -15798,6 +15949,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -15889,6 +16049,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -15910,6 +16071,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -15972,6 +16134,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -15995,6 +16166,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -16168,6 +16348,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -16189,6 +16370,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -16256,6 +16438,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -16279,6 +16470,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -16472,6 +16672,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -16493,6 +16694,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -16555,6 +16757,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -16578,6 +16789,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -16756,6 +16976,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -16777,6 +16998,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -16839,6 +17061,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -16862,6 +17093,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -18185,14 +18425,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -18256,6 +18504,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -18399,14 +18656,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -18470,6 +18735,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -18639,14 +18913,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -18710,6 +18992,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -19210,6 +19501,7 @@ export interface operations {
                      *                   "productExternalId": "P-1001",
                      *                   "productSku": "MUG-RED-12",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
@@ -19231,6 +19523,7 @@ export interface operations {
                      *                   "productExternalId": "P-1007",
                      *                   "productSku": "TEA-EARL-100",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
@@ -19294,6 +19587,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -19317,6 +19619,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -19493,6 +19804,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -19514,6 +19826,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -19572,6 +19885,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -19595,6 +19917,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -19964,6 +20295,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -19985,6 +20317,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -20052,6 +20385,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -20075,6 +20417,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -20236,6 +20587,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -20257,6 +20609,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -20319,6 +20672,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -20342,6 +20704,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -20531,6 +20902,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -20552,6 +20924,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -20614,6 +20987,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -20637,6 +21019,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;

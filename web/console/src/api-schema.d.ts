@@ -1188,6 +1188,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -1209,6 +1210,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -1272,6 +1274,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -1295,6 +1306,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -1449,6 +1469,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -1470,6 +1491,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -1532,6 +1554,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -1555,6 +1586,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -1646,6 +1686,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -1667,6 +1708,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -1729,6 +1771,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -1752,6 +1803,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -1925,6 +1985,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -1946,6 +2007,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -2013,6 +2075,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -2036,6 +2107,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -2229,6 +2309,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -2250,6 +2331,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -2312,6 +2394,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -2335,6 +2426,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -2513,6 +2613,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -2534,6 +2635,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -2596,6 +2698,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -2619,6 +2730,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -3942,14 +4062,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -4013,6 +4141,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -4156,14 +4293,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -4227,6 +4372,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -4396,14 +4550,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -4467,6 +4629,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -4967,6 +5138,7 @@ export interface operations {
                      *                   "productExternalId": "P-1001",
                      *                   "productSku": "MUG-RED-12",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
@@ -4988,6 +5160,7 @@ export interface operations {
                      *                   "productExternalId": "P-1007",
                      *                   "productSku": "TEA-EARL-100",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
@@ -5051,6 +5224,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -5074,6 +5256,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -5250,6 +5441,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -5271,6 +5463,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -5329,6 +5522,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -5352,6 +5554,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -5721,6 +5932,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -5742,6 +5954,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -5809,6 +6022,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -5832,6 +6054,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -5993,6 +6224,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -6014,6 +6246,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -6076,6 +6309,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -6099,6 +6341,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -6288,6 +6539,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -6309,6 +6561,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -6371,6 +6624,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -6394,6 +6656,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
