@@ -236,6 +236,7 @@ export const CountedProduct = Type.Object({
   sku: Type.String(),
   name: Type.String(),
   barcode: Type.Union([Type.String(), Type.Null()], { description: 'Scanned to count a unit; null when it has none' }),
+  packagings: Type.Array(Packaging, { description: "A scan of one's barcode counts its quantity of units" }),
 });
 export const CountedProductResponse = Success(CountedProduct);
 /** A count as the count screen shows it: what the records say is never sent. */

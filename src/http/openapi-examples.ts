@@ -346,7 +346,7 @@ const finishedCount = {
   doneAt: '2026-11-23T10:20:00.000Z',
   lines: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', recordedQuantity: 12, countedQuantity: 10, difference: -2 }],
 };
-const countedProduct = { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red mug, 12 oz', barcode: '4006381333931' };
+const countedProduct = { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red mug, 12 oz', barcode: '4006381333931', packagings: productInput.packagings };
 const blindCount = { id: count.id, locationCode: count.locationCode, reason: count.reason, status: 'OPEN', createdAt: count.createdAt, products: [countedProduct] };
 
 export const EXAMPLES: Record<string, OperationExamples> = {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
+import { warehouse } from '../orders/helpers';
 import { checkScreen, ConsoleFloor, haveChromium, scan, signIn, SKIP_LINE } from './browser';
 
 const PIN = '246801';
@@ -67,5 +68,28 @@ describe.skipIf(!haveChromium)('console in a real browser: scanning packagings a
     expect(picked.status).toBe('PICKED');
     expect(picked.items).toEqual([expect.objectContaining({ productExternalId: 'MUG', quantity: 15 })]);
     expect(picker.errors).toEqual([]);
+  });
+
+  it('a count takes a case scan as 12 units and a GS1 count as its units', async () => {
+    const plan = warehouse(floor.ctx, floor.tenant);
+    expect((await plan.put('/products/MUG/slots', { slots: [{ locationCode: 'A-01', quantity: 25 }] })).status).toBe(200);
+    const made = await plan.post('/counts', { locationCodes: ['A-01'] });
+    expect(made.status).toBe(201);
+    const counter = await floor.signedIn('ines');
+    const { page } = counter;
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Count' }).click();
+    await page.getByRole('button', { name: 'Count A-01' }).click();
+    const card = page.getByRole('article', { name: 'A-01' });
+    await scan(page, 'A-01');
+    await card.getByRole('status').getByText('Location A-01 confirmed. Scan each unit there.').waitFor();
+    await scan(page, 'CASE-MUG-12');
+    await card.getByRole('status').getByText('Counted 12 × Red mug.').waitFor();
+    await scan(page, '(01)09521234543213(37)3');
+    await card.getByRole('status').getByText('Counted 15 × Red mug.').waitFor();
+    await card.getByRole('button', { name: 'Finish count' }).click();
+    await page.getByRole('status').getByText('Count of A-01 finished: 15 units counted.').waitFor();
+    const done = (await plan.get(`/counts/${made.body.data[0]!.id}`)).body.data;
+    expect(done.lines.map((line: { productExternalId: string; countedQuantity: number }) => [line.productExternalId, line.countedQuantity])).toEqual([['MUG', 15]]);
+    expect(counter.errors).toEqual([]);
   });
 });

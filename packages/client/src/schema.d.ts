@@ -18007,7 +18007,14 @@ export interface operations {
                      *               "productExternalId": "P-1001",
                      *               "sku": "MUG-RED-12",
                      *               "name": "Red mug, 12 oz",
-                     *               "barcode": "4006381333931"
+                     *               "barcode": "4006381333931",
+                     *               "packagings": [
+                     *                 {
+                     *                   "name": "case",
+                     *                   "quantity": 12,
+                     *                   "barcode": "14006381333938"
+                     *                 }
+                     *               ]
                      *             }
                      *           ]
                      *         }
@@ -18040,6 +18047,15 @@ export interface operations {
                                 name: string;
                                 /** @description Scanned to count a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description A scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                         }[];
                         /**
@@ -18125,7 +18141,14 @@ export interface operations {
                      *         "productExternalId": "P-1001",
                      *         "sku": "MUG-RED-12",
                      *         "name": "Red mug, 12 oz",
-                     *         "barcode": "4006381333931"
+                     *         "barcode": "4006381333931",
+                     *         "packagings": [
+                     *           {
+                     *             "name": "case",
+                     *             "quantity": 12,
+                     *             "barcode": "14006381333938"
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -18139,6 +18162,15 @@ export interface operations {
                             name: string;
                             /** @description Scanned to count a unit; null when it has none */
                             barcode: string | null;
+                            /** @description A scan of one's barcode counts its quantity of units */
+                            packagings: {
+                                /** @description Unique among the product's packagings, case aside; for example "case" */
+                                name: string;
+                                /** @description Units of the product it holds: a whole number of at least 2 */
+                                quantity: number;
+                                /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                barcode?: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -18274,7 +18306,14 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "sku": "MUG-RED-12",
                      *             "name": "Red mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -18305,6 +18344,15 @@ export interface operations {
                                 name: string;
                                 /** @description Scanned to count a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description A scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                         };
                         /**

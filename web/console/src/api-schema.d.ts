@@ -3644,7 +3644,14 @@ export interface operations {
                      *               "productExternalId": "P-1001",
                      *               "sku": "MUG-RED-12",
                      *               "name": "Red mug, 12 oz",
-                     *               "barcode": "4006381333931"
+                     *               "barcode": "4006381333931",
+                     *               "packagings": [
+                     *                 {
+                     *                   "name": "case",
+                     *                   "quantity": 12,
+                     *                   "barcode": "14006381333938"
+                     *                 }
+                     *               ]
                      *             }
                      *           ]
                      *         }
@@ -3677,6 +3684,15 @@ export interface operations {
                                 name: string;
                                 /** @description Scanned to count a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description A scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                         }[];
                         /**
@@ -3762,7 +3778,14 @@ export interface operations {
                      *         "productExternalId": "P-1001",
                      *         "sku": "MUG-RED-12",
                      *         "name": "Red mug, 12 oz",
-                     *         "barcode": "4006381333931"
+                     *         "barcode": "4006381333931",
+                     *         "packagings": [
+                     *           {
+                     *             "name": "case",
+                     *             "quantity": 12,
+                     *             "barcode": "14006381333938"
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -3776,6 +3799,15 @@ export interface operations {
                             name: string;
                             /** @description Scanned to count a unit; null when it has none */
                             barcode: string | null;
+                            /** @description A scan of one's barcode counts its quantity of units */
+                            packagings: {
+                                /** @description Unique among the product's packagings, case aside; for example "case" */
+                                name: string;
+                                /** @description Units of the product it holds: a whole number of at least 2 */
+                                quantity: number;
+                                /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                barcode?: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -3911,7 +3943,14 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "sku": "MUG-RED-12",
                      *             "name": "Red mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -3942,6 +3981,15 @@ export interface operations {
                                 name: string;
                                 /** @description Scanned to count a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description A scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                         };
                         /**
