@@ -95,7 +95,10 @@ export async function batchBarcodeProblems(db: Executor, tenantId: string, items
       const code = key(input.barcode);
       const holder = heldAsPackaging.get(code);
       const claim = claimedAsPackaging.get(code);
-      if (holder !== undefined && holder !== input.externalId) add(index, { field: `${at}barcode`, message: `${takenMessage(input.barcode, holder)} as a packaging's barcode` });
+      // The item's own packagings count while it keeps the stored ones (sends none).
+      if (holder !== undefined && (holder !== input.externalId || input.packagings === undefined)) {
+        add(index, { field: `${at}barcode`, message: `${takenMessage(input.barcode, holder)} as a packaging's barcode` });
+      }
       else if (claim !== undefined) add(index, { field: `${at}barcode`, message: `"${input.barcode}" is a packaging's barcode of products[${claim}] of this batch` });
     }
     (input.packagings ?? []).forEach((packaging, i) => {

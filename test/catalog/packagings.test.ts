@@ -101,6 +101,18 @@ describe('product packagings: error cases', () => {
     await refused(fresh({ barcode: caseCode }), 'barcode');
   });
 
+  it("a product barcode equal to its own stored packaging's barcode is refused, alone and in a batch", async () => {
+    const caseCode = code('CASE');
+    const product = fresh({ packagings: [{ name: 'case', quantity: 12, barcode: caseCode }] });
+    await setup.tenant.api.post('/products', product);
+    const alone = await setup.tenant.api.post('/products', { externalId: product.externalId, sku: product.sku, name: product.name, barcode: caseCode });
+    expect(alone.status).toBe(400);
+    expect(alone.body.error.details.map((d: { field: string }) => d.field)).toEqual(['barcode']);
+    const batch = await setup.tenant.api.post('/products/batch', { products: [{ externalId: product.externalId, sku: product.sku, name: product.name, barcode: caseCode }] });
+    expect(batch.body.errors.map((e) => [e.code, e.details?.[0]?.field])).toEqual([['VALIDATION_ERROR', 'products[0].barcode']]);
+    expect((await read(product.externalId)).barcode).toBeNull();
+  });
+
   it('an update refused leaves the product as it was', async () => {
     const caseCode = code('CASE');
     await setup.tenant.api.post('/products', fresh({ packagings: [{ name: 'case', quantity: 12, barcode: caseCode }] }));
