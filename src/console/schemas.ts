@@ -95,7 +95,12 @@ export const SlottingProposalIdParams = Type.Object({ id: Type.String({ format: 
 export const WaveStatusQuery = Type.Object({ status: Type.Optional(Type.Union(WAVE_STATUSES.map((status) => Type.Literal(status)))) });
 
 export const ProductRefParams = Type.Object({
-  ref: Type.String({ minLength: 1, maxLength: 255, description: "The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches)" }),
+  ref: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description:
+      "The product's externalId, its sku, its barcode or a packaging's barcode, tried in that order (case aside when neither of the first two matches), or a GS1 element string whose GTIN is its barcode or a packaging's",
+  }),
 });
 export const ConsoleStockResponse = Success(
   Type.Object({ externalId: Type.String(), sku: Type.String(), name: Type.String(), stock: Type.Number() }),

@@ -1274,7 +1274,7 @@ export interface paths {
         };
         /**
          * The product a scanned code names, to count one the location was not expected to hold
-         * @description 404 when no product has the code; 409 when several share it (a barcode).
+         * @description 404 when no product has the code; 409 when several share it (a barcode); 400 naming `ref` for a GS1 string that does not read.
          */
         get: operations["findCountedProduct"];
         put?: never;
@@ -18119,7 +18119,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches) */
+                /** @description The product's externalId, its sku, its barcode or a packaging's barcode, tried in that order (case aside when neither of the first two matches), or a GS1 element string whose GTIN is its barcode or a packaging's */
                 ref: string;
             };
             cookie?: never;
@@ -21201,7 +21201,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches) */
+                /** @description The product's externalId, its sku, its barcode or a packaging's barcode, tried in that order (case aside when neither of the first two matches), or a GS1 element string whose GTIN is its barcode or a packaging's */
                 ref: string;
             };
             cookie?: never;
