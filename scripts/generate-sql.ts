@@ -63,7 +63,8 @@ const minimalProduct = (v: number, id: string, sku = id): ProductInput => ({
 /** Every field of PRODUCT_FIELDS sent, a location code among them. */
 function fullProduct(v: number, id: string): ProductInput {
   const sample = { text: `x-${v}-${id}`, numeric: 1 + v, boolean: v === 1, jsonb: { note: `${v}-${id}` } } as const;
-  return Object.fromEntries(PRODUCT_FIELDS.map(({ field, sqlType }) => [field, sample[sqlType]])) as unknown as ProductInput;
+  const product = Object.fromEntries(PRODUCT_FIELDS.map(({ field, sqlType }) => [field, sample[sqlType]])) as unknown as ProductInput;
+  return { ...product, packagings: [{ name: 'case', quantity: 12 }] };
 }
 
 /** v + 1 new orders of v + 1 lines each. */

@@ -9,6 +9,7 @@ import { lockProductsForOrders, productKeysAndWaitingOrdersSql, productKeysTaken
 import type { DomainEvent } from '../events/types';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, columnDocument, ignoredProductFields, unknownLocationWarning } from './fields';
+import { batchBarcodeProblems, packagingProblems } from './packagings';
 import type { BatchResponse, ProductInput } from './schemas';
 import { duplicateSku, skuLockedByOrders } from './upsert';
 
@@ -39,7 +40,7 @@ interface LockedRow {
 const recordColumns = sql.join(PRODUCT_FIELDS.map((f) => sql`${sql.ref(f.column)} ${sql.raw(f.sqlType)}`));
 
 /** Table defaults, applied by the insert to fields an item did not send. */
-const INSERT_DEFAULTS: Record<string, string> = { stock: '0', is_active: 'true', is_combo: 'false' };
+const INSERT_DEFAULTS: Record<string, string> = { stock: '0', is_active: 'true', is_combo: 'false', lot_tracked: 'false', packagings: "'[]'::jsonb" };
 
 /**
  * POST /products/batch (docs/catalog.md), set-based: one statement locks and reads every product the
@@ -62,12 +63,13 @@ export async function upsertBatch(
   const fail = (index: number, code: string, message: string, details?: FieldProblem[]) => {
     errors.push(batchItemError(index, products[index], { code, message, details }));
   };
+  const invalidItem = (index: number, problems: FieldProblem[]) => fail(index, 'VALIDATION_ERROR', problems.map((p) => `${p.field} ${p.message}`).join('; '), problems);
 
   const firstIndexOf = new Map<string, number>();
   const candidates: Candidate[] = [];
   products.forEach((item, index) => {
     const problems = invalid.get(index);
-    if (problems) return fail(index, 'VALIDATION_ERROR', problems.map((p) => `${p.field} ${p.message}`).join('; '), problems);
+    if (problems) return invalidItem(index, problems);
     const input = item as ProductInput;
     const first = firstIndexOf.get(input.externalId);
     if (first !== undefined) {
@@ -76,8 +78,13 @@ export async function upsertBatch(
       return fail(index, 'VALIDATION_ERROR', `${field} ${message}`, [{ field, message }]);
     }
     firstIndexOf.set(input.externalId, index);
+    const packagings = packagingProblems(input, `products[${index}].`);
+    if (packagings.length > 0) return invalidItem(index, packagings);
     candidates.push({ index, input });
   });
+  const barcodes = await batchBarcodeProblems(tx, tenantId, candidates);
+  for (const [index, problems] of barcodes) invalidItem(index, problems);
+  if (barcodes.size > 0) candidates.splice(0, candidates.length, ...candidates.filter((c) => !barcodes.has(c.index)));
 
   // A batch whose skus all differ and that names no existing product needs no decision: one
   // statement locks what it names and, finding nothing, inserts it all.
@@ -283,11 +290,14 @@ async function insertTakingKeys(
 
 /**
  * For the batch's writes: a unique index of products refused a row because a concurrent request
- * wrote a product with that externalId or sku after the batch read the names. The batch then runs
- * again (`WriteRaced`) and decides with that product in view.
+ * wrote a product with that externalId or sku after the batch read the names, or took a barcode
+ * the batch gives (the products' trigger, migration 038). The batch then runs again (`WriteRaced`)
+ * and decides with that product in view.
  */
+const RACED_ON = ['products_tenant_id_external_id_key', 'products_tenant_id_sku_key', 'product_barcodes_distinct', 'packaging_barcodes_unique'];
+
 function raced(error: unknown): never {
-  if (isUniqueViolation(error, 'products_tenant_id_external_id_key') || isUniqueViolation(error, 'products_tenant_id_sku_key')) {
+  if (RACED_ON.some((constraint) => isUniqueViolation(error, constraint))) {
     throw new WriteRaced(error);
   }
   throw error;

@@ -31,6 +31,8 @@ export const PRODUCT_FIELDS: readonly ProductField[] = [
   { field: 'isCombo', column: 'is_combo', sqlType: 'boolean' },
   { field: 'imageUrl', column: 'image_url', sqlType: 'text' },
   { field: 'metadata', column: 'metadata', sqlType: 'jsonb' },
+  { field: 'lotTracked', column: 'lot_tracked', sqlType: 'boolean' },
+  { field: 'packagings', column: 'packagings', sqlType: 'jsonb' },
 ];
 
 export interface SentColumn {
@@ -80,6 +82,8 @@ export function toProduct(row: ProductRow): Product {
     isCombo: row.is_combo,
     imageUrl: row.image_url,
     metadata: row.metadata,
+    lotTracked: row.lot_tracked,
+    packagings: row.packagings,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

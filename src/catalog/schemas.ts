@@ -28,6 +28,21 @@ export const MAX_STOCK = 1_000_000_000;
 
 export const LOCATION_CODE_PATTERN = '^[A-Za-z0-9-]+$';
 
+/** The most packagings a product has: a unit's few ways of being shipped (inner, case, pallet...). */
+export const MAX_PACKAGINGS = 10;
+
+export const Packaging = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 50, description: 'Unique among the product\'s packagings, case aside; for example "case"' }),
+    quantity: Type.Integer({ minimum: 2, maximum: MAX_STOCK, description: 'Units of the product it holds: a whole number of at least 2' }),
+    barcode: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 50, description: "No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units" }),
+    ),
+  },
+  { title: 'Packaging', additionalProperties: false },
+);
+export type Packaging = Static<typeof Packaging>;
+
 export const ProductInput = Type.Object(
   {
     externalId: Type.String({ minLength: 1, maxLength: 100, description: "The product's id in your system; case-sensitive, immutable" }),
@@ -52,6 +67,10 @@ export const ProductInput = Type.Object(
     isCombo: Type.Optional(Type.Boolean({ description: 'false when a product is created without it' })),
     imageUrl: Type.Optional(orNull(Type.String({ maxLength: 255 }))),
     metadata: Type.Optional(orNull(Metadata)),
+    lotTracked: Type.Optional(Type.Boolean({ description: 'Whether stock is kept by lot and expiry; false when a product is created without it' })),
+    packagings: Type.Optional(
+      Type.Array(Packaging, { maxItems: MAX_PACKAGINGS, description: 'The ways units are packed ("1 case of 12"); [] when a product is created without it; [] removes them all' }),
+    ),
   },
   {
     title: 'ProductInput',
@@ -90,6 +109,8 @@ export const Product = Type.Object(
     isCombo: Type.Boolean(),
     imageUrl: nullable(Type.String()),
     metadata: nullable(metadataOf(Type.Union([Type.String(), Type.Number()]))),
+    lotTracked: Type.Boolean(),
+    packagings: Type.Array(Packaging),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
   },

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Packaging } from './schemas';
 
 type Numeric = ColumnType<number, number | string, number | string>;
 
@@ -24,8 +25,16 @@ export interface CatalogTables {
     is_combo: Generated<boolean>;
     image_url: string | null;
     metadata: ColumnType<Record<string, string | number> | null, string | null, string | null>;
+    lot_tracked: Generated<boolean>;
+    packagings: ColumnType<Packaging[], string | undefined, string>;
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
+  };
+  /** One row per packaging barcode, kept by the products' trigger (migration 038). */
+  packaging_barcodes: {
+    tenant_id: string;
+    product_id: string;
+    barcode: string;
   };
 }
 

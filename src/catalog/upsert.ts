@@ -3,12 +3,13 @@ import type { Executor, Tx } from '../db';
 import { parameter, preparedOnce } from '../db/prepared';
 import { primaryKeyProbe, uniqueKeyRow } from '../db/key-probe';
 import { isUniqueViolation } from '../db/errors';
-import { ApiError, concurrentUpdate, conflict } from '../http/errors';
+import { ApiError, concurrentUpdate, conflict, validationError } from '../http/errors';
 import { productKeyAndWaitingOrdersWhen, productKeysTaken, productsInOpenOrders } from '../orders/catalog-hooks';
 import { recordEvents } from '../events/outbox';
 import type { DomainEvent } from '../events/types';
 import { afterProductWrites, type WrittenProduct } from './effects';
 import { PRODUCT_FIELDS, sentColumns, unknownLocationWarning, type SentColumn } from './fields';
+import { barcodeTaken, packagingProblems } from './packagings';
 import { stockUpdatedEventSql } from './stock-events';
 import type { ProductInput } from './schemas';
 
@@ -150,13 +151,14 @@ export function upsertQuery(db: Executor, tenantId: string, input: ProductInput,
  * undoes the write.
  */
 export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInput): Promise<UpsertResult> {
+  checkPackagings(input);
   // Writes that can resolve or free something for orders also take the product's key, after the row.
   const statement = upsertQuery(tx, tenantId, input, { orderKey: true });
-  let row = await runUpsert(tx, statement, input.sku);
+  let row = await runUpsert(tx, statement, input);
   if (row.id === null && row.old_id === null && row.sku_owner === null) {
     // The externalId was inserted by a concurrent request after this statement's snapshot; the
     // statement wrote nothing but now holds the row's lock, so running it again sees that row.
-    row = await runUpsert(tx, statement, input.sku);
+    row = await runUpsert(tx, statement, input);
   }
   if (row.sku_owner !== null) throw duplicateSku(input.sku, row.sku_owner);
   if (row.orders_waiting !== null) productKeysTaken(tx, tenantId, [input.externalId]);
@@ -189,7 +191,8 @@ export async function upsertProduct(tx: Tx, tenantId: string, input: ProductInpu
  * orders wait for makes the statement abort itself (isWriteNeedingTransaction), undoing the write.
  */
 export async function upsertProductAlone(db: Executor, tenantId: string, input: ProductInput): Promise<UpsertResult | undefined> {
-  const row = await runUpsert(db, upsertQuery(db, tenantId, input, { orderKey: true, alone: true }), input.sku);
+  checkPackagings(input);
+  const row = await runUpsert(db, upsertQuery(db, tenantId, input, { orderKey: true, alone: true }), input);
   if (row.sku_owner !== null) throw duplicateSku(input.sku, row.sku_owner);
   const id = row.id ?? row.old_id;
   // Also when the externalId was inserted concurrently after the statement's snapshot (see upsertProduct).
@@ -200,13 +203,21 @@ export async function upsertProductAlone(db: Executor, tenantId: string, input: 
 const warnings = (row: UpsertRow, input: ProductInput) =>
   row.location_known || !input.locationCode ? [] : [unknownLocationWarning(input.locationCode)];
 
-async function runUpsert(db: Executor, statement: CompiledQuery<UpsertRow>, sku: string): Promise<UpsertRow> {
+function checkPackagings(input: ProductInput): void {
+  const problems = packagingProblems(input);
+  if (problems.length > 0) throw validationError(problems);
+}
+
+async function runUpsert(db: Executor, statement: CompiledQuery<UpsertRow>, input: ProductInput): Promise<UpsertRow> {
   try {
     const { rows } = await db.executeQuery(statement);
     return rows[0]!;
   } catch (error) {
     // Another request bound the sku between this statement's snapshot and its insert.
-    if (isUniqueViolation(error, 'products_tenant_id_sku_key')) throw duplicateSku(sku);
+    if (isUniqueViolation(error, 'products_tenant_id_sku_key')) throw duplicateSku(input.sku);
+    // The products' trigger refused a barcode another product holds (migration 038).
+    const taken = barcodeTaken(error, input);
+    if (taken) throw validationError([taken]);
     throw error;
   }
 }

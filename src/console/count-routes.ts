@@ -33,7 +33,7 @@ export const countingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         ...consoleRoute,
         operationId: 'findCountedProduct', summary: 'The product a scanned code names, to count one the location was not expected to hold',
-        description: '404 when no product has the code; 409 when several share it (a barcode).',
+        description: '404 when no product has the code; 409 when several share it (a barcode); 400 naming `ref` for a GS1 string that does not read.',
         params: ProductRefParams,
         response: responses({ 200: CountedProductResponse }, 404, 409),
       },

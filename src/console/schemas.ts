@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Packaging } from '../catalog/schemas';
 import { Count, Layout, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
 import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
@@ -69,6 +70,7 @@ export const PackOrder = Type.Object({
       quantity: Type.Number(),
       name: Type.Union([Type.String(), Type.Null()], { description: "The product's name; null when it is unknown" }),
       barcode: Type.Union([Type.String(), Type.Null()], { description: "The product's barcode, scanned to check a unit; null when it has none" }),
+      packagings: Type.Array(Packaging, { description: "The product's packagings: a scan of one's barcode checks its quantity of units" }),
     }),
   ),
   tote: Type.Union([Type.Object({ number: Type.Integer(), label: Type.Union([Type.String(), Type.Null()], { description: 'While the tote holds the order' }) }), Type.Null()], {
@@ -93,7 +95,12 @@ export const SlottingProposalIdParams = Type.Object({ id: Type.String({ format: 
 export const WaveStatusQuery = Type.Object({ status: Type.Optional(Type.Union(WAVE_STATUSES.map((status) => Type.Literal(status)))) });
 
 export const ProductRefParams = Type.Object({
-  ref: Type.String({ minLength: 1, maxLength: 255, description: "The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches)" }),
+  ref: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description:
+      "The product's externalId, its sku, its barcode or a packaging's barcode, tried in that order (case aside when neither of the first two matches), or a GS1 element string whose GTIN is its barcode or a packaging's",
+  }),
 });
 export const ConsoleStockResponse = Success(
   Type.Object({ externalId: Type.String(), sku: Type.String(), name: Type.String(), stock: Type.Number() }),
@@ -234,6 +241,7 @@ export const CountedProduct = Type.Object({
   sku: Type.String(),
   name: Type.String(),
   barcode: Type.Union([Type.String(), Type.Null()], { description: 'Scanned to count a unit; null when it has none' }),
+  packagings: Type.Array(Packaging, { description: "A scan of one's barcode counts its quantity of units" }),
 });
 export const CountedProductResponse = Success(CountedProduct);
 /** A count as the count screen shows it: what the records say is never sent. */

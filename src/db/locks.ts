@@ -23,6 +23,11 @@ export const LOCK_CLASS = {
   pickerWave: 14,
   /** A console user's take of a replenishment task: they hold one at a time. */
   replenisher: 15,
+  /**
+   * A barcode of a tenant's catalog (lower case), taken by the products' trigger of migration 038
+   * before it checks a product barcode against the packagings' and back.
+   */
+  barcode: 16,
 } as const;
 
 /** Takes the transaction-scoped lock of `key` (hashed to 32 bits) in `lockClass`, waiting for it. */

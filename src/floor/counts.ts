@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Packaging } from '../catalog/schemas';
 import { MAX_STOCK } from '../catalog/schemas';
 import type { Executor, Tx } from '../db';
 import { WriteRaced } from '../db/errors';
@@ -215,6 +216,7 @@ export interface ExpectedProduct {
   sku: string;
   name: string;
   barcode: string | null;
+  packagings: Packaging[];
 }
 
 /** The products holding a slot at each of the given locations, by location code, each by externalId. */
@@ -223,7 +225,7 @@ async function productsAt(db: Executor, tenantId: string, codes: readonly string
     ? await db
         .selectFrom('product_slots as s')
         .innerJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 's.tenant_id').onRef('p.id', '=', 's.product_id'))
-        .select(['s.location_code', 'p.external_id', 'p.sku', 'p.name', 'p.barcode'])
+        .select(['s.location_code', 'p.external_id', 'p.sku', 'p.name', 'p.barcode', 'p.packagings'])
         .where('s.tenant_id', '=', tenantId)
         .where('s.location_code', '=', sql<string>`ANY (${codes}::text[])`)
         .orderBy('s.location_code')
@@ -231,7 +233,7 @@ async function productsAt(db: Executor, tenantId: string, codes: readonly string
         .execute()
     : [];
   const byLocation = new Map<string, ExpectedProduct[]>(codes.map((code) => [code, []]));
-  for (const row of rows) byLocation.get(row.location_code)!.push({ productExternalId: row.external_id, sku: row.sku, name: row.name, barcode: row.barcode });
+  for (const row of rows) byLocation.get(row.location_code)!.push({ productExternalId: row.external_id, sku: row.sku, name: row.name, barcode: row.barcode, packagings: row.packagings });
   return byLocation;
 }
 
@@ -253,9 +255,9 @@ export async function blindCounts(db: Executor, tenantId: string, shown: readonl
 
 /** The product of that externalId as a count names it; 404 when unknown. */
 export async function countedProduct(db: Executor, tenantId: string, externalId: string): Promise<ExpectedProduct> {
-  const row = await db.selectFrom('products').select(['external_id', 'sku', 'name', 'barcode']).where('tenant_id', '=', tenantId).where('external_id', '=', externalId).executeTakeFirst();
+  const row = await db.selectFrom('products').select(['external_id', 'sku', 'name', 'barcode', 'packagings']).where('tenant_id', '=', tenantId).where('external_id', '=', externalId).executeTakeFirst();
   if (!row) throw notFound(`Product ${externalId}`);
-  return { productExternalId: row.external_id, sku: row.sku, name: row.name, barcode: row.barcode };
+  return { productExternalId: row.external_id, sku: row.sku, name: row.name, barcode: row.barcode, packagings: row.packagings };
 }
 
 /**

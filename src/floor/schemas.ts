@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { MAX_STOCK } from '../catalog/schemas';
+import { MAX_STOCK, Packaging } from '../catalog/schemas';
 import { IsoDateTime, Page, Success, pageQuery } from '../http/schemas';
 import { MAX_AISLES, MAX_CROSS_AISLES, MAX_POSITIONS_PER_AISLE, POLICIES } from './plan/layout';
 
@@ -218,6 +218,7 @@ const WaveLine = Type.Object({
   productExternalId: Type.String(),
   productSku: Type.String(),
   barcode: Type.Union([Type.String(), Type.Null()]),
+  packagings: Type.Array(Packaging, { description: "The product's packagings: a scan of one's barcode counts its quantity of units" }),
   name: Type.Union([Type.String(), Type.Null()]),
   quantity: Type.Number({ description: 'To take at this stop: the whole line unless it is planned at several stops' }),
   orderedQuantity: Type.Number({ description: 'Ordered: the line at every stop together' }),

@@ -57,6 +57,7 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
       'i.product_sku',
       'i.product_id',
       'p.barcode',
+      'p.packagings',
       'p.name',
     ])
     .where('l.tenant_id', '=', tenantId)
@@ -129,6 +130,7 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
         productExternalId: row.product_external_id,
         productSku: row.product_sku,
         barcode: row.barcode,
+        packagings: row.packagings ?? [],
         name: row.name,
         quantity: row.quantity,
         orderedQuantity: row.ordered_quantity,

@@ -37,6 +37,8 @@ const productInput = {
   isCombo: false,
   imageUrl: 'https://cdn.example.com/p/mug-red-12.jpg',
   metadata: { color: 'red', packSize: 1 },
+  lotTracked: false,
+  packagings: [{ name: 'case', quantity: 12, barcode: '14006381333938' }],
 };
 const product = {
   id: '0b7d6f0e-3c1a-4f7e-9a52-6c2d8e1f4a90',
@@ -201,6 +203,7 @@ const waveLine = (orderExternalId: string, tote: number, productExternalId: stri
   productExternalId,
   productSku,
   barcode: null,
+  packagings: [] as { name: string; quantity: number; barcode?: string }[],
   name,
   quantity,
   orderedQuantity: quantity,
@@ -251,6 +254,7 @@ const packOrder = (changes: Record<string, unknown>, label: string | null = 'T-0
       ...item,
       name: index === 0 ? 'Red ceramic mug, 12 oz' : 'Earl Grey tea, 100 bags',
       barcode: index === 0 ? '4006381333931' : null,
+      packagings: index === 0 ? productInput.packagings : [],
     })),
     tote: { number: 1, label },
   };
@@ -342,7 +346,7 @@ const finishedCount = {
   doneAt: '2026-11-23T10:20:00.000Z',
   lines: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', recordedQuantity: 12, countedQuantity: 10, difference: -2 }],
 };
-const countedProduct = { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red mug, 12 oz', barcode: '4006381333931' };
+const countedProduct = { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red mug, 12 oz', barcode: '4006381333931', packagings: productInput.packagings };
 const blindCount = { id: count.id, locationCode: count.locationCode, reason: count.reason, status: 'OPEN', createdAt: count.createdAt, products: [countedProduct] };
 
 export const EXAMPLES: Record<string, OperationExamples> = {

@@ -25,20 +25,23 @@ export async function dispatchOrder(
   return { order: moved.order, events: [moved.event] };
 }
 
-/** The public order view, each item with its product's name and barcode for the packer to check, and the tote it came in. */
+/** The public order view, each item with its product's name, barcode and packagings for the packer to check, and the tote it came in. */
 export async function packOrderView(db: Executor, tenantId: string, order: OrderRow) {
   const view = await loadOrderView(db, tenantId, order);
   const ids = view.items.map((item) => item.productExternalId);
   const [products, tote] = await Promise.all([
     ids.length
-      ? db.selectFrom('products').select(['external_id', 'name', 'barcode']).where('tenant_id', '=', tenantId).where('external_id', 'in', ids).execute()
+      ? db.selectFrom('products').select(['external_id', 'name', 'barcode', 'packagings']).where('tenant_id', '=', tenantId).where('external_id', 'in', ids).execute()
       : [],
     toteOfOrder(db, tenantId, order.id),
   ]);
   const byId = new Map(products.map((product) => [product.external_id, product]));
   return {
     ...view,
-    items: view.items.map((item) => ({ ...item, name: byId.get(item.productExternalId)?.name ?? null, barcode: byId.get(item.productExternalId)?.barcode ?? null })),
+    items: view.items.map((item) => {
+      const product = byId.get(item.productExternalId);
+      return { ...item, name: product?.name ?? null, barcode: product?.barcode ?? null, packagings: product?.packagings ?? [] };
+    }),
     tote,
   };
 }

@@ -56,6 +56,8 @@ describe('GET /products/{externalId}', () => {
       isCombo: true,
       imageUrl: 'https://example.com/p.png',
       metadata: { color: 'red', pack: 6 },
+      lotTracked: true,
+      packagings: [{ name: 'case', quantity: 6, barcode: '14006381333938' }],
     };
     const created = await tenant.api.post('/products', product);
     const response = await tenant.api.get(`/products/${encodeURIComponent(product.externalId)}`);

@@ -40,14 +40,14 @@ describe('console: the count screen', () => {
         reason: 'REQUESTED',
         status: 'OPEN',
         createdAt: expect.any(String),
-        products: [{ productExternalId: 'MUG', sku: 'SKU-MUG', name: 'Product MUG', barcode: '4006381333931' }],
+        products: [{ productExternalId: 'MUG', sku: 'SKU-MUG', name: 'Product MUG', barcode: '4006381333931', packagings: [] }],
       },
     ]);
     // Blind: nothing the screen reads says what the records hold.
     expect(JSON.stringify(open.body)).not.toMatch(/"(quantity|stock|recordedQuantity)"/);
 
     const found = await picker.get('/counting/products/SKU-CUP');
-    expect(found.body.data).toEqual({ productExternalId: 'CUP', sku: 'SKU-CUP', name: 'Product CUP', barcode: null });
+    expect(found.body.data).toEqual({ productExternalId: 'CUP', sku: 'SKU-CUP', name: 'Product CUP', barcode: null, packagings: [] });
     const finished = await picker.post(`/counts/${id}/finish`, { lines: [{ productExternalId: 'MUG', quantity: 5 }, { productExternalId: 'CUP', quantity: 1 }] });
     expect(finished.status, JSON.stringify(finished.body)).toBe(200);
     expect(finished.body.data).toMatchObject({ id, status: 'DONE' });

@@ -136,7 +136,7 @@ describe('the pack station', () => {
     const byNumber = await packer.get('/packing/orders/N-O1');
     expect(byNumber.status, JSON.stringify(byNumber.body)).toBe(200);
     expect(byNumber.body.data).toMatchObject({ externalId: 'O1', orderNumber: 'N-O1', status: 'PICKED' });
-    expect(byNumber.body.data.items[0]).toEqual({ productExternalId: 'P1', productSku: 'SKU-P1', quantity: 2, name: 'Product P1', barcode: '400000000001' });
+    expect(byNumber.body.data.items[0]).toEqual({ productExternalId: 'P1', productSku: 'SKU-P1', quantity: 2, name: 'Product P1', barcode: '400000000001', packagings: [] });
     expect((await packer.get('/packing/orders/O1')).body.data.externalId).toBe('O1');
 
     expect((await packer.post('/packing/orders/O1/pack')).body.data.status).toBe('PACKED');

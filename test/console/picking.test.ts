@@ -34,6 +34,7 @@ const line = (orderExternalId: string, productExternalId: string, quantity: numb
   productExternalId,
   productSku: `SKU-${productExternalId}`,
   barcode: null,
+  packagings: [],
   name: `Product ${productExternalId}`,
   quantity,
   orderedQuantity: quantity,

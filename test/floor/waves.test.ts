@@ -85,6 +85,7 @@ describe('floor: waves', () => {
       productExternalId: 'SHOE',
       productSku: 'SKU-SHOE',
       barcode: '4006381333931',
+      packagings: [],
       name: 'Product SHOE',
       quantity: 2,
       orderedQuantity: 2,

@@ -1274,7 +1274,7 @@ export interface paths {
         };
         /**
          * The product a scanned code names, to count one the location was not expected to hold
-         * @description 404 when no product has the code; 409 when several share it (a barcode).
+         * @description 404 when no product has the code; 409 when several share it (a barcode); 400 naming `ref` for a GS1 string that does not read.
          */
         get: operations["findCountedProduct"];
         put?: never;
@@ -1914,6 +1914,14 @@ export interface operations {
                      *             "color": "red",
                      *             "packSize": 1
                      *           },
+                     *           "lotTracked": false,
+                     *           "packagings": [
+                     *             {
+                     *               "name": "case",
+                     *               "quantity": 12,
+                     *               "barcode": "14006381333938"
+                     *             }
+                     *           ],
                      *           "createdAt": "2026-11-20T08:12:45Z",
                      *           "updatedAt": "2026-11-23T09:15:00Z"
                      *         }
@@ -1956,6 +1964,15 @@ export interface operations {
                             metadata: {
                                 [key: string]: string | number;
                             } | null;
+                            lotTracked: boolean;
+                            packagings: {
+                                /** @description Unique among the product's packagings, case aside; for example "case" */
+                                name: string;
+                                /** @description Units of the product it holds: a whole number of at least 2 */
+                                quantity: number;
+                                /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                barcode?: string;
+                            }[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -2109,7 +2126,15 @@ export interface operations {
                  *       "metadata": {
                  *         "color": "red",
                  *         "packSize": 1
-                 *       }
+                 *       },
+                 *       "lotTracked": false,
+                 *       "packagings": [
+                 *         {
+                 *           "name": "case",
+                 *           "quantity": 12,
+                 *           "barcode": "14006381333938"
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -2145,6 +2170,17 @@ export interface operations {
                     metadata?: {
                         [key: string]: string | number;
                     } | null;
+                    /** @description Whether stock is kept by lot and expiry; false when a product is created without it */
+                    lotTracked?: boolean;
+                    /** @description The ways units are packed ("1 case of 12"); [] when a product is created without it; [] removes them all */
+                    packagings?: {
+                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                        name: string;
+                        /** @description Units of the product it holds: a whole number of at least 2 */
+                        quantity: number;
+                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                        barcode?: string;
+                    }[];
                 };
             };
         };
@@ -2397,7 +2433,15 @@ export interface operations {
                  *           "metadata": {
                  *             "color": "red",
                  *             "packSize": 1
-                 *           }
+                 *           },
+                 *           "lotTracked": false,
+                 *           "packagings": [
+                 *             {
+                 *               "name": "case",
+                 *               "quantity": 12,
+                 *               "barcode": "14006381333938"
+                 *             }
+                 *           ]
                  *         },
                  *         {
                  *           "externalId": "P-1002",
@@ -2444,6 +2488,17 @@ export interface operations {
                         metadata?: {
                             [key: string]: string | number;
                         } | null;
+                        /** @description Whether stock is kept by lot and expiry; false when a product is created without it */
+                        lotTracked?: boolean;
+                        /** @description The ways units are packed ("1 case of 12"); [] when a product is created without it; [] removes them all */
+                        packagings?: {
+                            /** @description Unique among the product's packagings, case aside; for example "case" */
+                            name: string;
+                            /** @description Units of the product it holds: a whole number of at least 2 */
+                            quantity: number;
+                            /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                            barcode?: string;
+                        }[];
                     }[];
                 };
             };
@@ -2716,6 +2771,14 @@ export interface operations {
                      *           "color": "red",
                      *           "packSize": 1
                      *         },
+                     *         "lotTracked": false,
+                     *         "packagings": [
+                     *           {
+                     *             "name": "case",
+                     *             "quantity": 12,
+                     *             "barcode": "14006381333938"
+                     *           }
+                     *         ],
                      *         "createdAt": "2026-11-20T08:12:45Z",
                      *         "updatedAt": "2026-11-23T09:15:00Z"
                      *       },
@@ -2752,6 +2815,15 @@ export interface operations {
                             metadata: {
                                 [key: string]: string | number;
                             } | null;
+                            lotTracked: boolean;
+                            packagings: {
+                                /** @description Unique among the product's packagings, case aside; for example "case" */
+                                name: string;
+                                /** @description Units of the product it holds: a whole number of at least 2 */
+                                quantity: number;
+                                /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                barcode?: string;
+                            }[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 date and time
@@ -12321,6 +12393,7 @@ export interface operations {
                      *                   "productExternalId": "P-1001",
                      *                   "productSku": "MUG-RED-12",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
@@ -12342,6 +12415,7 @@ export interface operations {
                      *                   "productExternalId": "P-1007",
                      *                   "productSku": "TEA-EARL-100",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
@@ -12401,6 +12475,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -12424,6 +12507,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -12610,6 +12702,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -12631,6 +12724,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -12683,6 +12777,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -12706,6 +12809,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -13077,6 +13189,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -13098,6 +13211,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -13150,6 +13264,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -13173,6 +13296,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -13344,6 +13476,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -13365,6 +13498,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -13417,6 +13551,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -13440,6 +13583,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -13603,6 +13755,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -13624,6 +13777,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -13676,6 +13830,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -13699,6 +13862,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -13862,6 +14034,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -13883,6 +14056,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -13935,6 +14109,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -13958,6 +14141,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -15359,6 +15551,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -15380,6 +15573,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -15443,6 +15637,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -15466,6 +15669,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -15620,6 +15832,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -15641,6 +15854,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -15703,6 +15917,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -15726,6 +15949,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -15817,6 +16049,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -15838,6 +16071,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -15900,6 +16134,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -15923,6 +16166,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -16096,6 +16348,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -16117,6 +16370,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -16184,6 +16438,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -16207,6 +16470,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -16400,6 +16672,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -16421,6 +16694,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -16483,6 +16757,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -16506,6 +16789,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -16684,6 +16976,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -16705,6 +16998,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -16767,6 +17061,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -16790,6 +17093,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -17695,7 +18007,14 @@ export interface operations {
                      *               "productExternalId": "P-1001",
                      *               "sku": "MUG-RED-12",
                      *               "name": "Red mug, 12 oz",
-                     *               "barcode": "4006381333931"
+                     *               "barcode": "4006381333931",
+                     *               "packagings": [
+                     *                 {
+                     *                   "name": "case",
+                     *                   "quantity": 12,
+                     *                   "barcode": "14006381333938"
+                     *                 }
+                     *               ]
                      *             }
                      *           ]
                      *         }
@@ -17728,6 +18047,15 @@ export interface operations {
                                 name: string;
                                 /** @description Scanned to count a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description A scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                         }[];
                         /**
@@ -17791,7 +18119,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches) */
+                /** @description The product's externalId, its sku, its barcode or a packaging's barcode, tried in that order (case aside when neither of the first two matches), or a GS1 element string whose GTIN is its barcode or a packaging's */
                 ref: string;
             };
             cookie?: never;
@@ -17813,7 +18141,14 @@ export interface operations {
                      *         "productExternalId": "P-1001",
                      *         "sku": "MUG-RED-12",
                      *         "name": "Red mug, 12 oz",
-                     *         "barcode": "4006381333931"
+                     *         "barcode": "4006381333931",
+                     *         "packagings": [
+                     *           {
+                     *             "name": "case",
+                     *             "quantity": 12,
+                     *             "barcode": "14006381333938"
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -17827,6 +18162,15 @@ export interface operations {
                             name: string;
                             /** @description Scanned to count a unit; null when it has none */
                             barcode: string | null;
+                            /** @description A scan of one's barcode counts its quantity of units */
+                            packagings: {
+                                /** @description Unique among the product's packagings, case aside; for example "case" */
+                                name: string;
+                                /** @description Units of the product it holds: a whole number of at least 2 */
+                                quantity: number;
+                                /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                barcode?: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -17962,7 +18306,14 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "sku": "MUG-RED-12",
                      *             "name": "Red mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -17993,6 +18344,15 @@ export interface operations {
                                 name: string;
                                 /** @description Scanned to count a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description A scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                         };
                         /**
@@ -18113,14 +18473,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -18184,6 +18552,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -18327,14 +18704,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -18398,6 +18783,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -18567,14 +18961,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -18638,6 +19040,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -19138,6 +19549,7 @@ export interface operations {
                      *                   "productExternalId": "P-1001",
                      *                   "productSku": "MUG-RED-12",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
@@ -19159,6 +19571,7 @@ export interface operations {
                      *                   "productExternalId": "P-1007",
                      *                   "productSku": "TEA-EARL-100",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
@@ -19222,6 +19635,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -19245,6 +19667,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -19421,6 +19852,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -19442,6 +19874,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -19500,6 +19933,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -19523,6 +19965,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -19892,6 +20343,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -19913,6 +20365,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -19980,6 +20433,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -20003,6 +20465,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -20164,6 +20635,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -20185,6 +20657,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -20247,6 +20720,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -20270,6 +20752,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -20459,6 +20950,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -20480,6 +20972,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -20542,6 +21035,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -20565,6 +21067,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -20690,7 +21201,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches) */
+                /** @description The product's externalId, its sku, its barcode or a packaging's barcode, tried in that order (case aside when neither of the first two matches), or a GS1 element string whose GTIN is its barcode or a packaging's */
                 ref: string;
             };
             cookie?: never;

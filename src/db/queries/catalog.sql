@@ -5,9 +5,9 @@
 -- built by insertProducts (src/catalog/batch.ts)
 -- run by the bench's baseline of a batch (insertProducts)
 /* prepared batch_insert_products */
-    INSERT INTO products (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-    SELECT $1::uuid, r."external_id", r."sku", r."name", COALESCE(r."stock", 0), r."location_code", r."price", r."weight", r."length", r."width", r."height", r."barcode", r."category", r."supplier", r."brand", COALESCE(r."is_active", true), COALESCE(r."is_combo", false), r."image_url", r."metadata"
-    FROM jsonb_to_recordset($2::jsonb) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb)
+    INSERT INTO products (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata", "lot_tracked", "packagings")
+    SELECT $1::uuid, r."external_id", r."sku", r."name", COALESCE(r."stock", 0), r."location_code", r."price", r."weight", r."length", r."width", r."height", r."barcode", r."category", r."supplier", r."brand", COALESCE(r."is_active", true), COALESCE(r."is_combo", false), r."image_url", r."metadata", COALESCE(r."lot_tracked", false), COALESCE(r."packagings", '[]'::jsonb)
+    FROM jsonb_to_recordset($2::jsonb) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb, "lot_tracked" boolean, "packagings" jsonb)
     WHERE true
     ORDER BY r.external_id
     RETURNING id, external_id, sku, stock;
@@ -18,9 +18,9 @@
 /* prepared batch_insert_products_taking_keys */
     WITH
     inserted AS (
-    INSERT INTO products (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-    SELECT $1::uuid, r."external_id", r."sku", r."name", COALESCE(r."stock", 0), r."location_code", r."price", r."weight", r."length", r."width", r."height", r."barcode", r."category", r."supplier", r."brand", COALESCE(r."is_active", true), COALESCE(r."is_combo", false), r."image_url", r."metadata"
-    FROM jsonb_to_recordset($2::jsonb) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb)
+    INSERT INTO products (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata", "lot_tracked", "packagings")
+    SELECT $1::uuid, r."external_id", r."sku", r."name", COALESCE(r."stock", 0), r."location_code", r."price", r."weight", r."length", r."width", r."height", r."barcode", r."category", r."supplier", r."brand", COALESCE(r."is_active", true), COALESCE(r."is_combo", false), r."image_url", r."metadata", COALESCE(r."lot_tracked", false), COALESCE(r."packagings", '[]'::jsonb)
+    FROM jsonb_to_recordset($2::jsonb) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb, "lot_tracked" boolean, "packagings" jsonb)
     WHERE true
     ORDER BY r.external_id
     RETURNING id, external_id, sku, stock)
@@ -79,9 +79,9 @@
       SELECT id, external_id, sku, stock FROM products WHERE tenant_id = $7 AND id BETWEEN found.id AND found.id ORDER BY id LIMIT 1 FOR UPDATE
     ) AS p),
     inserted AS (
-    INSERT INTO products (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-    SELECT $8::uuid, r."external_id", r."sku", r."name", COALESCE(r."stock", 0), r."location_code", r."price", r."weight", r."length", r."width", r."height", r."barcode", r."category", r."supplier", r."brand", COALESCE(r."is_active", true), COALESCE(r."is_combo", false), r."image_url", r."metadata"
-    FROM jsonb_to_recordset($9::jsonb) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb)
+    INSERT INTO products (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata", "lot_tracked", "packagings")
+    SELECT $8::uuid, r."external_id", r."sku", r."name", COALESCE(r."stock", 0), r."location_code", r."price", r."weight", r."length", r."width", r."height", r."barcode", r."category", r."supplier", r."brand", COALESCE(r."is_active", true), COALESCE(r."is_combo", false), r."image_url", r."metadata", COALESCE(r."lot_tracked", false), COALESCE(r."packagings", '[]'::jsonb)
+    FROM jsonb_to_recordset($9::jsonb) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb, "lot_tracked" boolean, "packagings" jsonb)
     WHERE NOT EXISTS (SELECT FROM locked)
     ORDER BY r.external_id
     RETURNING id, external_id, sku, stock)
@@ -98,88 +98,13 @@
 -- built by updateProducts (src/catalog/batch.ts)
 -- run by POST /products/batch updating a product, another item claiming its sku (upsertBatch)
 /* prepared batch_update_products */
-    UPDATE products AS p SET "sku" = CASE WHEN i.doc ? 'sku' THEN i."sku" ELSE p."sku" END, "name" = CASE WHEN i.doc ? 'name' THEN i."name" ELSE p."name" END, "stock" = CASE WHEN i.doc ? 'stock' THEN i."stock" ELSE p."stock" END, "location_code" = CASE WHEN i.doc ? 'location_code' THEN i."location_code" ELSE p."location_code" END, "price" = CASE WHEN i.doc ? 'price' THEN i."price" ELSE p."price" END, "weight" = CASE WHEN i.doc ? 'weight' THEN i."weight" ELSE p."weight" END, "length" = CASE WHEN i.doc ? 'length' THEN i."length" ELSE p."length" END, "width" = CASE WHEN i.doc ? 'width' THEN i."width" ELSE p."width" END, "height" = CASE WHEN i.doc ? 'height' THEN i."height" ELSE p."height" END, "barcode" = CASE WHEN i.doc ? 'barcode' THEN i."barcode" ELSE p."barcode" END, "category" = CASE WHEN i.doc ? 'category' THEN i."category" ELSE p."category" END, "supplier" = CASE WHEN i.doc ? 'supplier' THEN i."supplier" ELSE p."supplier" END, "brand" = CASE WHEN i.doc ? 'brand' THEN i."brand" ELSE p."brand" END, "is_active" = CASE WHEN i.doc ? 'is_active' THEN i."is_active" ELSE p."is_active" END, "is_combo" = CASE WHEN i.doc ? 'is_combo' THEN i."is_combo" ELSE p."is_combo" END, "image_url" = CASE WHEN i.doc ? 'image_url' THEN i."image_url" ELSE p."image_url" END, "metadata" = CASE WHEN i.doc ? 'metadata' THEN i."metadata" ELSE p."metadata" END, updated_at = now()
+    UPDATE products AS p SET "sku" = CASE WHEN i.doc ? 'sku' THEN i."sku" ELSE p."sku" END, "name" = CASE WHEN i.doc ? 'name' THEN i."name" ELSE p."name" END, "stock" = CASE WHEN i.doc ? 'stock' THEN i."stock" ELSE p."stock" END, "location_code" = CASE WHEN i.doc ? 'location_code' THEN i."location_code" ELSE p."location_code" END, "price" = CASE WHEN i.doc ? 'price' THEN i."price" ELSE p."price" END, "weight" = CASE WHEN i.doc ? 'weight' THEN i."weight" ELSE p."weight" END, "length" = CASE WHEN i.doc ? 'length' THEN i."length" ELSE p."length" END, "width" = CASE WHEN i.doc ? 'width' THEN i."width" ELSE p."width" END, "height" = CASE WHEN i.doc ? 'height' THEN i."height" ELSE p."height" END, "barcode" = CASE WHEN i.doc ? 'barcode' THEN i."barcode" ELSE p."barcode" END, "category" = CASE WHEN i.doc ? 'category' THEN i."category" ELSE p."category" END, "supplier" = CASE WHEN i.doc ? 'supplier' THEN i."supplier" ELSE p."supplier" END, "brand" = CASE WHEN i.doc ? 'brand' THEN i."brand" ELSE p."brand" END, "is_active" = CASE WHEN i.doc ? 'is_active' THEN i."is_active" ELSE p."is_active" END, "is_combo" = CASE WHEN i.doc ? 'is_combo' THEN i."is_combo" ELSE p."is_combo" END, "image_url" = CASE WHEN i.doc ? 'image_url' THEN i."image_url" ELSE p."image_url" END, "metadata" = CASE WHEN i.doc ? 'metadata' THEN i."metadata" ELSE p."metadata" END, "lot_tracked" = CASE WHEN i.doc ? 'lot_tracked' THEN i."lot_tracked" ELSE p."lot_tracked" END, "packagings" = CASE WHEN i.doc ? 'packagings' THEN i."packagings" ELSE p."packagings" END, updated_at = now()
     FROM (
       SELECT e.doc, ($1::uuid[])[e.n] AS id, r.* FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(doc, n)
-      CROSS JOIN LATERAL jsonb_to_record(e.doc) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb)
+      CROSS JOIN LATERAL jsonb_to_record(e.doc) AS r("external_id" text, "sku" text, "name" text, "stock" numeric, "location_code" text, "price" numeric, "weight" numeric, "length" numeric, "width" numeric, "height" numeric, "barcode" text, "category" text, "supplier" text, "brand" text, "is_active" boolean, "is_combo" boolean, "image_url" text, "metadata" jsonb, "lot_tracked" boolean, "packagings" jsonb)
     ) AS i
-    WHERE p.tenant_id = $3 AND p.id = i.id AND ((i.doc ? 'sku' AND p."sku" IS DISTINCT FROM i."sku") OR (i.doc ? 'name' AND p."name" IS DISTINCT FROM i."name") OR (i.doc ? 'stock' AND p."stock" IS DISTINCT FROM i."stock") OR (i.doc ? 'location_code' AND p."location_code" IS DISTINCT FROM i."location_code") OR (i.doc ? 'price' AND p."price" IS DISTINCT FROM i."price") OR (i.doc ? 'weight' AND p."weight" IS DISTINCT FROM i."weight") OR (i.doc ? 'length' AND p."length" IS DISTINCT FROM i."length") OR (i.doc ? 'width' AND p."width" IS DISTINCT FROM i."width") OR (i.doc ? 'height' AND p."height" IS DISTINCT FROM i."height") OR (i.doc ? 'barcode' AND p."barcode" IS DISTINCT FROM i."barcode") OR (i.doc ? 'category' AND p."category" IS DISTINCT FROM i."category") OR (i.doc ? 'supplier' AND p."supplier" IS DISTINCT FROM i."supplier") OR (i.doc ? 'brand' AND p."brand" IS DISTINCT FROM i."brand") OR (i.doc ? 'is_active' AND p."is_active" IS DISTINCT FROM i."is_active") OR (i.doc ? 'is_combo' AND p."is_combo" IS DISTINCT FROM i."is_combo") OR (i.doc ? 'image_url' AND p."image_url" IS DISTINCT FROM i."image_url") OR (i.doc ? 'metadata' AND p."metadata" IS DISTINCT FROM i."metadata"))
+    WHERE p.tenant_id = $3 AND p.id = i.id AND ((i.doc ? 'sku' AND p."sku" IS DISTINCT FROM i."sku") OR (i.doc ? 'name' AND p."name" IS DISTINCT FROM i."name") OR (i.doc ? 'stock' AND p."stock" IS DISTINCT FROM i."stock") OR (i.doc ? 'location_code' AND p."location_code" IS DISTINCT FROM i."location_code") OR (i.doc ? 'price' AND p."price" IS DISTINCT FROM i."price") OR (i.doc ? 'weight' AND p."weight" IS DISTINCT FROM i."weight") OR (i.doc ? 'length' AND p."length" IS DISTINCT FROM i."length") OR (i.doc ? 'width' AND p."width" IS DISTINCT FROM i."width") OR (i.doc ? 'height' AND p."height" IS DISTINCT FROM i."height") OR (i.doc ? 'barcode' AND p."barcode" IS DISTINCT FROM i."barcode") OR (i.doc ? 'category' AND p."category" IS DISTINCT FROM i."category") OR (i.doc ? 'supplier' AND p."supplier" IS DISTINCT FROM i."supplier") OR (i.doc ? 'brand' AND p."brand" IS DISTINCT FROM i."brand") OR (i.doc ? 'is_active' AND p."is_active" IS DISTINCT FROM i."is_active") OR (i.doc ? 'is_combo' AND p."is_combo" IS DISTINCT FROM i."is_combo") OR (i.doc ? 'image_url' AND p."image_url" IS DISTINCT FROM i."image_url") OR (i.doc ? 'metadata' AND p."metadata" IS DISTINCT FROM i."metadata") OR (i.doc ? 'lot_tracked' AND p."lot_tracked" IS DISTINCT FROM i."lot_tracked") OR (i.doc ? 'packagings' AND p."packagings" IS DISTINCT FROM i."packagings"))
     RETURNING p.id, p.external_id, p.sku, p.stock;
-
--- product_upsert_5m9r_location_key
--- built by upsertQuery (src/catalog/upsert.ts)
--- run by POST /products in a transaction (upsertProduct), every field
--- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
-/* prepared product_upsert_5m9r_location_key */
-    WITH old AS (
-      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
-      SELECT p.id, p.sku, p.stock FROM (SELECT * FROM (
-      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1::uuid, $2::text) ORDER BY tenant_id, "external_id" LIMIT 1
-    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."external_id" = $2::text) AS named
-      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = $1::uuid AND id BETWEEN named.id AND named.id ORDER BY id LIMIT 1 FOR UPDATE) AS p
-    ), sku_owner AS (
-      SELECT external_id FROM (SELECT * FROM (
-      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($1::uuid, $3::text) ORDER BY tenant_id, "sku" LIMIT 1
-    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."sku" = $3::text) AS owner WHERE external_id <> $2::text
-    ), written AS (
-      INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-      SELECT $1::uuid, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::numeric, $10::numeric, $11::numeric, $12::numeric, $13::numeric, $14::text, $15::text, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $21::jsonb
-      WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
-      ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", "stock" = excluded."stock", "location_code" = excluded."location_code", "price" = excluded."price", "weight" = excluded."weight", "length" = excluded."length", "width" = excluded."width", "height" = excluded."height", "barcode" = excluded."barcode", "category" = excluded."category", "supplier" = excluded."supplier", "brand" = excluded."brand", "is_active" = excluded."is_active", "is_combo" = excluded."is_combo", "image_url" = excluded."image_url", "metadata" = excluded."metadata", updated_at = now()
-      WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name", p."stock", p."location_code", p."price", p."weight", p."length", p."width", p."height", p."barcode", p."category", p."supplier", p."brand", p."is_active", p."is_combo", p."image_url", p."metadata") IS DISTINCT FROM (excluded."sku", excluded."name", excluded."stock", excluded."location_code", excluded."price", excluded."weight", excluded."length", excluded."width", excluded."height", excluded."barcode", excluded."category", excluded."supplier", excluded."brand", excluded."is_active", excluded."is_combo", excluded."image_url", excluded."metadata")
-      RETURNING p.id, p.sku, p.stock
-    )
-    SELECT written.id, written.sku, written.stock,
-      old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
-      (SELECT external_id FROM sku_owner) AS sku_owner,
-      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $1::uuid AND code = $22::text) AS location_known,
-      CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
-    END AS orders_waiting,
-      false AS needs_transaction
-    FROM (SELECT 1) AS one
-    LEFT JOIN written ON true
-    LEFT JOIN old ON true;
-
--- product_upsert_5m9r_location_key_alone
--- built by upsertQuery (src/catalog/upsert.ts)
--- run by POST /products alone (upsertProductAlone), every field
--- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
-/* prepared product_upsert_5m9r_location_key_alone */
-    WITH old AS (
-      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
-      SELECT p.id, p.sku, p.stock FROM (SELECT * FROM (
-      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1::uuid, $2::text) ORDER BY tenant_id, "external_id" LIMIT 1
-    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."external_id" = $2::text) AS named
-      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = $1::uuid AND id BETWEEN named.id AND named.id ORDER BY id LIMIT 1 FOR UPDATE) AS p
-    ), sku_owner AS (
-      SELECT external_id FROM (SELECT * FROM (
-      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($1::uuid, $3::text) ORDER BY tenant_id, "sku" LIMIT 1
-    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."sku" = $3::text) AS owner WHERE external_id <> $2::text
-    ), written AS (
-      INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata")
-      SELECT $1::uuid, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::numeric, $10::numeric, $11::numeric, $12::numeric, $13::numeric, $14::text, $15::text, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $21::jsonb
-      WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
-      ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", "stock" = excluded."stock", "location_code" = excluded."location_code", "price" = excluded."price", "weight" = excluded."weight", "length" = excluded."length", "width" = excluded."width", "height" = excluded."height", "barcode" = excluded."barcode", "category" = excluded."category", "supplier" = excluded."supplier", "brand" = excluded."brand", "is_active" = excluded."is_active", "is_combo" = excluded."is_combo", "image_url" = excluded."image_url", "metadata" = excluded."metadata", updated_at = now()
-      WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name", p."stock", p."location_code", p."price", p."weight", p."length", p."width", p."height", p."barcode", p."category", p."supplier", p."brand", p."is_active", p."is_combo", p."image_url", p."metadata") IS DISTINCT FROM (excluded."sku", excluded."name", excluded."stock", excluded."location_code", excluded."price", excluded."weight", excluded."length", excluded."width", excluded."height", excluded."barcode", excluded."category", excluded."supplier", excluded."brand", excluded."is_active", excluded."is_combo", excluded."image_url", excluded."metadata") AND p.sku = excluded.sku
-      RETURNING p.id, p.sku, p.stock
-    )
-    SELECT written.id, written.sku, written.stock,
-      old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
-      (SELECT external_id FROM sku_owner) AS sku_owner,
-      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $1::uuid AND code = $22::text) AS location_known,
-      CASE WHEN CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
-      CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
-    END THEN write_needs_transaction_when(true) END AS orders_waiting,
-      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $3::text AS needs_transaction,
-      record_events($1::uuid::uuid, (
-  SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
-    'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
-  FROM written JOIN old ON true
-  WHERE written.stock <> old.stock), 'pickport_webhook_deliveries') AS deliveries
-    FROM (SELECT 1) AS one
-    LEFT JOIN written ON true
-    LEFT JOIN old ON true;
 
 -- product_upsert_7_key
 -- built by upsertQuery (src/catalog/upsert.ts)
@@ -243,6 +168,81 @@
       old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
       (SELECT external_id FROM sku_owner) AS sku_owner,
       true AS location_known,
+      CASE WHEN CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
+    END THEN write_needs_transaction_when(true) END AS orders_waiting,
+      old.id IS NOT NULL AND written.id IS NULL AND old.sku <> $3::text AS needs_transaction,
+      record_events($1::uuid::uuid, (
+  SELECT jsonb_build_array(jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object(
+    'productId', written.id, 'sku', written.sku, 'previousStock', old.stock, 'newStock', written.stock, 'reason', 'INVENTORY_SYNC')))
+  FROM written JOIN old ON true
+  WHERE written.stock <> old.stock), 'pickport_webhook_deliveries') AS deliveries
+    FROM (SELECT 1) AS one
+    LEFT JOIN written ON true
+    LEFT JOIN old ON true;
+
+-- product_upsert_mh33_location_key
+-- built by upsertQuery (src/catalog/upsert.ts)
+-- run by POST /products in a transaction (upsertProduct), every field
+-- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
+/* prepared product_upsert_mh33_location_key */
+    WITH old AS (
+      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
+      SELECT p.id, p.sku, p.stock FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1::uuid, $2::text) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."external_id" = $2::text) AS named
+      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = $1::uuid AND id BETWEEN named.id AND named.id ORDER BY id LIMIT 1 FOR UPDATE) AS p
+    ), sku_owner AS (
+      SELECT external_id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($1::uuid, $3::text) ORDER BY tenant_id, "sku" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."sku" = $3::text) AS owner WHERE external_id <> $2::text
+    ), written AS (
+      INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata", "lot_tracked", "packagings")
+      SELECT $1::uuid, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::numeric, $10::numeric, $11::numeric, $12::numeric, $13::numeric, $14::text, $15::text, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $21::jsonb, $22::boolean, $23::jsonb
+      WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
+      ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", "stock" = excluded."stock", "location_code" = excluded."location_code", "price" = excluded."price", "weight" = excluded."weight", "length" = excluded."length", "width" = excluded."width", "height" = excluded."height", "barcode" = excluded."barcode", "category" = excluded."category", "supplier" = excluded."supplier", "brand" = excluded."brand", "is_active" = excluded."is_active", "is_combo" = excluded."is_combo", "image_url" = excluded."image_url", "metadata" = excluded."metadata", "lot_tracked" = excluded."lot_tracked", "packagings" = excluded."packagings", updated_at = now()
+      WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name", p."stock", p."location_code", p."price", p."weight", p."length", p."width", p."height", p."barcode", p."category", p."supplier", p."brand", p."is_active", p."is_combo", p."image_url", p."metadata", p."lot_tracked", p."packagings") IS DISTINCT FROM (excluded."sku", excluded."name", excluded."stock", excluded."location_code", excluded."price", excluded."weight", excluded."length", excluded."width", excluded."height", excluded."barcode", excluded."category", excluded."supplier", excluded."brand", excluded."is_active", excluded."is_combo", excluded."image_url", excluded."metadata", excluded."lot_tracked", excluded."packagings")
+      RETURNING p.id, p.sku, p.stock
+    )
+    SELECT written.id, written.sku, written.stock,
+      old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
+      (SELECT external_id FROM sku_owner) AS sku_owner,
+      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $1::uuid AND code = $24::text) AS location_known,
+      CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
+      CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
+    END AS orders_waiting,
+      false AS needs_transaction
+    FROM (SELECT 1) AS one
+    LEFT JOIN written ON true
+    LEFT JOIN old ON true;
+
+-- product_upsert_mh33_location_key_alone
+-- built by upsertQuery (src/catalog/upsert.ts)
+-- run by POST /products alone (upsertProductAlone), every field
+-- one statement per set of fields sent (named by its bits): the required fields and all of them stand for the rest
+/* prepared product_upsert_mh33_location_key_alone */
+    WITH old AS (
+      -- Found by its key, then locked by its id (a subquery with FOR UPDATE is never merged into the join).
+      SELECT p.id, p.sku, p.stock FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "external_id") >= ($1::uuid, $2::text) ORDER BY tenant_id, "external_id" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."external_id" = $2::text) AS named
+      CROSS JOIN LATERAL (SELECT id, sku, stock FROM products WHERE tenant_id = $1::uuid AND id BETWEEN named.id AND named.id ORDER BY id LIMIT 1 FOR UPDATE) AS p
+    ), sku_owner AS (
+      SELECT external_id FROM (SELECT * FROM (
+      SELECT * FROM "products" WHERE (tenant_id, "sku") >= ($1::uuid, $3::text) ORDER BY tenant_id, "sku" LIMIT 1
+    ) AS nearest WHERE nearest.tenant_id = $1::uuid AND nearest."sku" = $3::text) AS owner WHERE external_id <> $2::text
+    ), written AS (
+      INSERT INTO products AS p (tenant_id, "external_id", "sku", "name", "stock", "location_code", "price", "weight", "length", "width", "height", "barcode", "category", "supplier", "brand", "is_active", "is_combo", "image_url", "metadata", "lot_tracked", "packagings")
+      SELECT $1::uuid, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::numeric, $10::numeric, $11::numeric, $12::numeric, $13::numeric, $14::text, $15::text, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $21::jsonb, $22::boolean, $23::jsonb
+      WHERE NOT EXISTS (SELECT 1 FROM sku_owner)
+      ON CONFLICT (tenant_id, external_id) DO UPDATE SET "sku" = excluded."sku", "name" = excluded."name", "stock" = excluded."stock", "location_code" = excluded."location_code", "price" = excluded."price", "weight" = excluded."weight", "length" = excluded."length", "width" = excluded."width", "height" = excluded."height", "barcode" = excluded."barcode", "category" = excluded."category", "supplier" = excluded."supplier", "brand" = excluded."brand", "is_active" = excluded."is_active", "is_combo" = excluded."is_combo", "image_url" = excluded."image_url", "metadata" = excluded."metadata", "lot_tracked" = excluded."lot_tracked", "packagings" = excluded."packagings", updated_at = now()
+      WHERE p.id = (SELECT id FROM old) AND (p."sku", p."name", p."stock", p."location_code", p."price", p."weight", p."length", p."width", p."height", p."barcode", p."category", p."supplier", p."brand", p."is_active", p."is_combo", p."image_url", p."metadata", p."lot_tracked", p."packagings") IS DISTINCT FROM (excluded."sku", excluded."name", excluded."stock", excluded."location_code", excluded."price", excluded."weight", excluded."length", excluded."width", excluded."height", excluded."barcode", excluded."category", excluded."supplier", excluded."brand", excluded."is_active", excluded."is_combo", excluded."image_url", excluded."metadata", excluded."lot_tracked", excluded."packagings") AND p.sku = excluded.sku
+      RETURNING p.id, p.sku, p.stock
+    )
+    SELECT written.id, written.sku, written.stock,
+      old.id AS old_id, old.sku AS old_sku, old.stock AS old_stock,
+      (SELECT external_id FROM sku_owner) AS sku_owner,
+      EXISTS (SELECT 1 FROM warehouse_locations WHERE tenant_id = $1::uuid AND code = $24::text) AS location_known,
       CASE WHEN CASE WHEN written.id IS NOT NULL AND (old.id IS NULL OR old.sku <> written.sku OR written.stock > old.stock) THEN
       CASE WHEN (pg_advisory_xact_lock(hashtextextended($1::uuid::text || ':' || $2::text::text, 0))::text IS NOT NULL) THEN EXISTS (SELECT 1 FROM orders_waiting_for($1::uuid::uuid, ARRAY[$2::text::text])) END
     END THEN write_needs_transaction_when(true) END AS orders_waiting,

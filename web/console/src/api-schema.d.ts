@@ -249,7 +249,7 @@ export interface paths {
         };
         /**
          * The product a scanned code names, to count one the location was not expected to hold
-         * @description 404 when no product has the code; 409 when several share it (a barcode).
+         * @description 404 when no product has the code; 409 when several share it (a barcode); 400 naming `ref` for a GS1 string that does not read.
          */
         get: operations["findCountedProduct"];
         put?: never;
@@ -1188,6 +1188,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -1209,6 +1210,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -1272,6 +1274,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -1295,6 +1306,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -1449,6 +1469,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -1470,6 +1491,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -1532,6 +1554,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -1555,6 +1586,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -1646,6 +1686,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -1667,6 +1708,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -1729,6 +1771,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -1752,6 +1803,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -1925,6 +1985,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -1946,6 +2007,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -2013,6 +2075,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -2036,6 +2107,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -2229,6 +2309,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -2250,6 +2331,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -2312,6 +2394,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -2335,6 +2426,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -2513,6 +2613,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -2534,6 +2635,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -2596,6 +2698,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -2619,6 +2730,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -3524,7 +3644,14 @@ export interface operations {
                      *               "productExternalId": "P-1001",
                      *               "sku": "MUG-RED-12",
                      *               "name": "Red mug, 12 oz",
-                     *               "barcode": "4006381333931"
+                     *               "barcode": "4006381333931",
+                     *               "packagings": [
+                     *                 {
+                     *                   "name": "case",
+                     *                   "quantity": 12,
+                     *                   "barcode": "14006381333938"
+                     *                 }
+                     *               ]
                      *             }
                      *           ]
                      *         }
@@ -3557,6 +3684,15 @@ export interface operations {
                                 name: string;
                                 /** @description Scanned to count a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description A scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                         }[];
                         /**
@@ -3620,7 +3756,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches) */
+                /** @description The product's externalId, its sku, its barcode or a packaging's barcode, tried in that order (case aside when neither of the first two matches), or a GS1 element string whose GTIN is its barcode or a packaging's */
                 ref: string;
             };
             cookie?: never;
@@ -3642,7 +3778,14 @@ export interface operations {
                      *         "productExternalId": "P-1001",
                      *         "sku": "MUG-RED-12",
                      *         "name": "Red mug, 12 oz",
-                     *         "barcode": "4006381333931"
+                     *         "barcode": "4006381333931",
+                     *         "packagings": [
+                     *           {
+                     *             "name": "case",
+                     *             "quantity": 12,
+                     *             "barcode": "14006381333938"
+                     *           }
+                     *         ]
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -3656,6 +3799,15 @@ export interface operations {
                             name: string;
                             /** @description Scanned to count a unit; null when it has none */
                             barcode: string | null;
+                            /** @description A scan of one's barcode counts its quantity of units */
+                            packagings: {
+                                /** @description Unique among the product's packagings, case aside; for example "case" */
+                                name: string;
+                                /** @description Units of the product it holds: a whole number of at least 2 */
+                                quantity: number;
+                                /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                barcode?: string;
+                            }[];
                         };
                         /**
                          * Format: uuid
@@ -3791,7 +3943,14 @@ export interface operations {
                      *             "productExternalId": "P-1001",
                      *             "sku": "MUG-RED-12",
                      *             "name": "Red mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -3822,6 +3981,15 @@ export interface operations {
                                 name: string;
                                 /** @description Scanned to count a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description A scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                         };
                         /**
@@ -3942,14 +4110,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -4013,6 +4189,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -4156,14 +4341,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -4227,6 +4420,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -4396,14 +4598,22 @@ export interface operations {
                      *             "productSku": "MUG-RED-12",
                      *             "quantity": 2,
                      *             "name": "Red ceramic mug, 12 oz",
-                     *             "barcode": "4006381333931"
+                     *             "barcode": "4006381333931",
+                     *             "packagings": [
+                     *               {
+                     *                 "name": "case",
+                     *                 "quantity": 12,
+                     *                 "barcode": "14006381333938"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productExternalId": "P-1007",
                      *             "productSku": "TEA-EARL-100",
                      *             "quantity": 1,
                      *             "name": "Earl Grey tea, 100 bags",
-                     *             "barcode": null
+                     *             "barcode": null,
+                     *             "packagings": []
                      *           }
                      *         ],
                      *         "customer": {
@@ -4467,6 +4677,15 @@ export interface operations {
                                 name: string | null;
                                 /** @description The product's barcode, scanned to check a unit; null when it has none */
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode checks its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -4967,6 +5186,7 @@ export interface operations {
                      *                   "productExternalId": "P-1001",
                      *                   "productSku": "MUG-RED-12",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
@@ -4988,6 +5208,7 @@ export interface operations {
                      *                   "productExternalId": "P-1007",
                      *                   "productSku": "TEA-EARL-100",
                      *                   "barcode": null,
+                     *                   "packagings": [],
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
@@ -5051,6 +5272,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -5074,6 +5304,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -5250,6 +5489,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -5271,6 +5511,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -5329,6 +5570,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -5352,6 +5602,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -5721,6 +5980,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -5742,6 +6002,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -5809,6 +6070,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -5832,6 +6102,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -5993,6 +6272,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -6014,6 +6294,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -6076,6 +6357,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -6099,6 +6389,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -6288,6 +6587,7 @@ export interface operations {
                      *                 "productExternalId": "P-1001",
                      *                 "productSku": "MUG-RED-12",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
@@ -6309,6 +6609,7 @@ export interface operations {
                      *                 "productExternalId": "P-1007",
                      *                 "productSku": "TEA-EARL-100",
                      *                 "barcode": null,
+                     *                 "packagings": [],
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
@@ -6371,6 +6672,15 @@ export interface operations {
                                     productExternalId: string;
                                     productSku: string;
                                     barcode: string | null;
+                                    /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                    packagings: {
+                                        /** @description Unique among the product's packagings, case aside; for example "case" */
+                                        name: string;
+                                        /** @description Units of the product it holds: a whole number of at least 2 */
+                                        quantity: number;
+                                        /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                        barcode?: string;
+                                    }[];
                                     name: string | null;
                                     /** @description To take at this stop: the whole line unless it is planned at several stops */
                                     quantity: number;
@@ -6394,6 +6704,15 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 barcode: string | null;
+                                /** @description The product's packagings: a scan of one's barcode counts its quantity of units */
+                                packagings: {
+                                    /** @description Unique among the product's packagings, case aside; for example "case" */
+                                    name: string;
+                                    /** @description Units of the product it holds: a whole number of at least 2 */
+                                    quantity: number;
+                                    /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
+                                    barcode?: string;
+                                }[];
                                 name: string | null;
                                 /** @description To take at this stop: the whole line unless it is planned at several stops */
                                 quantity: number;
@@ -6519,7 +6838,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The product's externalId, its sku or its barcode, tried in that order (sku and barcode case aside when neither of the first two matches) */
+                /** @description The product's externalId, its sku, its barcode or a packaging's barcode, tried in that order (case aside when neither of the first two matches), or a GS1 element string whose GTIN is its barcode or a packaging's */
                 ref: string;
             };
             cookie?: never;

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, describe, type BlindCount, type CountedProduct } from './api';
+import { readScan, scannedUnits, type ReadScan } from '../../../src/catalog/scan';
 import { sameCode } from './bursts';
 import { accepted, rejected } from './feedback';
 import { MessageLine, ScanField, type Message, type ScanRef } from './scan-field';
@@ -18,8 +19,12 @@ function storedTallies(countId: string): Record<string, number> {
   }
 }
 
-/** Whether a scanned code names the product: its barcode, its sku or its externalId, case aside. */
-const names = (product: CountedProduct, code: string) => sameCode(product.barcode, code) || sameCode(product.sku, code) || sameCode(product.productExternalId, code);
+/**
+ * The units a scan counts of the product, or null when it names another: its barcode, its sku or
+ * its externalId (one), a packaging's barcode or a GS1 string naming it (scan.ts).
+ */
+const unitsOf = (product: CountedProduct, scan: ReadScan): number | null =>
+  scannedUnits({ productSku: product.sku, barcode: product.barcode, packagings: product.packagings }, scan)?.units ?? (sameCode(product.productExternalId, scan.code) ? 1 : null);
 
 /**
  * The count screen: the open counts, by location; one taken in hand, its location scanned, then
@@ -134,7 +139,9 @@ function CountCard({ count, scanRef, message, setMessage, onDone }: CountCardPro
       return setMessage({ kind: 'info', text: `Location ${count.locationCode} confirmed. Scan each unit there.` });
     }
     if (sameCode(count.locationCode, code)) return setMessage({ kind: 'info', text: `At location ${count.locationCode}. Scan each unit there.` });
-    let product = products.find((known) => names(known, code));
+    const scan = readScan(code);
+    if (scan.error) return wrong(`Wrong scan: ${scan.error}`);
+    let product = products.find((known) => unitsOf(known, scan) !== null);
     if (!product) {
       try {
         product = await api('GET', '/counting/products/{ref}', { params: { ref: code } });
@@ -144,7 +151,7 @@ function CountCard({ count, scanRef, message, setMessage, onDone }: CountCardPro
       const found = product;
       setProducts((known) => (known.some((other) => other.productExternalId === found.productExternalId) ? known : [...known, found]));
     }
-    tally(product, (tallies.current[product.productExternalId] ?? 0) + 1);
+    tally(product, (tallies.current[product.productExternalId] ?? 0) + (unitsOf(product, scan) ?? 1));
   };
   scanRef.current = (code) => void onScan(code);
 

@@ -3,8 +3,8 @@ import { focusSoon } from './focus';
 import { api, ApiError, describe, type PackOrder } from './api';
 import { accepted, rejected } from './feedback';
 import { PrintLink } from './print';
-import { sameCode } from './bursts';
 import { useScanner } from './scanner';
+import { quantityText, readScan, scannedUnits } from '../../../src/catalog/scan';
 import { useSettings } from './settings';
 
 type Item = PackOrder['items'][number];
@@ -66,17 +66,29 @@ export function Packer() {
       (next) => `Order ${next.orderNumber} packed.`,
     );
 
-  /** Checks one unit of the open order's item with this barcode or sku; false when no item has it. */
+  /**
+   * Checks the units a scan counts (one, a packaging's quantity, a GS1 count) of the open order's
+   * item it names (scan.ts); false when no item has it.
+   */
   const checkUnit = (code: string): boolean => {
     if (order?.status !== 'PICKED') return false;
-    const matching = order.items.map((item, index) => ({ item, index })).filter(({ item }) => sameCode(item.barcode, code) || sameCode(item.productSku, code));
+    const scan = readScan(code);
+    const matching = order.items.flatMap((item, index) => {
+      const scanned = scannedUnits(item, scan);
+      return scanned ? [{ item, index, units: scanned.units }] : [];
+    });
     if (matching.length === 0) return false;
     const open = matching.find(({ item, index }) => (checked.current[index] ?? 0) < item.quantity);
     if (!open) {
       refuse(`Every ${itemName(matching[0]!.item)} of order ${order.orderNumber} is already checked: this one is extra.`);
       return true;
     }
-    const next = checked.current.map((count, index) => (index === open.index ? count + 1 : count));
+    const left = open.item.quantity - (checked.current[open.index] ?? 0);
+    if (open.units > left) {
+      refuse(`That scan counts ${open.units} × ${itemName(open.item)}, but ${left} ${left === 1 ? 'is' : 'are'} left to check: scan single units.`);
+      return true;
+    }
+    const next = checked.current.map((count, index) => (index === open.index ? count + open.units : count));
     setChecked(next);
     accepted();
     setError(null);
@@ -199,7 +211,7 @@ function OrderCard({ order, counts, busy, onCheck, onPack, onDispatch }: CardPro
             <label key={index} class="check">
               <input type="checkbox" checked={(counts[index] ?? 0) >= item.quantity} disabled={item.quantity === 0} onChange={(event) => onCheck(index, (event.target as HTMLInputElement).checked)} />
               <span>
-                {item.quantity} × {itemName(item)} <span class="muted">SKU {item.productSku}</span>{' '}
+                {quantityText(item.quantity, item.packagings)} × {itemName(item)} <span class="muted">SKU {item.productSku}</span>{' '}
                 <strong class="item-count">{item.quantity === 0 ? 'none picked: nothing to pack' : `${Math.min(counts[index] ?? 0, item.quantity)} of ${item.quantity}`}</strong>
               </span>
             </label>
@@ -209,7 +221,7 @@ function OrderCard({ order, counts, busy, onCheck, onPack, onDispatch }: CardPro
         <ul class="items" aria-label="Items">
           {order.items.map((item, index) => (
             <li key={index}>
-              {item.quantity} × {itemName(item)} <span class="muted">SKU {item.productSku}</span>
+              {quantityText(item.quantity, item.packagings)} × {itemName(item)} <span class="muted">SKU {item.productSku}</span>
             </li>
           ))}
         </ul>

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, describe, isNetworkFailure, type PickBody, type PickerWave, type ShortReason, type WaveLine } from './api';
 import { accepted, rejected } from './feedback';
+import { quantityText, readScan } from '../../../src/catalog/scan';
 import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, productLabel, shortPickGoesOn, totesFor, totesToLabel, withPicks, type Visit } from './picking';
 import { PickQueue } from './queue';
 import { MessageLine, ScanField, type Message, type ScanRef } from './scan-field';
@@ -330,8 +331,17 @@ function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef,
       return setMessage({ kind: 'info', text: `Location ${visit.locationCode} confirmed. Scan ${line.name}.` });
     }
     if (isLocation(visit, code)) return setMessage({ kind: 'info', text: `At location ${visit.locationCode}. Scan ${line.name}.` });
-    if (lineScanned(visit, code) !== line) return wrong(`Wrong scan: ${code}. Expected ${productLabel(line)}.`);
-    countTo(counted.current + 1);
+    const scan = readScan(code);
+    if (scan.error) return wrong(`Wrong scan: ${scan.error}`);
+    // The lot and expiry a GS1 scan carried are in found.scanned, for lot-tracked picks.
+    const found = lineScanned(visit, scan);
+    if (found?.line !== line) return wrong(`Wrong scan: ${code}. Expected ${productLabel(line)}.`);
+    const { units, packaging } = found.scanned;
+    const left = line.quantity - counted.current;
+    if (units > left) {
+      return wrong(`Too many: that scan counts ${units}${packaging ? ` (1 ${packaging.name} of ${packaging.quantity})` : ''}, but ${left} ${left === 1 ? 'is' : 'are'} left to take. Scan single units.`);
+    }
+    countTo(counted.current + units);
   };
   scanRef.current = onScan;
 
@@ -371,7 +381,7 @@ function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef,
         </p>
         <p class="quantity-needed">
           {/* An unplaced product has no "here": it is found wherever it is. */}
-          Take <strong>{line.quantity}</strong> {placed ? 'here for' : 'for'} tote <strong>{line.tote}</strong>
+          Take <strong>{quantityText(line.quantity, line.packagings)}</strong> {placed ? 'here for' : 'for'} tote <strong>{line.tote}</strong>
         </p>
         <p class="unit-count">
           <span class="visually-hidden">Counted: </span>

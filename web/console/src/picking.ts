@@ -1,4 +1,5 @@
 import type { PickBody, PickerWave, WaveLine } from './api';
+import { scannedUnits, type ProductScanned, type ReadScan } from '../../../src/catalog/scan';
 import { sameCode } from './bursts';
 
 /** A place the picker goes to: a stop of the route, or the lines whose product has no location. */
@@ -24,9 +25,17 @@ export const pendingLines = (visit: Visit) => visit.lines.filter((line) => !reco
 
 export const isLocation = (visit: Visit, code: string) => visit.locationCode !== null && sameCode(visit.locationCode, code);
 
-/** The line of this visit a product scan (barcode or sku) stands for: the first not yet recorded. */
-export const lineScanned = (visit: Visit, code: string) =>
-  pendingLines(visit).find((line) => sameCode(line.barcode, code) || sameCode(line.productSku, code)) ?? null;
+/**
+ * The line of this visit a product scan stands for (the first not yet recorded), and how many units
+ * it counts: its barcode or sku, a packaging's barcode, or a GS1 string naming it (scan.ts).
+ */
+export function lineScanned(visit: Visit, scan: ReadScan): { line: WaveLine; scanned: ProductScanned } | null {
+  for (const line of pendingLines(visit)) {
+    const scanned = scannedUnits(line, scan);
+    if (scanned) return { line, scanned };
+  }
+  return null;
+}
 
 /** How a product is named where it is expected, so a wrong scan says what was wanted. */
 export const productLabel = (line: WaveLine) => `${line.name} (${line.barcode ? `${line.barcode} or ` : ''}${line.productSku})`;

@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
+import { quantityText } from '../../../src/catalog/scan';
 import { api, describe, type PackOrder, type PickerWave } from './api';
 import { waveLabel } from './text';
 import { visitsOf } from './picking';
@@ -148,7 +149,7 @@ function PickTable({ wave }: { wave: PickerWave }) {
               </td>
               <td class="code">{line.barcode ?? ''}</td>
               <td>{line.tote}</td>
-              <td>{line.quantity}</td>
+              <td>{quantityText(line.quantity, line.packagings)}</td>
             </tr>
           )),
         )}
@@ -186,7 +187,7 @@ function Slip({ order }: { order: PackOrder }) {
         <tbody>
           {order.items.map((item, index) => (
             <tr key={index}>
-              <td>{item.quantity}</td>
+              <td>{quantityText(item.quantity, item.packagings)}</td>
               <td>
                 {item.name ?? item.productExternalId} <span class="muted">SKU {item.productSku}</span>
               </td>
