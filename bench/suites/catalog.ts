@@ -22,6 +22,12 @@ function product(run: string): ProductInput {
   return { externalId: `${run}-${counter}`, sku: `${run}-S${counter}`, name: `Bench product ${counter}`, stock: counter % 50, price: 9.99 };
 }
 
+/** The same with a barcode and a case of 12 with its own: each barcode is claimed, one product per code. */
+function barcoded(run: string): ProductInput {
+  const plain = product(run);
+  return { ...plain, barcode: `${run}-B${counter}`, packagings: [{ name: 'case', quantity: 12, barcode: `${run}-C${counter}` }] };
+}
+
 const UPDATED_PRODUCTS = 5_000;
 /** An existing product (see seedUpdatable) renamed: no stock change, so no event and no order re-check. */
 function renamed(run: string): ProductInput {
@@ -66,6 +72,9 @@ export default async function catalog(): Promise<Measurement[]> {
     const single = (url: string, headers: Record<string, string>, run: string) =>
       load({ url, method: 'POST', headers, body: () => JSON.stringify(product(run)), connections: 32, durationSeconds: SECONDS });
     const creates = await alternate(ROUNDS, () => single(`${bareUrl}/products`, json, 'bare'), () => single(`${publicUrl}/products`, auth(serviceTenant.key), 'svc'));
+    const withBarcodes = (run: string) =>
+      load({ url: `${publicUrl}/products`, method: 'POST', headers: auth(serviceTenant.key), body: () => JSON.stringify(barcoded(run)), connections: 32, durationSeconds: SECONDS });
+    const claims = await alternate(ROUNDS, () => single(`${publicUrl}/products`, auth(serviceTenant.key), 'plain'), () => withBarcodes('coded'));
 
     await seedUpdatable(service, bareTenant.id, 'bare');
     await seedUpdatable(service, serviceTenant.id, 'svc');
@@ -110,6 +119,13 @@ export default async function catalog(): Promise<Measurement[]> {
         baseline: creates.baseline.requestsPerSecond,
         higherIsBetter: true,
         target: '≥ 60% of baseline',
+      },
+      {
+        name: 'POST /products creating with a barcode and a case barcode vs without, 32 connections',
+        unit: 'req/s',
+        service: claims.service.requestsPerSecond,
+        baseline: claims.baseline.requestsPerSecond,
+        higherIsBetter: true,
       },
       {
         name: 'POST /products updating (rename), 32 connections',
