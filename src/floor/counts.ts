@@ -338,7 +338,7 @@ export async function finishCount(tx: Tx, tenantId: string, id: string, counted:
     INSERT INTO product_slots (tenant_id, product_id, location_code, quantity)
     SELECT ${tenantId}, s.product_id, ${count.location_code}, s.quantity
     FROM unnest(${lines.map((line) => line.product.id)}::uuid[], ${lines.map((line) => line.slot)}::numeric[]) AS s(product_id, quantity)
-    ON CONFLICT (tenant_id, product_id, location_code) DO UPDATE SET quantity = excluded.quantity`.execute(tx);
+    ON CONFLICT (tenant_id, product_id, location_code, lot) DO UPDATE SET quantity = excluded.quantity`.execute(tx);
   await sql`
     INSERT INTO count_lines (tenant_id, count_id, product_id, recorded_quantity, counted_quantity)
     SELECT ${tenantId}, ${id}, l.product_id, l.recorded, l.counted

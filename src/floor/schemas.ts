@@ -121,6 +121,8 @@ const slotRoleFields = {
     Type.Integer({ minimum: 0, description: 'A pick face at this many units or fewer asks for a top-up (replenishment, MIN); sent with `max`, at most `max`' }),
   ),
   max: Type.Optional(Type.Integer({ minimum: 0, description: 'What the pick face holds: a top-up fills it to this; sent with `min`' })),
+  lot: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The lot the units belong to; a location may hold several lots of one product, each its own slot' })),
+  expiresOn: Type.Optional(Type.String({ description: 'The day the lot expires, YYYY-MM-DD (sent with `lot`); lines take the lots that expire first' })),
 };
 const SlotView = Type.Object({
   productExternalId: Type.String(),
@@ -129,6 +131,8 @@ const SlotView = Type.Object({
   role: SlotRole,
   min: Type.Union([Type.Integer(), Type.Null()], { description: "The face's top-up bounds; null when it has none (a reserve slot never has)" }),
   max: Type.Union([Type.Integer(), Type.Null()]),
+  lot: Type.Union([Type.String(), Type.Null()], { description: 'The lot of the units; null for a slot without a lot' }),
+  expiresOn: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The day the lot expires; null when unknown or without a lot' }),
 });
 /** Most slots a tenant holds: PUT /slots sends them all at once. */
 export const MAX_SLOTS = 100_000;
@@ -137,7 +141,7 @@ export const SlotsBody = Type.Object(
   {
     slots: Type.Array(Type.Object({ productExternalId: ExternalId, locationCode: LocationCode, quantity: SlotQuantity, ...slotRoleFields }), {
       maxItems: MAX_SLOTS,
-      description: 'Every slot of the warehouse: units of a product at a placed location, each (product, location) once',
+      description: 'Every slot of the warehouse: units of a product (of one lot, when given) at a placed location, each (product, location, lot) once',
     }),
   },
   {
@@ -159,12 +163,12 @@ export const ProductSlotsBody = Type.Object(
   {
     slots: Type.Array(Type.Object({ locationCode: LocationCode, quantity: SlotQuantity, ...slotRoleFields }), {
       maxItems: 10_000,
-      description: "The product's slots, each location once; [] leaves its stock at its own location",
+      description: "The product's slots, each (location, lot) once; [] leaves its stock at its own location",
     }),
   },
   { examples: [{ slots: [{ locationCode: 'A-01-3', quantity: 4, min: 2, max: 10 }, { locationCode: 'B-07-1', quantity: 80, role: 'reserve' }] }] },
 );
-export const ProductSlotsResponse = Success(Type.Array(SlotView, { description: "The product's slots as stored, by location code" }));
+export const ProductSlotsResponse = Success(Type.Array(SlotView, { description: "The product's slots as stored, by location code, then lot" }));
 export const SlotPage = Page(SlotView);
 export const SlotListQuery = Type.Object({ ...pageQuery(100, 1000), productExternalId: Type.Optional(ExternalId) });
 export const SlotMismatch = Type.Object({

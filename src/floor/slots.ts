@@ -26,6 +26,9 @@ export interface Slot {
   /** A pick face's top-up bounds, both or neither (0 <= min <= max); a reserve slot has none. */
   min?: number | null | undefined;
   max?: number | null | undefined;
+  /** The lot its units belong to (a product kept by lot), and the day that lot expires (YYYY-MM-DD). */
+  lot?: string | undefined;
+  expiresOn?: string | undefined;
 }
 
 /** A slot as stored and answered: its role, and its bounds (null when it has none). */
@@ -36,6 +39,8 @@ export interface StoredSlot {
   role: SlotRole;
   min: number | null;
   max: number | null;
+  lot: string | null;
+  expiresOn: string | null;
 }
 
 /** A slot to store, with the JSON path it was sent at (`slots[3]`), for naming it in a 400. */
@@ -45,7 +50,8 @@ interface SentSlot extends Slot {
 
 /**
  * Replaces the tenant's whole set of slots with `slots`. 404 for an unknown product; 400 naming
- * the field for a location unknown or without a place, or a (product, location) pair sent twice.
+ * the field for a location unknown or without a place, a (product, location, lot) sent twice, an
+ * expiry that is not a day of the calendar or is sent without a lot.
  * Returns how many slots and products the set now holds.
  */
 export async function replaceSlots(tx: Tx, tenantId: string, slots: Slot[]): Promise<{ slots: number; products: number }> {
@@ -69,12 +75,29 @@ export async function replaceProductSlots(tx: Tx, tenantId: string, productExter
   await insertSlots(tx, tenantId, sent, products);
   await cancelStaleTasks(tx, tenantId, [productId]);
   await topUpFaces(tx, tenantId, [productId]);
-  return sent.map((slot) => storedSlot(slot)).sort((a, b) => (a.locationCode < b.locationCode ? -1 : 1));
+  return sent.map((slot) => storedSlot(slot)).sort((a, b) => compareText(a.locationCode, b.locationCode) || compareText(a.lot ?? '', b.lot ?? ''));
 }
 
 /** A sent slot as it is stored: a pick face unless said otherwise, without bounds unless given. */
 function storedSlot(slot: Slot): StoredSlot {
-  return { productExternalId: slot.productExternalId, locationCode: slot.locationCode, quantity: slot.quantity, role: slot.role ?? 'pick', min: slot.min ?? null, max: slot.max ?? null };
+  const { productExternalId, locationCode, quantity } = slot;
+  return { productExternalId, locationCode, quantity, role: slot.role ?? 'pick', min: slot.min ?? null, max: slot.max ?? null, lot: slot.lot ?? null, expiresOn: slot.expiresOn ?? null };
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether `value` is a day of the calendar written YYYY-MM-DD. */
+export function isCalendarDay(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const day = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value;
+}
+
+/** The rules of a slot's lot, as 400s naming the field: an expiry is a day of the calendar, and needs a lot. */
+function lotProblems({ lot, expiresOn, field }: SentSlot): FieldProblem[] {
+  if (expiresOn === undefined) return [];
+  if (!isCalendarDay(expiresOn)) return [{ field: `${field}.expiresOn`, message: `must be a date written YYYY-MM-DD: ${expiresOn}` }];
+  return lot === undefined ? [{ field: `${field}.expiresOn`, message: 'is for a lot: send the lot it is the expiry of' }] : [];
 }
 
 /**
@@ -106,11 +129,12 @@ async function prepareReplacement(tx: Tx, tenantId: string, sent: SentSlot[], to
   const problems: FieldProblem[] = [];
   const seen = new Map<string, string>();
   for (const slot of sent) {
-    const key = JSON.stringify([slot.productExternalId, slot.locationCode]);
+    const key = JSON.stringify([slot.productExternalId, slot.locationCode, slot.lot ?? '']);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, slot.field);
-    else problems.push({ field: `${slot.field}.locationCode`, message: `repeats ${first}: product ${slot.productExternalId} at ${slot.locationCode}` });
-    problems.push(...roleProblems(slot));
+    else if (slot.lot === undefined) problems.push({ field: `${slot.field}.locationCode`, message: `repeats ${first}: product ${slot.productExternalId} at ${slot.locationCode}` });
+    else problems.push({ field: `${slot.field}.lot`, message: `repeats ${first}: product ${slot.productExternalId}, lot ${slot.lot} at ${slot.locationCode}` });
+    problems.push(...roleProblems(slot), ...lotProblems(slot));
   }
   if (problems.length > 0) throw validationError(problems);
 
@@ -144,20 +168,22 @@ export async function unplacedProblems(db: Executor, tenantId: string, sent: rea
 
 async function insertSlots(tx: Tx, tenantId: string, sent: SentSlot[], products: Map<string, string>): Promise<void> {
   if (sent.length === 0) return;
-  // One statement of three arrays, however many slots (row values would run out of parameters).
+  // One statement of arrays, however many slots (row values would run out of parameters).
   const stored = sent.map(storedSlot);
   await sql`
-    INSERT INTO product_slots (tenant_id, product_id, location_code, quantity, role, min, max)
-    SELECT ${tenantId}, s.product_id, s.location_code, s.quantity, s.role, s.min, s.max
+    INSERT INTO product_slots (tenant_id, product_id, location_code, quantity, role, min, max, lot, expires_on)
+    SELECT ${tenantId}, s.product_id, s.location_code, s.quantity, s.role, s.min, s.max, s.lot, s.expires_on
     FROM unnest(${sent.map((slot) => products.get(slot.productExternalId)!)}::uuid[], ${stored.map((slot) => slot.locationCode)}::text[],
       ${stored.map((slot) => slot.quantity)}::numeric[], ${stored.map((slot) => slot.role)}::text[], ${stored.map((slot) => slot.min)}::integer[],
-      ${stored.map((slot) => slot.max)}::integer[]) AS s(product_id, location_code, quantity, role, min, max)`.execute(tx);
+      ${stored.map((slot) => slot.max)}::integer[], ${stored.map((slot) => slot.lot ?? '')}::text[], ${stored.map((slot) => slot.expiresOn)}::date[])
+      AS s(product_id, location_code, quantity, role, min, max, lot, expires_on)`.execute(tx);
 }
 
-/** Slots in the order of their product's id, each product's by location code. */
+/** Slots in the order of their product's id, each product's by location code, then lot. */
 const BY_PRODUCT: KeyColumn[] = [
   { name: 's.product_id', type: 'uuid' },
   { name: 's.location_code', type: 'text' },
+  { name: 's.lot', type: 'text' },
 ];
 
 /** A keyset page of the tenant's slots, or of one product's (404 when it is unknown). */
@@ -174,19 +200,29 @@ export async function listSlots(db: Executor, tenantId: string, query: { limit: 
     .$if(productId !== undefined, (q) => q.where('s.product_id', '=', productId!));
   let page = filtered
     .innerJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 's.tenant_id').onRef('p.id', '=', 's.product_id'))
-    .select(['s.product_id', 's.location_code', 's.quantity', 's.role', 's.min', 's.max', 'p.external_id']);
+    .select(['s.product_id', 's.location_code', 's.quantity', 's.role', 's.min', 's.max', 's.lot', 'p.external_id'])
+    .select(sql<string | null>`to_char(s.expires_on, 'YYYY-MM-DD')`.as('expires_on'));
   if (query.cursor !== undefined) {
-    const key = decodeCursor<[string, string]>(query.cursor, ['string', 'string'], ([id]) => UUID.test(id));
+    const key = decodeCursor<[string, string, string]>(query.cursor, ['string', 'string', 'string'], ([id]) => UUID.test(id));
     page = page.where(keysetAfter(BY_PRODUCT, key));
   }
   const [fetched, counted] = await Promise.all([
-    page.orderBy('s.product_id').orderBy('s.location_code').limit(query.limit + 1).execute(),
+    page.orderBy('s.product_id').orderBy('s.location_code').orderBy('s.lot').limit(query.limit + 1).execute(),
     filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  const { rows, hasMore, nextCursor } = pageOf(fetched, query.limit, (last) => [last.product_id, last.location_code]);
+  const { rows, hasMore, nextCursor } = pageOf(fetched, query.limit, (last) => [last.product_id, last.location_code, last.lot]);
   return {
     slots: rows.map(
-      (row): StoredSlot => ({ productExternalId: row.external_id, locationCode: row.location_code, quantity: Number(row.quantity), role: row.role, min: row.min, max: row.max }),
+      (row): StoredSlot => ({
+        productExternalId: row.external_id,
+        locationCode: row.location_code,
+        quantity: Number(row.quantity),
+        role: row.role,
+        min: row.min,
+        max: row.max,
+        lot: row.lot === '' ? null : row.lot,
+        expiresOn: row.expires_on,
+      }),
     ),
     pagination: { limit: query.limit, hasMore, nextCursor, total: Number(counted.total) },
   };

@@ -8650,7 +8650,9 @@ export interface operations {
                      *           "quantity": 36,
                      *           "role": "pick",
                      *           "min": 12,
-                     *           "max": 60
+                     *           "max": 60,
+                     *           "lot": null,
+                     *           "expiresOn": null
                      *         },
                      *         {
                      *           "productExternalId": "P-1001",
@@ -8658,15 +8660,29 @@ export interface operations {
                      *           "quantity": 200,
                      *           "role": "reserve",
                      *           "min": null,
-                     *           "max": null
+                     *           "max": null,
+                     *           "lot": null,
+                     *           "expiresOn": null
                      *         },
                      *         {
                      *           "productExternalId": "P-1007",
                      *           "locationCode": "B-11-1",
-                     *           "quantity": 80,
+                     *           "quantity": 50,
                      *           "role": "pick",
                      *           "min": null,
-                     *           "max": null
+                     *           "max": null,
+                     *           "lot": "L2611",
+                     *           "expiresOn": "2027-05-31"
+                     *         },
+                     *         {
+                     *           "productExternalId": "P-1007",
+                     *           "locationCode": "B-11-1",
+                     *           "quantity": 30,
+                     *           "role": "pick",
+                     *           "min": null,
+                     *           "max": null,
+                     *           "lot": "L2612",
+                     *           "expiresOn": "2027-06-30"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8690,6 +8706,10 @@ export interface operations {
                             /** @description The face's top-up bounds; null when it has none (a reserve slot never has) */
                             min: number | null;
                             max: number | null;
+                            /** @description The lot of the units; null for a slot without a lot */
+                            lot: string | null;
+                            /** @description The day the lot expires; null when unknown or without a lot */
+                            expiresOn: string | null;
                         }[];
                         pagination: {
                             limit: number;
@@ -8802,7 +8822,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Every slot of the warehouse: units of a product at a placed location, each (product, location) once */
+                    /** @description Every slot of the warehouse: units of a product (of one lot, when given) at a placed location, each (product, location, lot) once */
                     slots: {
                         productExternalId: string;
                         /**
@@ -8821,6 +8841,10 @@ export interface operations {
                         min?: number;
                         /** @description What the pick face holds: a top-up fills it to this; sent with `min` */
                         max?: number;
+                        /** @description The lot the units belong to; a location may hold several lots of one product, each its own slot */
+                        lot?: string;
+                        /** @description The day the lot expires, YYYY-MM-DD (sent with `lot`); lines take the lots that expire first */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -9079,7 +9103,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The product's slots, each location once; [] leaves its stock at its own location */
+                    /** @description The product's slots, each (location, lot) once; [] leaves its stock at its own location */
                     slots: {
                         /**
                          * @description letters, digits and hyphens
@@ -9097,6 +9121,10 @@ export interface operations {
                         min?: number;
                         /** @description What the pick face holds: a top-up fills it to this; sent with `min` */
                         max?: number;
+                        /** @description The lot the units belong to; a location may hold several lots of one product, each its own slot */
+                        lot?: string;
+                        /** @description The day the lot expires, YYYY-MM-DD (sent with `lot`); lines take the lots that expire first */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -9120,7 +9148,9 @@ export interface operations {
                      *           "quantity": 36,
                      *           "role": "pick",
                      *           "min": 12,
-                     *           "max": 60
+                     *           "max": 60,
+                     *           "lot": null,
+                     *           "expiresOn": null
                      *         },
                      *         {
                      *           "productExternalId": "P-1001",
@@ -9128,7 +9158,9 @@ export interface operations {
                      *           "quantity": 200,
                      *           "role": "reserve",
                      *           "min": null,
-                     *           "max": null
+                     *           "max": null,
+                     *           "lot": null,
+                     *           "expiresOn": null
                      *         }
                      *       ],
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -9137,7 +9169,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description The product's slots as stored, by location code */
+                        /** @description The product's slots as stored, by location code, then lot */
                         data: {
                             productExternalId: string;
                             locationCode: string;
@@ -9147,6 +9179,10 @@ export interface operations {
                             /** @description The face's top-up bounds; null when it has none (a reserve slot never has) */
                             min: number | null;
                             max: number | null;
+                            /** @description The lot of the units; null for a slot without a lot */
+                            lot: string | null;
+                            /** @description The day the lot expires; null when unknown or without a lot */
+                            expiresOn: string | null;
                         }[];
                         /**
                          * Format: uuid
@@ -14539,7 +14575,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -14557,6 +14594,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -14651,6 +14690,8 @@ export interface operations {
                     packOnLastScan?: boolean;
                     /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                     pickFromReserve?: boolean;
+                    /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                    minShelfLifeDays?: number;
                 };
             };
         };
@@ -14670,7 +14711,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -14688,6 +14730,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -15114,7 +15158,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -15132,6 +15177,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -15213,6 +15260,8 @@ export interface operations {
                     packOnLastScan?: boolean;
                     /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                     pickFromReserve?: boolean;
+                    /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                    minShelfLifeDays?: number;
                 };
             };
         };
@@ -15232,7 +15281,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -15250,6 +15300,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid

@@ -943,7 +943,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -961,6 +962,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -1042,6 +1045,8 @@ export interface operations {
                     packOnLastScan?: boolean;
                     /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                     pickFromReserve?: boolean;
+                    /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                    minShelfLifeDays?: number;
                 };
             };
         };
@@ -1061,7 +1066,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -1079,6 +1085,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
