@@ -10,7 +10,7 @@ import { UUID } from '../http/uuid';
 import { adjustStock } from '../warehouse/stock';
 import type { CountReason, CountStatus } from './kinds';
 import { topUpFaces } from './replenishment';
-import { pickingWaveUnits, unplacedProblems } from './slots';
+import { pickingWaveUnits, slotKey, unplacedProblems } from './slots';
 
 /*
  * Counts (cycle counting): someone counts every product at one placed location, blind (the console
@@ -286,6 +286,8 @@ async function lockOpenCount(tx: Tx, tenantId: string, id: string, doing: string
     .select(['product_id', 'quantity'])
     .where('tenant_id', '=', tenantId)
     .where('location_code', '=', count.location_code)
+    // Counts are by product, not by lot: they count and set the slot without a lot.
+    .where('lot', '=', '')
     .execute();
   if (slots.some((slot) => !products.includes(slot.product_id))) throw new WriteRaced(new Error(`a product gained a slot at ${count.location_code}`));
   return { count: row, products: locked, slots };
@@ -328,7 +330,7 @@ export async function finishCount(tx: Tx, tenantId: string, id: string, counted:
   const held = new Map(slots.map((slot) => [slot.product_id, Number(slot.quantity)]));
   // The products with a slot here, and those listed (a slot is made for them).
   const lines = products.filter((product) => held.has(product.id) || found.has(product.external_id)).map((product) => {
-    const pickedHere = picked.get(`${product.id}:${count.location_code}`) ?? 0;
+    const pickedHere = picked.get(slotKey(product.id, count.location_code, '')) ?? 0;
     const recorded = Math.max((held.get(product.id) ?? 0) - pickedHere, 0);
     const countedHere = found.get(product.external_id) ?? 0;
     return { product, recorded, counted: countedHere, slot: countedHere + pickedHere };

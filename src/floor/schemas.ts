@@ -100,6 +100,8 @@ export const RouteResponse = Success(
         locationCode: Type.String(),
         aisle: Type.Integer(),
         position: Type.Integer(),
+        lot: Type.Optional(Type.String({ description: "For `items`, at a slot of a lot: the lot to take (a location holding several lots is a stop per lot)" })),
+        expiresOn: Type.Optional(Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The expiry of `lot`, null when unknown' })),
         picks: Type.Optional(Type.Array(ItemPick, { description: 'For `items`: what to take here' })),
       }),
       { description: 'In walking order' },
@@ -203,6 +205,7 @@ export const PickBody = Type.Object(
     locationCode: Type.Optional(
       Type.String({ minLength: 1, maxLength: 50, description: 'The stop of the part recorded; required for a line planned at several stops' }),
     ),
+    lot: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The lot of the part recorded; required for a line planned at one location in several lots' })),
     reason: Type.Optional(Type.String({ maxLength: 255, description: 'Why a line is short (damaged, not found…)' })),
   },
   {
@@ -225,6 +228,8 @@ const WaveLine = Type.Object({
   name: Type.Union([Type.String(), Type.Null()]),
   quantity: Type.Number({ description: 'To take at this stop: the whole line unless it is planned at several stops' }),
   orderedQuantity: Type.Number({ description: 'Ordered: the line at every stop together' }),
+  lot: Type.Union([Type.String(), Type.Null()], { description: 'The lot to take here (first expiry, first out); null for a slot without a lot' }),
+  expiresOn: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The expiry of `lot`; null when unknown or without a lot' }),
   next: Type.Union([Type.Object({ locationCode: Type.String(), quantity: Type.Number() }), Type.Null()], {
     description: 'Where the line continues, and how much it takes there; null at its last stop',
   }),

@@ -5,6 +5,7 @@ import { notFound, validationError, type FieldProblem } from '../http/errors';
 import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
 import { UUID } from '../http/uuid';
 import { lockFloor } from './layout-store';
+import { firstTakeableDay, isTakeable } from './plan/fefo';
 import type { ItemSlot, Location } from './plan/items';
 import { cancelStaleTasks, topUpFaces } from './replenishment';
 import type { SlotRole } from './kinds';
@@ -275,11 +276,12 @@ export interface ProductPlaces {
 
 /**
  * The places of the given products, by externalId (unknown ones left out): their pick faces, and
- * their reserve slots `withReserve` (the warehouse's pickFromReserve). Each join names the tenant
+ * their reserve slots `withReserve` (the warehouse's pickFromReserve), but the lots expiring
+ * before `firstDay` (firstTakeableDay). Each join names the tenant
  * as a value, as the pool's read does (pool.ts), so that tables without statistics are read by
  * their keys.
  */
-export async function productPlaces(db: Executor, tenantId: string, externalIds: string[], withReserve = false): Promise<Map<string, ProductPlaces>> {
+export async function productPlaces(db: Executor, tenantId: string, externalIds: string[], firstDay: string, withReserve = false): Promise<Map<string, ProductPlaces>> {
   const { rows } = await sql<{ external_id: string; id: string; stock: string; own_code: string | null; own_aisle: number | null; own_position: number | null }>`
     SELECT p.external_id, p.id, p.stock, own.code AS own_code, own.aisle AS own_aisle, own.position AS own_position
     FROM products p
@@ -292,14 +294,17 @@ export async function productPlaces(db: Executor, tenantId: string, externalIds:
       const own = row.own_code !== null ? { code: row.own_code, aisle: row.own_aisle!, position: row.own_position! } : null;
       const slots = slotsOf.get(row.id);
       const places: ProductPlaces = slots
-        ? { productId: row.id, own, slotted: true, slots: facesOf(slots), reserve: withReserve ? reserveOf(slots) : [] }
+        ? { productId: row.id, own, slotted: true, slots: facesOf(slots, firstDay), reserve: withReserve ? reserveOf(slots, firstDay) : [] }
         : { productId: row.id, own, slotted: false, slots: own ? [{ place: own, quantity: Number(row.stock) }] : [], reserve: [] };
       return [row.external_id, places];
     }),
   );
 }
 
-/** A slot as routing sees it: its location, its role, and the units free there. */
+/** The first expiry date a line may take now, under the warehouse's minShelfLifeDays (firstTakeableDay). */
+export const firstDayNow = (settings: { minShelfLifeDays: number }) => firstTakeableDay(new Date(), settings.minShelfLifeDays);
+
+/** A slot as routing sees it: its location (with its lot, if any), its role, and the units free there. */
 export interface FreeSlot {
   place: Location;
   role: SlotRole;
@@ -307,8 +312,14 @@ export interface FreeSlot {
   free: number;
 }
 
-export const facesOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => slots.filter((slot) => slot.role === 'pick').map(({ place, free }) => ({ place, quantity: free }));
-export const reserveOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => slots.filter((slot) => slot.role === 'reserve').map(({ place, free }) => ({ place, quantity: free }));
+/** The slots of one role that may be taken from: those whose lot expires on `firstDay` or later (firstTakeableDay), or has no expiry. */
+const ofRole = (role: SlotRole) => (slots: readonly FreeSlot[], firstDay: string): ItemSlot<Location>[] =>
+  slots.flatMap(({ place, role: its, free }) => (its === role && isTakeable({ place, quantity: free }, firstDay) ? [{ place, quantity: free }] : []));
+export const facesOf = ofRole('pick');
+export const reserveOf = ofRole('reserve');
+
+/** The key of a slot in the maps of units by slot: its product, location and lot ('' without one). */
+export const slotKey = (productId: string, locationCode: string, lot: string | undefined | null) => `${productId}:${locationCode}:${lot ?? ''}`;
 
 /**
  * The slots of the given products, by product id, by location code (products without slots left
@@ -320,25 +331,26 @@ export const reserveOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => s
  */
 export async function freeSlots(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, FreeSlot[]>> {
   const [{ rows }, planned] = await Promise.all([
-    sql<{ product_id: string; code: string; role: SlotRole; quantity: string; aisle: number; position: number }>`
-      SELECT s.product_id, s.location_code AS code, s.role, s.quantity, l.aisle, l.position
+    sql<{ product_id: string; code: string; lot: string; expires_on: string | null; role: SlotRole; quantity: string; aisle: number; position: number }>`
+      SELECT s.product_id, s.location_code AS code, s.lot, to_char(s.expires_on, 'YYYY-MM-DD') AS expires_on, s.role, s.quantity, l.aisle, l.position
       FROM product_slots s
       JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
       WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${productIds}::uuid[])
-      ORDER BY s.product_id, s.location_code`.execute(db),
+      ORDER BY s.product_id, s.location_code, s.lot`.execute(db),
     pickingWaveUnits(db, tenantId, productIds, 'planned'),
   ]);
   const slots = new Map<string, FreeSlot[]>();
   for (const row of rows) {
     const of = slots.get(row.product_id) ?? slots.set(row.product_id, []).get(row.product_id)!;
-    const free = Math.max(Number(row.quantity) - (planned.get(`${row.product_id}:${row.code}`) ?? 0), 0);
-    of.push({ place: { code: row.code, aisle: row.aisle, position: row.position }, role: row.role, free });
+    const free = Math.max(Number(row.quantity) - (planned.get(slotKey(row.product_id, row.code, row.lot)) ?? 0), 0);
+    const lot = row.lot === '' ? {} : { lot: row.lot, ...(row.expires_on === null ? {} : { expiresOn: row.expires_on }) };
+    of.push({ place: { code: row.code, aisle: row.aisle, position: row.position, ...lot }, role: row.role, free });
   }
   return slots;
 }
 
 /**
- * Units of the PICKING waves' orders still in picking, by `productId:locationCode`: those they
+ * Units of the PICKING waves' orders still in picking, by slot (slotKey): those they
  * plan to take (`planned`: a part's quantity, or once its pick is recorded what was picked, for a
  * short pick takes no more), or those recorded as picked (`picked`), which completing the wave takes
  * from the slots. Read from the PICKING waves (by their status), each wave's lines by its key, and
@@ -346,11 +358,11 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
  * without statistics (a fresh database) are never joined over every wave's lines or every product.
  */
 export async function pickingWaveUnits(db: Executor, tenantId: string, productIds: readonly string[], units: 'planned' | 'picked'): Promise<Map<string, number>> {
-  const { rows } = await sql<{ product_id: string; location_code: string; units: string }>`
-    SELECT p.id AS product_id, wl.location_code, sum(wl.units) AS units
+  const { rows } = await sql<{ product_id: string; location_code: string; lot: string; units: string }>`
+    SELECT p.id AS product_id, wl.location_code, wl.lot, sum(wl.units) AS units
     FROM waves w
     CROSS JOIN LATERAL (
-      SELECT l.order_id, l.location_code, l.product_external_id, ${units === 'planned' ? sql`coalesce(l.picked_quantity, l.quantity)` : sql`l.picked_quantity`} AS units FROM wave_lines l
+      SELECT l.order_id, l.location_code, l.lot, l.product_external_id, ${units === 'planned' ? sql`coalesce(l.picked_quantity, l.quantity)` : sql`l.picked_quantity`} AS units FROM wave_lines l
       WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code IS NOT NULL
       ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
     ) AS wl
@@ -361,8 +373,8 @@ export async function pickingWaveUnits(db: Executor, tenantId: string, productId
       SELECT p.id FROM products p WHERE p.tenant_id = ${tenantId} AND p.external_id = wl.product_external_id ORDER BY p.tenant_id, p.external_id LIMIT 1
     ) AS p
     WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND p.id = ANY (${productIds}::uuid[]) AND wl.units IS NOT NULL
-    GROUP BY p.id, wl.location_code`.execute(db);
-  return new Map(rows.map((row) => [`${row.product_id}:${row.location_code}`, Number(row.units)]));
+    GROUP BY p.id, wl.location_code, wl.lot`.execute(db);
+  return new Map(rows.map((row) => [slotKey(row.product_id, row.location_code, row.lot), Number(row.units)]));
 }
 
 /** Codes holding slots that are not among `placed` (at most a few, to name in a refusal). */
@@ -381,18 +393,18 @@ export async function slotsOffPlaces(db: Executor, tenantId: string, placed: str
 
 /**
  * Lowers slots by what was picked from them, never below 0, in one statement: entry i of the
- * arrays is one pick (product id, location code, quantity); a pick at a location where the product
- * has no slot lowers nothing. The caller holds the products' row locks.
+ * arrays is one pick (product id, location code, lot ('' without one), quantity); a pick where the
+ * product has no such slot lowers nothing. The caller holds the products' row locks.
  */
-export async function takeFromSlots(tx: Tx, tenantId: string, picks: { productId: string; locationCode: string; quantity: number }[]): Promise<void> {
+export async function takeFromSlots(tx: Tx, tenantId: string, picks: { productId: string; locationCode: string; lot: string; quantity: number }[]): Promise<void> {
   if (picks.length === 0) return;
   await sql`
     UPDATE product_slots s SET quantity = greatest(s.quantity - t.taken, 0)
     FROM (
-      SELECT product_id, location_code, sum(quantity) AS taken
-      FROM unnest(${picks.map((pick) => pick.productId)}::uuid[], ${picks.map((pick) => pick.locationCode)}::text[],
-        ${picks.map((pick) => pick.quantity)}::numeric[]) AS p(product_id, location_code, quantity)
-      GROUP BY product_id, location_code
+      SELECT product_id, location_code, lot, sum(quantity) AS taken
+      FROM unnest(${picks.map((pick) => pick.productId)}::uuid[], ${picks.map((pick) => pick.locationCode)}::text[], ${picks.map((pick) => pick.lot)}::text[],
+        ${picks.map((pick) => pick.quantity)}::numeric[]) AS p(product_id, location_code, lot, quantity)
+      GROUP BY product_id, location_code, lot
     ) AS t
-    WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.location_code`.execute(tx);
+    WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.location_code AND s.lot = t.lot`.execute(tx);
 }

@@ -140,6 +140,9 @@ export interface FloorTables {
     walk: number;
     stop: number | null;
     location_code: string | null;
+    /** The lot of the part's slot ('' without one) and its expiry as planned. */
+    lot: ColumnType<string, string | undefined, string>;
+    expires_on: ColumnType<string | null, string | null | undefined, string | null>;
     aisle: number | null;
     position: number | null;
     picked_quantity: ColumnType<number | null, number | null | undefined, number | null>;

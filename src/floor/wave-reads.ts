@@ -45,6 +45,7 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
       'l.covers_part',
       'l.stop',
       'l.location_code',
+      'l.lot',
       'l.aisle',
       'l.position',
       'l.product_external_id',
@@ -59,6 +60,7 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
       'p.barcode',
       'p.name',
     ])
+    .select(sql<string | null>`to_char(l.expires_on, 'YYYY-MM-DD')`.as('expires_on'))
     .where('l.tenant_id', '=', tenantId)
     .where('l.wave_id', '=', sql<string>`ANY (${waveIds}::uuid[])`)
     .orderBy('l.wave_id')
@@ -132,6 +134,8 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
         name: row.name,
         quantity: row.quantity,
         orderedQuantity: row.ordered_quantity,
+        lot: row.lot === '' ? null : row.lot,
+        expiresOn: row.expires_on,
         next: nextPart(following.get(row)),
         pickedQuantity: row.picked_quantity,
         reason: row.reason,

@@ -205,6 +205,8 @@ const waveLine = (orderExternalId: string, tote: number, productExternalId: stri
   name,
   quantity,
   orderedQuantity: quantity,
+  lot: null as string | null,
+  expiresOn: null as string | null,
   next: null as { locationCode: string; quantity: number } | null,
   pickedQuantity: null as number | null,
   reason: null as string | null,

@@ -12203,6 +12203,10 @@ export interface operations {
                                 locationCode: string;
                                 aisle: number;
                                 position: number;
+                                /** @description For `items`, at a slot of a lot: the lot to take (a location holding several lots is a stop per lot) */
+                                lot?: string;
+                                /** @description The expiry of `lot`, null when unknown */
+                                expiresOn?: string | null;
                                 /** @description For `items`: what to take here */
                                 picks?: {
                                     productExternalId: string;
@@ -12360,6 +12364,8 @@ export interface operations {
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -12381,6 +12387,8 @@ export interface operations {
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -12442,6 +12450,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -12465,6 +12477,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -12649,6 +12665,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -12670,6 +12688,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -12724,6 +12744,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -12747,6 +12771,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -13116,6 +13144,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -13137,6 +13167,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -13191,6 +13223,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -13214,6 +13250,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -13331,6 +13371,8 @@ export interface operations {
                     quantity: number;
                     /** @description The stop of the part recorded; required for a line planned at several stops */
                     locationCode?: string;
+                    /** @description The lot of the part recorded; required for a line planned at one location in several lots */
+                    lot?: string;
                     /** @description Why a line is short (damaged, not found…) */
                     reason?: string;
                 };
@@ -13383,6 +13425,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -13404,6 +13448,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -13458,6 +13504,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -13481,6 +13531,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -13642,6 +13696,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -13663,6 +13719,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
@@ -13717,6 +13775,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -13740,6 +13802,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -13901,6 +13967,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -13922,6 +13990,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -13976,6 +14046,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -13999,6 +14073,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -15414,6 +15492,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -15435,6 +15515,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -15500,6 +15582,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -15523,6 +15609,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -15675,6 +15765,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -15696,6 +15788,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -15760,6 +15854,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -15783,6 +15881,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -15872,6 +15974,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -15893,6 +15997,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -15957,6 +16063,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -15980,6 +16090,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -16151,6 +16265,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -16172,6 +16288,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -16241,6 +16359,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -16264,6 +16386,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -16455,6 +16581,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -16476,6 +16604,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -16540,6 +16670,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -16563,6 +16697,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -16739,6 +16877,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -16760,6 +16900,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
@@ -16824,6 +16966,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -16847,6 +16993,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -19193,6 +19343,8 @@ export interface operations {
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -19214,6 +19366,8 @@ export interface operations {
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -19279,6 +19433,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -19302,6 +19460,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -19476,6 +19638,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -19497,6 +19661,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -19557,6 +19723,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -19580,6 +19750,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -19947,6 +20121,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -19968,6 +20144,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20037,6 +20215,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -20060,6 +20242,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -20219,6 +20405,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20240,6 +20428,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20304,6 +20494,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -20327,6 +20521,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -20514,6 +20712,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20535,6 +20735,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20599,6 +20801,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -20622,6 +20828,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;

@@ -14,3 +14,12 @@ CREATE INDEX product_slots_by_expiry ON product_slots (tenant_id, expires_on) WH
 -- The first expiry date a line of a product kept by lot may take is today (UTC) plus this many days
 -- (src/settings/).
 ALTER TABLE warehouse_settings ADD COLUMN min_shelf_life_days integer NOT NULL DEFAULT 0 CHECK (min_shelf_life_days >= 0);
+
+-- A wave line's part names the lot of its slot ('' without one) and that lot's expiry as planned, so
+-- that the picker's stop names them and an order's picks say which lots went where. A line may have
+-- a part per lot at one location.
+ALTER TABLE wave_lines
+  ADD COLUMN lot text NOT NULL DEFAULT '',
+  ADD COLUMN expires_on date;
+ALTER TABLE wave_lines DROP CONSTRAINT wave_lines_one_part_per_location;
+ALTER TABLE wave_lines ADD CONSTRAINT wave_lines_one_part_per_slot UNIQUE (tenant_id, wave_id, order_id, item_position, location_code, lot);

@@ -22,6 +22,9 @@ export function firstTakeableDay(now: Date, minShelfLifeDays: number): string {
   return day.toISOString().slice(0, 10);
 }
 
+/** A first day that lets every lot be taken: for reads that only look where units stand, not what a line may take. */
+export const EVERY_LOT = '0000-01-01';
+
 /** Whether a slot may be taken from: its lot, when dated, expires on `firstDay` or later. */
 export function isTakeable(slot: ItemSlot<Location>, firstDay: string): boolean {
   return slot.place.expiresOn === undefined || slot.place.expiresOn >= firstDay;

@@ -1199,6 +1199,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1220,6 +1222,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1285,6 +1289,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -1308,6 +1316,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -1460,6 +1472,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -1481,6 +1495,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1545,6 +1561,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -1568,6 +1588,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -1657,6 +1681,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1678,6 +1704,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1742,6 +1770,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -1765,6 +1797,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -1936,6 +1972,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1957,6 +1995,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -2026,6 +2066,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -2049,6 +2093,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -2240,6 +2288,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -2261,6 +2311,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -2325,6 +2377,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -2348,6 +2404,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -2524,6 +2584,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -2545,6 +2607,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
@@ -2609,6 +2673,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -2632,6 +2700,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -4978,6 +5050,8 @@ export interface operations {
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -4999,6 +5073,8 @@ export interface operations {
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -5064,6 +5140,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -5087,6 +5167,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -5261,6 +5345,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -5282,6 +5368,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -5342,6 +5430,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -5365,6 +5457,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -5732,6 +5828,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -5753,6 +5851,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -5822,6 +5922,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -5845,6 +5949,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -6004,6 +6112,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6025,6 +6135,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6089,6 +6201,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -6112,6 +6228,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -6299,6 +6419,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6320,6 +6442,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6384,6 +6508,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -6407,6 +6535,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
