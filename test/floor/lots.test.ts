@@ -48,8 +48,15 @@ describe('floor: lots, first expiry first out', () => {
         expect(picked.status, JSON.stringify(picked.body)).toBe(200);
       }
     }
+    expect((await setup.tenant.api.get(`/orders/${ids[0]}`)).body.data.items[0]!.lots).toBeUndefined();
     expect((await setup.floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
     expect(await lotsLeft()).toEqual({ OLD: 5, SOON: 1, FIRST: 0, LATE: 10 });
+    // The public order says which lots its item got, once picked.
+    const order = (await setup.tenant.api.get(`/orders/${ids[0]}`)).body.data;
+    expect(order.items[0]!.lots).toEqual([
+      { lot: 'FIRST', expiresOn: day(1), quantity: 3 },
+      { lot: 'SOON', expiresOn: day(3), quantity: 1 },
+    ]);
   });
 
   it('leaves the lots expiring within minShelfLifeDays', async () => {

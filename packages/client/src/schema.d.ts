@@ -4913,6 +4913,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -5779,6 +5785,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -7696,6 +7708,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -7906,6 +7924,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -8141,6 +8165,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -8364,6 +8394,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
