@@ -468,3 +468,29 @@ export const SlottingProposal = Type.Object({
   ]),
 });
 export const SlottingProposalResponse = Success(SlottingProposal);
+
+export const LotOrdersParams = Type.Object({ slug: Type.String(), productExternalId: Type.String(), lot: Type.String({ minLength: 1, maxLength: 50 }) });
+export const LotOrderPage = Page(
+  Type.Object({
+    orderExternalId: Type.String(),
+    orderNumber: Type.String(),
+    quantity: Type.Number({ description: 'Units of the lot the order got (picks of completed waves)' }),
+  }),
+);
+export const LotOrdersQuery = Type.Object(pageQuery(50, 500));
+export const ExpiringLotPage = Page(
+  Type.Object({
+    productExternalId: Type.String(),
+    sku: Type.String(),
+    lot: Type.String(),
+    expiresOn: Type.String({ format: 'date' }),
+    quantity: Type.Integer({ description: 'Units of the lot at its slots' }),
+    locationCodes: Type.Array(Type.String(), { description: 'Where its slots stand' }),
+  }),
+);
+export const ExpiringLotsQuery = Type.Object({
+  ...pageQuery(50, 500),
+  expiringWithinDays: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 36_500, default: 30, description: 'Lots expiring on or before today (UTC) plus this many days; expired lots included' }),
+  ),
+});

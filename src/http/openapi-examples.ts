@@ -492,6 +492,10 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: ok({ slots: 3, products: 2 }) },
   },
   listSlots: { responses: { 200: page(slots) } },
+  listExpiringLots: {
+    responses: { 200: page([{ productExternalId: 'P-1007', sku: 'YOGURT-500', lot: 'L2611', expiresOn: '2027-05-31', quantity: 50, locationCodes: ['B-11-1'] }]) },
+  },
+  listLotOrders: { responses: { 200: page([{ orderExternalId: 'ORD-1001', orderNumber: 'SO-1001', quantity: 2 }]) } },
   listSlotMismatches: { responses: { 200: page([{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }]) } },
   putProductSlots: {
     request: { slots: [{ locationCode: 'A-03-2', quantity: 36, min: 12, max: 60 }, { locationCode: 'C-27-3', quantity: 200, role: 'reserve' }] },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Wave } from '../../src/floor/schemas';
-import { clearPool, sShapeWaveOf, useFloor } from './helpers';
+import { clearPool, expectAdminTokenNeeded, sShapeWaveOf, useFloor } from './helpers';
 
 /** The day `offset` days from today, UTC, as YYYY-MM-DD. */
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
@@ -124,5 +124,65 @@ describe('floor: lots, first expiry first out', () => {
     for (const lot of ['L1', 'L2']) expect((await setup.floor.post(`/waves/${wave.id}/picks`, { ...pick, lot })).status).toBe(200);
     expect((await setup.floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
     expect(await lotsLeft()).toEqual({ L1: 0, L2: 0 });
+  });
+});
+
+describe('floor: lots, reads', () => {
+  const setup = useFloor({ locations: [{ code: 'A-01', aisle: 1, position: 1 }, { code: 'B-03', aisle: 2, position: 3 }], products: [{ externalId: 'MILK', stock: 100 }, { externalId: 'EGGS', stock: 100 }] });
+  const SLOTS = [
+    { productExternalId: 'MILK', locationCode: 'A-01', quantity: 4, lot: 'M1', expiresOn: day(2) },
+    { productExternalId: 'MILK', locationCode: 'B-03', quantity: 1, lot: 'M1', expiresOn: day(2) },
+    { productExternalId: 'MILK', locationCode: 'B-03', quantity: 6, lot: 'M2', expiresOn: day(20) },
+    { productExternalId: 'EGGS', locationCode: 'A-01', quantity: 3, lot: 'E0', expiresOn: day(-2) },
+    { productExternalId: 'EGGS', locationCode: 'B-03', quantity: 3 },
+  ];
+
+  it('lists the lots expiring within a period, expired ones first, page by page', async () => {
+    expect((await setup.floor.put('/slots', { slots: SLOTS })).status).toBe(200);
+    const first = await setup.floor.get('/lots?expiringWithinDays=7&limit=1');
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.pagination).toMatchObject({ hasMore: true, total: 2 });
+    const second = await setup.floor.get(`/lots?expiringWithinDays=7&limit=1&cursor=${first.body.pagination.nextCursor}`);
+    expect([...first.body.data, ...second.body.data]).toEqual([
+      { productExternalId: 'EGGS', sku: 'SKU-EGGS', lot: 'E0', expiresOn: day(-2), quantity: 3, locationCodes: ['A-01'] },
+      { productExternalId: 'MILK', sku: 'SKU-MILK', lot: 'M1', expiresOn: day(2), quantity: 5, locationCodes: ['A-01', 'B-03'] },
+    ]);
+    expect((await setup.floor.get('/lots?expiringWithinDays=30')).body.data.map((lot: { lot: string }) => lot.lot)).toEqual(['E0', 'M1', 'M2']);
+  });
+
+  it('answers which orders got a lot of a product (a recall), once their wave completed', async () => {
+    await clearPool(setup);
+    expect((await setup.floor.put('/slots', { slots: SLOTS })).status).toBe(200);
+    const { wave, ids } = await sShapeWaveOf(setup, [['MILK', 3]], [['MILK', 4]]);
+    expect((await setup.floor.get('/lots/MILK/M1/orders')).body.data).toEqual([]);
+    for (const stop of wave.stops) {
+      for (const line of stop.lines) {
+        const pick = { orderExternalId: line.orderExternalId, productExternalId: 'MILK', quantity: line.quantity, locationCode: stop.locationCode, lot: line.lot ?? undefined };
+        expect((await setup.floor.post(`/waves/${wave.id}/picks`, pick)).status).toBe(200);
+      }
+    }
+    expect((await setup.floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
+    const got = async (lot: string) => (await setup.floor.get(`/lots/MILK/${lot}/orders`)).body.data.map((order: { orderExternalId: string; quantity: number }) => [order.orderExternalId, order.quantity]).sort();
+    expect(await got('M1')).toEqual([[ids[0], 3], [ids[1], 2]]);
+    expect(await got('M2')).toEqual([[ids[1], 2]]);
+    const page = await setup.floor.get('/lots/MILK/M1/orders?limit=1');
+    expect(page.body.pagination).toMatchObject({ hasMore: true, total: 2 });
+  });
+
+  it('refuses a negative period, a cursor it did not make, and an unknown product', async () => {
+    const negative = await setup.floor.get('/lots?expiringWithinDays=-1');
+    expect(negative.status).toBe(400);
+    expect(negative.body.error.details.map((detail: { field: string }) => detail.field)).toContain('expiringWithinDays');
+    expect((await setup.floor.get('/lots?expiringWithinDays=3&cursor=nonsense')).status).toBe(400);
+    expect((await setup.floor.get('/lots/MILK/M1/orders?cursor=nonsense')).status).toBe(400);
+    expect((await setup.floor.get('/lots/NOPE/M1/orders')).status).toBe(404);
+  });
+
+  it('needs the admin token', async () => {
+    const base = `/api/v1/warehouse/tenants/${setup.tenant.slug}`;
+    await expectAdminTokenNeeded(setup.ctx, setup.tenant, [
+      ['GET', `${base}/lots?expiringWithinDays=3`, undefined],
+      ['GET', `${base}/lots/MILK/M1/orders`, undefined],
+    ]);
   });
 });

@@ -592,6 +592,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/warehouse/tenants/{slug}/lots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lots at the slots that expire within a period, soonest first (expired ones included) */
+        get: operations["listExpiringLots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/lots/{productExternalId}/{lot}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The orders that got units of a lot of a product (a recall), by completed waves */
+        get: operations["listLotOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/warehouse/tenants/{slug}/slotting/proposals": {
         parameters: {
             query?: never;
@@ -9220,6 +9254,272 @@ export interface operations {
                             /** @description The day the lot expires; null when unknown or without a lot */
                             expiresOn: string | null;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listExpiringLots: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
+                cursor?: string;
+                /** @description Lots expiring on or before today (UTC) plus this many days; expired lots included */
+                expiringWithinDays?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "productExternalId": "P-1007",
+                     *           "sku": "YOGURT-500",
+                     *           "lot": "L2611",
+                     *           "expiresOn": "2027-05-31",
+                     *           "quantity": 50,
+                     *           "locationCodes": [
+                     *             "B-11-1"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            productExternalId: string;
+                            sku: string;
+                            lot: string;
+                            /** Format: date */
+                            expiresOn: string;
+                            /** @description Units of the lot at its slots */
+                            quantity: number;
+                            /** @description Where its slots stand */
+                            locationCodes: string[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listLotOrders: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+                productExternalId: string;
+                lot: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "orderExternalId": "ORD-1001",
+                     *           "orderNumber": "SO-1001",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            orderExternalId: string;
+                            orderNumber: string;
+                            /** @description Units of the lot the order got (picks of completed waves) */
+                            quantity: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
                         /**
                          * Format: uuid
                          * @description Identifies this request in the service logs

@@ -23,3 +23,5 @@ ALTER TABLE wave_lines
   ADD COLUMN expires_on date;
 ALTER TABLE wave_lines DROP CONSTRAINT wave_lines_one_part_per_location;
 ALTER TABLE wave_lines ADD CONSTRAINT wave_lines_one_part_per_slot UNIQUE (tenant_id, wave_id, order_id, item_position, location_code, lot);
+-- Which orders got a lot of a product (GET /lots/{productExternalId}/{lot}/orders).
+CREATE INDEX wave_lines_by_lot ON wave_lines (tenant_id, product_external_id, lot) WHERE lot <> '';
