@@ -11,7 +11,7 @@ import { UUID } from '../http/uuid';
 import { adjustStock } from '../warehouse/stock';
 import type { CountReason, CountStatus } from './kinds';
 import { topUpFaces } from './replenishment';
-import { pickingWaveUnits, unplacedProblems } from './slots';
+import { pickingWaveUnits, slotKey, unplacedProblems } from './slots';
 
 /*
  * Counts (cycle counting): someone counts every product at one placed location, blind (the console
@@ -288,6 +288,8 @@ async function lockOpenCount(tx: Tx, tenantId: string, id: string, doing: string
     .select(['product_id', 'quantity'])
     .where('tenant_id', '=', tenantId)
     .where('location_code', '=', count.location_code)
+    // Counts are by product, not by lot: they count and set the slot without a lot.
+    .where('lot', '=', '')
     .execute();
   if (slots.some((slot) => !products.includes(slot.product_id))) throw new WriteRaced(new Error(`a product gained a slot at ${count.location_code}`));
   return { count: row, products: locked, slots };
@@ -330,7 +332,7 @@ export async function finishCount(tx: Tx, tenantId: string, id: string, counted:
   const held = new Map(slots.map((slot) => [slot.product_id, Number(slot.quantity)]));
   // The products with a slot here, and those listed (a slot is made for them).
   const lines = products.filter((product) => held.has(product.id) || found.has(product.external_id)).map((product) => {
-    const pickedHere = picked.get(`${product.id}:${count.location_code}`) ?? 0;
+    const pickedHere = picked.get(slotKey(product.id, count.location_code, '')) ?? 0;
     const recorded = Math.max((held.get(product.id) ?? 0) - pickedHere, 0);
     const countedHere = found.get(product.external_id) ?? 0;
     return { product, recorded, counted: countedHere, slot: countedHere + pickedHere };
@@ -340,7 +342,7 @@ export async function finishCount(tx: Tx, tenantId: string, id: string, counted:
     INSERT INTO product_slots (tenant_id, product_id, location_code, quantity)
     SELECT ${tenantId}, s.product_id, ${count.location_code}, s.quantity
     FROM unnest(${lines.map((line) => line.product.id)}::uuid[], ${lines.map((line) => line.slot)}::numeric[]) AS s(product_id, quantity)
-    ON CONFLICT (tenant_id, product_id, location_code) DO UPDATE SET quantity = excluded.quantity`.execute(tx);
+    ON CONFLICT (tenant_id, product_id, location_code, lot) DO UPDATE SET quantity = excluded.quantity`.execute(tx);
   await sql`
     INSERT INTO count_lines (tenant_id, count_id, product_id, recorded_quantity, counted_quantity)
     SELECT ${tenantId}, ${id}, l.product_id, l.recorded, l.counted

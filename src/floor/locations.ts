@@ -2,12 +2,13 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { conflict, validationError, type FieldProblem } from '../http/errors';
 import { readSettings } from '../settings/store';
+import { fefoNeeds } from './plan/fefo';
 import { nearestItemsRoute, routeItems, type ItemNeed, type ItemSlot, type Location } from './plan/items';
 import type { Layout, Place, Policy } from './plan/layout';
 import { optimalIsQuick, routePicks, type Route } from './plan/walks';
 import type { Planner } from './planner/planner';
 import { lockFloor, requireLayout } from './layout-store';
-import { productPlaces, slotsOffPlaces } from './slots';
+import { firstDayNow, productPlaces, slotsOffPlaces } from './slots';
 
 export interface PlacedLocation {
   code: string;
@@ -151,7 +152,8 @@ export async function routeThrough(db: Executor, planner: Planner, tenantId: str
  * listed twice counts once with the sum of its quantities. A product is taken from its pick faces,
  * each with the units free there (freeSlots: what PICKING waves plan to take counts as taken); with
  * the warehouse's pickFromReserve, what the faces cannot cover from its reserve slots, never
- * otherwise. A product without slots contributes its own location holding its stock. Products
+ * otherwise. Lots are taken first expiry, first out (fefoNeeds), never one expiring before the
+ * first day the warehouse's minShelfLifeDays allows. A product without slots contributes its own location holding its stock. Products
  * unknown, or without slots and without a placed location, are left out and listed in `unplaced`,
  * in the order given; what the slots of the others cannot cover is `short`. When the planner
  * cannot answer in time, the optimal policy answers the walk through the slots nearest the depot,
@@ -168,8 +170,8 @@ export async function routeForItems(
   const layout = await requireLayout(db, tenantId);
   const wanted = new Map<string, number>();
   for (const { productExternalId, quantity } of items) wanted.set(productExternalId, (wanted.get(productExternalId) ?? 0) + quantity);
-  const { pickFromReserve } = await readSettings(db, tenantId);
-  const places = await productPlaces(db, tenantId, [...wanted.keys()], pickFromReserve);
+  const settings = await readSettings(db, tenantId);
+  const places = await productPlaces(db, tenantId, [...wanted.keys()], firstDayNow(settings), settings.pickFromReserve);
   // Needs are named by their index (a product may have one from its faces and one from its reserve).
   const needs: ItemNeed<Location>[] = [];
   const productOf: string[] = [];
@@ -184,11 +186,11 @@ export async function routeForItems(
       unplaced.push(product);
       continue;
     }
-    const atFaces = stands.slots.reduce((sum, slot) => sum + slot.quantity, 0);
-    const inReserve = stands.reserve.reduce((sum, slot) => sum + slot.quantity, 0);
-    const fromReserve = Math.min(Math.max(quantity - atFaces, 0), inReserve);
-    need(product, quantity - fromReserve, stands.slots);
-    if (fromReserve > 0) need(product, fromReserve, stands.reserve);
+    // First expiry, first out at the faces, then in the reserve; what neither holds is short.
+    const faces = fefoNeeds(quantity, stands.slots);
+    const reserve = fefoNeeds(faces.left, stands.reserve);
+    for (const { quantity: units, slots } of [...faces.needs, ...reserve.needs]) need(product, units, slots);
+    if (reserve.left > 0) need(product, reserve.left, []);
   }
   const route =
     policy === 'optimal'
@@ -202,6 +204,7 @@ export async function routeForItems(
       locationCode: place.code,
       aisle: place.aisle,
       position: place.position,
+      ...(place.lot === undefined ? {} : { lot: place.lot, expiresOn: place.expiresOn ?? null }),
       picks: byProduct(picks.map((pick) => ({ productExternalId: productOf[Number(pick.item)]!, quantity: pick.quantity }))),
     })),
     short: byProduct(route.short.map((pick) => ({ productExternalId: productOf[Number(pick.item)]!, quantity: pick.quantity }))),

@@ -9,7 +9,7 @@ import { urgencyRanks } from './plan/urgency';
 import { requireLayout } from './layout-store';
 import type { Planner } from './planner/planner';
 import type { Demand } from './replenishment';
-import { facesOf, freeSlots, reserveOf } from './slots';
+import { facesOf, firstDayNow, freeSlots, reserveOf } from './slots';
 
 /** How many of the most urgent PENDING orders the plan covers, and thus a new wave chooses from. */
 const CANDIDATE_POOL = 500;
@@ -99,11 +99,12 @@ async function readPool(db: Executor, tenantId: string, layout: Layout, excluded
     LEFT JOIN warehouse_locations own ON own.tenant_id = ${tenantId} AND own.code = p.location_code AND own.aisle IS NOT NULL
     ORDER BY pool.priority_level, pool.due_date, pool.created_at, pool.id, i.position`.execute(db);
   const products = [...new Set(rows.flatMap((row) => (row.product_id === null ? [] : [row.product_id])))];
-  const [{ pickFromReserve }, slots] = await Promise.all([readSettings(db, tenantId), freeSlots(db, tenantId, products)]);
+  const [settings, slots] = await Promise.all([readSettings(db, tenantId), freeSlots(db, tenantId, products)]);
+  const firstDay = firstDayNow(settings);
   const stock = new Map<string, SlotStock>();
   for (const [productId, of] of slots) {
-    const faces = facesOf(of);
-    const reserve = pickFromReserve ? reserveOf(of) : [];
+    const faces = facesOf(of, firstDay);
+    const reserve = settings.pickFromReserve ? reserveOf(of, firstDay) : [];
     stock.set(productId, { faces, reserve, facesLeft: units(faces), reserveLeft: units(reserve) });
   }
 

@@ -41,7 +41,7 @@ const URGENCY: Record<ReplenishmentReason, number> = { DEMAND: 0, SHORT: 0, MIN:
 const fullestReserve = (tenantId: string) => sql`
   JOIN LATERAL (
     SELECT r.location_code, r.quantity FROM product_slots r
-    WHERE r.tenant_id = ${tenantId} AND r.product_id = face.product_id AND r.role = 'reserve' AND r.quantity > 0
+    WHERE r.tenant_id = ${tenantId} AND r.product_id = face.product_id AND r.role = 'reserve' AND r.quantity > 0 AND r.lot = ''
     ORDER BY r.quantity DESC, r.location_code
     LIMIT 1
   ) AS reserve ON true`;
@@ -349,6 +349,8 @@ export async function completeReplenishment(tx: Tx, tenantId: string, id: string
     .where('tenant_id', '=', tenantId)
     .where('product_id', '=', task.product_id)
     .where('location_code', 'in', [task.from_location_code, task.to_location_code])
+    // Tasks move units of slots without a lot: lots are not moved between slots yet.
+    .where('lot', '=', '')
     .execute();
   const reserve = slots.find((slot) => slot.location_code === task.from_location_code && slot.role === 'reserve');
   const face = slots.find((slot) => slot.location_code === task.to_location_code && slot.role === 'pick');
@@ -361,7 +363,7 @@ export async function completeReplenishment(tx: Tx, tenantId: string, id: string
   }
   await sql`
     UPDATE product_slots SET quantity = quantity + CASE WHEN location_code = ${task.to_location_code} THEN ${quantity}::numeric ELSE -${quantity}::numeric END
-    WHERE tenant_id = ${tenantId} AND product_id = ${task.product_id} AND location_code IN (${task.from_location_code}, ${task.to_location_code})`.execute(tx);
+    WHERE tenant_id = ${tenantId} AND product_id = ${task.product_id} AND location_code IN (${task.from_location_code}, ${task.to_location_code}) AND lot = ''`.execute(tx);
   await tx
     .updateTable('replenishments')
     .set({ status: 'DONE', moved_quantity: quantity, done_at: sql<Date>`now()`, done_by: by?.username ?? null, taken_by: null })

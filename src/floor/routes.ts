@@ -28,6 +28,7 @@ import {
 import { countRoutes } from './count-routes';
 import { replenishmentRoutes } from './replenishment-routes';
 import { slotRoutes } from './slot-routes';
+import { lotRoutes } from './lot-routes';
 import { slottingRoutes } from './slotting-routes';
 import { loadCartPlan } from './pool';
 import { cartLimits, completeWave, newWave, recordPick, releaseWave, waveRequest, withFreshPlan } from './wave-commands';
@@ -42,6 +43,7 @@ const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
 export const floorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db;
   await app.register(slotRoutes);
+  await app.register(lotRoutes);
   await app.register(slottingRoutes);
   await app.register(replenishmentRoutes);
   await app.register(countRoutes);

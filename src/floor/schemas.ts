@@ -100,6 +100,8 @@ export const RouteResponse = Success(
         locationCode: Type.String(),
         aisle: Type.Integer(),
         position: Type.Integer(),
+        lot: Type.Optional(Type.String({ description: "For `items`, at a slot of a lot: the lot to take (a location holding several lots is a stop per lot)" })),
+        expiresOn: Type.Optional(Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The expiry of `lot`, null when unknown' })),
         picks: Type.Optional(Type.Array(ItemPick, { description: 'For `items`: what to take here' })),
       }),
       { description: 'In walking order' },
@@ -121,6 +123,8 @@ const slotRoleFields = {
     Type.Integer({ minimum: 0, description: 'A pick face at this many units or fewer asks for a top-up (replenishment, MIN); sent with `max`, at most `max`' }),
   ),
   max: Type.Optional(Type.Integer({ minimum: 0, description: 'What the pick face holds: a top-up fills it to this; sent with `min`' })),
+  lot: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The lot the units belong to; a location may hold several lots of one product, each its own slot' })),
+  expiresOn: Type.Optional(Type.String({ description: 'The day the lot expires, YYYY-MM-DD (sent with `lot`); lines take the lots that expire first' })),
 };
 const SlotView = Type.Object({
   productExternalId: Type.String(),
@@ -129,6 +133,8 @@ const SlotView = Type.Object({
   role: SlotRole,
   min: Type.Union([Type.Integer(), Type.Null()], { description: "The face's top-up bounds; null when it has none (a reserve slot never has)" }),
   max: Type.Union([Type.Integer(), Type.Null()]),
+  lot: Type.Union([Type.String(), Type.Null()], { description: 'The lot of the units; null for a slot without a lot' }),
+  expiresOn: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The day the lot expires; null when unknown or without a lot' }),
 });
 /** Most slots a tenant holds: PUT /slots sends them all at once. */
 export const MAX_SLOTS = 100_000;
@@ -137,7 +143,7 @@ export const SlotsBody = Type.Object(
   {
     slots: Type.Array(Type.Object({ productExternalId: ExternalId, locationCode: LocationCode, quantity: SlotQuantity, ...slotRoleFields }), {
       maxItems: MAX_SLOTS,
-      description: 'Every slot of the warehouse: units of a product at a placed location, each (product, location) once',
+      description: 'Every slot of the warehouse: units of a product (of one lot, when given) at a placed location, each (product, location, lot) once',
     }),
   },
   {
@@ -159,12 +165,12 @@ export const ProductSlotsBody = Type.Object(
   {
     slots: Type.Array(Type.Object({ locationCode: LocationCode, quantity: SlotQuantity, ...slotRoleFields }), {
       maxItems: 10_000,
-      description: "The product's slots, each location once; [] leaves its stock at its own location",
+      description: "The product's slots, each (location, lot) once; [] leaves its stock at its own location",
     }),
   },
   { examples: [{ slots: [{ locationCode: 'A-01-3', quantity: 4, min: 2, max: 10 }, { locationCode: 'B-07-1', quantity: 80, role: 'reserve' }] }] },
 );
-export const ProductSlotsResponse = Success(Type.Array(SlotView, { description: "The product's slots as stored, by location code" }));
+export const ProductSlotsResponse = Success(Type.Array(SlotView, { description: "The product's slots as stored, by location code, then lot" }));
 export const SlotPage = Page(SlotView);
 export const SlotListQuery = Type.Object({ ...pageQuery(100, 1000), productExternalId: Type.Optional(ExternalId) });
 export const SlotMismatch = Type.Object({
@@ -199,6 +205,7 @@ export const PickBody = Type.Object(
     locationCode: Type.Optional(
       Type.String({ minLength: 1, maxLength: 50, description: 'The stop of the part recorded; required for a line planned at several stops' }),
     ),
+    lot: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The lot of the part recorded; required for a line planned at one location in several lots' })),
     reason: Type.Optional(Type.String({ maxLength: 255, description: 'Why a line is short (damaged, not found…)' })),
   },
   {
@@ -222,6 +229,8 @@ const WaveLine = Type.Object({
   name: Type.Union([Type.String(), Type.Null()]),
   quantity: Type.Number({ description: 'To take at this stop: the whole line unless it is planned at several stops' }),
   orderedQuantity: Type.Number({ description: 'Ordered: the line at every stop together' }),
+  lot: Type.Union([Type.String(), Type.Null()], { description: 'The lot to take here (first expiry, first out); null for a slot without a lot' }),
+  expiresOn: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The expiry of `lot`; null when unknown or without a lot' }),
   next: Type.Union([Type.Object({ locationCode: Type.String(), quantity: Type.Number() }), Type.Null()], {
     description: 'Where the line continues, and how much it takes there; null at its last stop',
   }),
@@ -460,3 +469,29 @@ export const SlottingProposal = Type.Object({
   ]),
 });
 export const SlottingProposalResponse = Success(SlottingProposal);
+
+export const LotOrdersParams = Type.Object({ slug: Type.String(), productExternalId: Type.String(), lot: Type.String({ minLength: 1, maxLength: 50 }) });
+export const LotOrderPage = Page(
+  Type.Object({
+    orderExternalId: Type.String(),
+    orderNumber: Type.String(),
+    quantity: Type.Number({ description: 'Units of the lot the order got (picks of completed waves)' }),
+  }),
+);
+export const LotOrdersQuery = Type.Object(pageQuery(50, 500));
+export const ExpiringLotPage = Page(
+  Type.Object({
+    productExternalId: Type.String(),
+    sku: Type.String(),
+    lot: Type.String(),
+    expiresOn: Type.String({ format: 'date' }),
+    quantity: Type.Integer({ description: 'Units of the lot at its slots' }),
+    locationCodes: Type.Array(Type.String(), { description: 'Where its slots stand' }),
+  }),
+);
+export const ExpiringLotsQuery = Type.Object({
+  ...pageQuery(50, 500),
+  expiringWithinDays: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 36_500, default: 30, description: 'Lots expiring on or before today (UTC) plus this many days; expired lots included' }),
+  ),
+});

@@ -2,10 +2,12 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { readSettings } from '../settings/store';
 import { findLayout } from './layout-store';
+import type { Location } from './plan/items';
 import { placeMissingUnits } from './plan/short-stops';
 import { askForCounts } from './counts';
 import { askForDemand } from './replenishment';
-import { facesOf, freeSlots, reserveOf } from './slots';
+import { fefoNeeds } from './plan/fefo';
+import { facesOf, firstDayNow, freeSlots, reserveOf } from './slots';
 
 /*
  * Short picks find the stock. A pick recorded below what its part planned says the slot held
@@ -21,8 +23,8 @@ import { facesOf, freeSlots, reserveOf } from './slots';
  *   picks asks for a SHORT replenishment, first in line (askForDemand).
  * - The units still missing are planned again, as new parts of the same line covering the short
  *   part (`covers_part`): at the pick faces holding them free (net of the PICKING waves), then, with
- *   the warehouse's pickFromReserve, at its reserve slots, never at a location the line already has
- *   a part at. Each new stop goes on the rest of the wave (after the last stop with a pick recorded)
+ *   the warehouse's pickFromReserve, at its reserve slots, never at a slot the line already has a
+ *   part at; lots first expiry, first out (each expiry date's slots before the next date's). Each new stop goes on the rest of the wave (after the last stop with a pick recorded)
  *   where it lengthens the walk least (placeMissingUnits); the stops already there keep their order.
  *   What no slot holds stays missing: the line is picked short when the wave completes.
  * - Recording the part again (a correction) first drops its covering parts with no pick recorded,
@@ -45,12 +47,14 @@ export interface PickedPart {
   productId: string;
   productExternalId: string;
   locationCode: string | null;
+  /** The lot of the part's slot, '' without one. */
+  lot: string;
   /** What the part planned. */
   quantity: number;
 }
 
 /** The units the PICKING waves recorded as picked at a slot for their orders still in picking (but the `except` part). */
-function recordedAt(tenantId: string, productExternalId: string, locationCode: string, waveId: string, except?: PickedPart) {
+function recordedAt(tenantId: string, productExternalId: string, locationCode: string, lot: string, waveId: string, except?: PickedPart) {
   const skip = except
     ? sql`AND NOT (l.wave_id = ${waveId} AND l.order_id = ${except.orderId} AND l.item_position = ${except.itemPosition} AND l.part = ${except.part})`
     : sql``;
@@ -58,7 +62,7 @@ function recordedAt(tenantId: string, productExternalId: string, locationCode: s
     SELECT coalesce(sum(l.picked_quantity), 0) FROM waves w
     CROSS JOIN LATERAL (
       SELECT l.wave_id, l.order_id, l.item_position, l.part, l.picked_quantity FROM wave_lines l
-      WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code = ${locationCode} AND l.product_external_id = ${productExternalId}
+      WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code = ${locationCode} AND l.lot = ${lot} AND l.product_external_id = ${productExternalId}
         AND l.picked_quantity IS NOT NULL
       ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
     ) AS l
@@ -74,9 +78,9 @@ function recordedAt(tenantId: string, productExternalId: string, locationCode: s
 export async function slotShortfall(db: Executor, tenantId: string, waveId: string, part: PickedPart, picked: number): Promise<number | undefined> {
   if (part.locationCode === null) return undefined;
   const { rows } = await sql<{ shortfall: string }>`
-    SELECT s.quantity - ${recordedAt(tenantId, part.productExternalId, part.locationCode, waveId, part)} - ${picked}::numeric AS shortfall
+    SELECT s.quantity - ${recordedAt(tenantId, part.productExternalId, part.locationCode, part.lot, waveId, part)} - ${picked}::numeric AS shortfall
     FROM product_slots s
-    WHERE s.tenant_id = ${tenantId} AND s.product_id = ${part.productId} AND s.location_code = ${part.locationCode}`.execute(db);
+    WHERE s.tenant_id = ${tenantId} AND s.product_id = ${part.productId} AND s.location_code = ${part.locationCode} AND s.lot = ${part.lot}`.execute(db);
   return rows[0] ? Math.max(Number(rows[0].shortfall), 0) : undefined;
 }
 
@@ -92,8 +96,8 @@ export async function settleShortPick(tx: Tx, tenantId: string, waveId: string, 
     await askForCounts(tx, tenantId, [part.locationCode], 'SHORT_PICK');
     const { rows } = await sql<{ role: string; quantity: string; recorded: string }>`
       UPDATE product_slots s SET quantity = least(s.quantity, greatest(s.quantity - ${shortfall}::numeric, r.recorded))
-      FROM (SELECT ${recordedAt(tenantId, part.productExternalId, part.locationCode, waveId)} AS recorded) AS r
-      WHERE s.tenant_id = ${tenantId} AND s.product_id = ${part.productId} AND s.location_code = ${part.locationCode}
+      FROM (SELECT ${recordedAt(tenantId, part.productExternalId, part.locationCode, part.lot, waveId)} AS recorded) AS r
+      WHERE s.tenant_id = ${tenantId} AND s.product_id = ${part.productId} AND s.location_code = ${part.locationCode} AND s.lot = ${part.lot}
       RETURNING s.role, s.quantity, r.recorded`.execute(tx);
     const slot = rows[0];
     if (slot && slot.role === 'pick' && Number(slot.quantity) <= Number(slot.recorded)) {
@@ -138,15 +142,17 @@ async function planMissing(tx: Tx, tenantId: string, waveId: string, part: Picke
     GROUP BY stop, location_code, aisle, position ORDER BY stop`.execute(tx);
   const line = await tx
     .selectFrom('wave_lines')
-    .select(['part', 'location_code'])
+    .select(['part', 'location_code', 'lot'])
     .where('tenant_id', '=', tenantId)
     .where('wave_id', '=', waveId)
     .where('order_id', '=', part.orderId)
     .where('item_position', '=', part.itemPosition)
     .execute();
-  const partAt = new Set(line.map((row) => row.location_code));
-  const free = (list: ReturnType<typeof facesOf>) => list.filter((slot) => !partAt.has(slot.place.code));
-  const tiers = [free(facesOf(slots)), ...(settings.pickFromReserve ? [free(reserveOf(slots))] : [])];
+  const partAt = new Set(line.map((row) => `${row.location_code}/${row.lot}`));
+  const firstDay = firstDayNow(settings);
+  // Each expiry date's slots a tier of their own, the faces' before the reserve's.
+  const byExpiry = (list: ReturnType<typeof facesOf>) => fefoNeeds(missing, list.filter((slot) => !partAt.has(`${slot.place.code}/${slot.place.lot ?? ''}`))).needs.map((need) => need.slots);
+  const tiers = [...byExpiry(facesOf(slots, firstDay)), ...(settings.pickFromReserve ? byExpiry(reserveOf(slots, firstDay)) : [])];
   // The picker walks on from the last stop with a pick recorded (the depot before any).
   const last = stops.findLastIndex((stop) => stop.picked);
   const from = stops[last];
@@ -171,7 +177,7 @@ async function insertPart(
   tenantId: string,
   waveId: string,
   covered: PickedPart,
-  placed: { slot: { code: string; aisle: number; position: number }; quantity: number; joins: boolean; part: number; stop: number },
+  placed: { slot: Location; quantity: number; joins: boolean; part: number; stop: number },
 ): Promise<void> {
   const { slot, quantity, joins, part, stop } = placed;
   await sql`
@@ -181,8 +187,8 @@ async function insertPart(
       UPDATE wave_lines l SET walk = l.walk + 1, stop = CASE WHEN ${!joins} AND l.stop >= ${stop} THEN l.stop + 1 ELSE l.stop END
       FROM last WHERE l.tenant_id = ${tenantId} AND l.wave_id = ${waveId} AND l.walk > last.walk
     )
-    INSERT INTO wave_lines (tenant_id, wave_id, order_id, item_position, part, covers_part, product_external_id, quantity, walk, stop, location_code, aisle, position)
+    INSERT INTO wave_lines (tenant_id, wave_id, order_id, item_position, part, covers_part, product_external_id, quantity, walk, stop, location_code, lot, expires_on, aisle, position)
     SELECT ${tenantId}, ${waveId}, ${covered.orderId}, ${covered.itemPosition}, ${part}, ${covered.part}, ${covered.productExternalId}, ${quantity}::numeric,
-      last.walk + 1, ${stop}::integer, ${slot.code}, ${slot.aisle}::integer, ${slot.position}::integer
+      last.walk + 1, ${stop}::integer, ${slot.code}, ${slot.lot ?? ''}, ${slot.expiresOn ?? null}::date, ${slot.aisle}::integer, ${slot.position}::integer
     FROM last`.execute(tx);
 }

@@ -5,6 +5,7 @@ import { notFound, validationError, type FieldProblem } from '../http/errors';
 import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
 import { UUID } from '../http/uuid';
 import { lockFloor } from './layout-store';
+import { firstTakeableDay, isTakeable } from './plan/fefo';
 import type { ItemSlot, Location } from './plan/items';
 import { cancelStaleTasks, topUpFaces } from './replenishment';
 import type { SlotRole } from './kinds';
@@ -26,6 +27,9 @@ export interface Slot {
   /** A pick face's top-up bounds, both or neither (0 <= min <= max); a reserve slot has none. */
   min?: number | null | undefined;
   max?: number | null | undefined;
+  /** The lot its units belong to (a product kept by lot), and the day that lot expires (YYYY-MM-DD). */
+  lot?: string | undefined;
+  expiresOn?: string | undefined;
 }
 
 /** A slot as stored and answered: its role, and its bounds (null when it has none). */
@@ -36,6 +40,8 @@ export interface StoredSlot {
   role: SlotRole;
   min: number | null;
   max: number | null;
+  lot: string | null;
+  expiresOn: string | null;
 }
 
 /** A slot to store, with the JSON path it was sent at (`slots[3]`), for naming it in a 400. */
@@ -45,7 +51,8 @@ interface SentSlot extends Slot {
 
 /**
  * Replaces the tenant's whole set of slots with `slots`. 404 for an unknown product; 400 naming
- * the field for a location unknown or without a place, or a (product, location) pair sent twice.
+ * the field for a location unknown or without a place, a (product, location, lot) sent twice, an
+ * expiry that is not a day of the calendar or is sent without a lot.
  * Returns how many slots and products the set now holds.
  */
 export async function replaceSlots(tx: Tx, tenantId: string, slots: Slot[]): Promise<{ slots: number; products: number }> {
@@ -69,12 +76,29 @@ export async function replaceProductSlots(tx: Tx, tenantId: string, productExter
   await insertSlots(tx, tenantId, sent, products);
   await cancelStaleTasks(tx, tenantId, [productId]);
   await topUpFaces(tx, tenantId, [productId]);
-  return sent.map((slot) => storedSlot(slot)).sort((a, b) => (a.locationCode < b.locationCode ? -1 : 1));
+  return sent.map((slot) => storedSlot(slot)).sort((a, b) => compareText(a.locationCode, b.locationCode) || compareText(a.lot ?? '', b.lot ?? ''));
 }
 
 /** A sent slot as it is stored: a pick face unless said otherwise, without bounds unless given. */
 function storedSlot(slot: Slot): StoredSlot {
-  return { productExternalId: slot.productExternalId, locationCode: slot.locationCode, quantity: slot.quantity, role: slot.role ?? 'pick', min: slot.min ?? null, max: slot.max ?? null };
+  const { productExternalId, locationCode, quantity } = slot;
+  return { productExternalId, locationCode, quantity, role: slot.role ?? 'pick', min: slot.min ?? null, max: slot.max ?? null, lot: slot.lot ?? null, expiresOn: slot.expiresOn ?? null };
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether `value` is a day of the calendar written YYYY-MM-DD. */
+export function isCalendarDay(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const day = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value;
+}
+
+/** The rules of a slot's lot, as 400s naming the field: an expiry is a day of the calendar, and needs a lot. */
+function lotProblems({ lot, expiresOn, field }: SentSlot): FieldProblem[] {
+  if (expiresOn === undefined) return [];
+  if (!isCalendarDay(expiresOn)) return [{ field: `${field}.expiresOn`, message: `must be a date written YYYY-MM-DD: ${expiresOn}` }];
+  return lot === undefined ? [{ field: `${field}.expiresOn`, message: 'is for a lot: send the lot it is the expiry of' }] : [];
 }
 
 /**
@@ -106,11 +130,12 @@ async function prepareReplacement(tx: Tx, tenantId: string, sent: SentSlot[], to
   const problems: FieldProblem[] = [];
   const seen = new Map<string, string>();
   for (const slot of sent) {
-    const key = JSON.stringify([slot.productExternalId, slot.locationCode]);
+    const key = JSON.stringify([slot.productExternalId, slot.locationCode, slot.lot ?? '']);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, slot.field);
-    else problems.push({ field: `${slot.field}.locationCode`, message: `repeats ${first}: product ${slot.productExternalId} at ${slot.locationCode}` });
-    problems.push(...roleProblems(slot));
+    else if (slot.lot === undefined) problems.push({ field: `${slot.field}.locationCode`, message: `repeats ${first}: product ${slot.productExternalId} at ${slot.locationCode}` });
+    else problems.push({ field: `${slot.field}.lot`, message: `repeats ${first}: product ${slot.productExternalId}, lot ${slot.lot} at ${slot.locationCode}` });
+    problems.push(...roleProblems(slot), ...lotProblems(slot));
   }
   if (problems.length > 0) throw validationError(problems);
 
@@ -144,20 +169,22 @@ export async function unplacedProblems(db: Executor, tenantId: string, sent: rea
 
 async function insertSlots(tx: Tx, tenantId: string, sent: SentSlot[], products: Map<string, string>): Promise<void> {
   if (sent.length === 0) return;
-  // One statement of three arrays, however many slots (row values would run out of parameters).
+  // One statement of arrays, however many slots (row values would run out of parameters).
   const stored = sent.map(storedSlot);
   await sql`
-    INSERT INTO product_slots (tenant_id, product_id, location_code, quantity, role, min, max)
-    SELECT ${tenantId}, s.product_id, s.location_code, s.quantity, s.role, s.min, s.max
+    INSERT INTO product_slots (tenant_id, product_id, location_code, quantity, role, min, max, lot, expires_on)
+    SELECT ${tenantId}, s.product_id, s.location_code, s.quantity, s.role, s.min, s.max, s.lot, s.expires_on
     FROM unnest(${sent.map((slot) => products.get(slot.productExternalId)!)}::uuid[], ${stored.map((slot) => slot.locationCode)}::text[],
       ${stored.map((slot) => slot.quantity)}::numeric[], ${stored.map((slot) => slot.role)}::text[], ${stored.map((slot) => slot.min)}::integer[],
-      ${stored.map((slot) => slot.max)}::integer[]) AS s(product_id, location_code, quantity, role, min, max)`.execute(tx);
+      ${stored.map((slot) => slot.max)}::integer[], ${stored.map((slot) => slot.lot ?? '')}::text[], ${stored.map((slot) => slot.expiresOn)}::date[])
+      AS s(product_id, location_code, quantity, role, min, max, lot, expires_on)`.execute(tx);
 }
 
-/** Slots in the order of their product's id, each product's by location code. */
+/** Slots in the order of their product's id, each product's by location code, then lot. */
 const BY_PRODUCT: KeyColumn[] = [
   { name: 's.product_id', type: 'uuid' },
   { name: 's.location_code', type: 'text' },
+  { name: 's.lot', type: 'text' },
 ];
 
 /** A keyset page of the tenant's slots, or of one product's (404 when it is unknown). */
@@ -174,19 +201,29 @@ export async function listSlots(db: Executor, tenantId: string, query: { limit: 
     .$if(productId !== undefined, (q) => q.where('s.product_id', '=', productId!));
   let page = filtered
     .innerJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 's.tenant_id').onRef('p.id', '=', 's.product_id'))
-    .select(['s.product_id', 's.location_code', 's.quantity', 's.role', 's.min', 's.max', 'p.external_id']);
+    .select(['s.product_id', 's.location_code', 's.quantity', 's.role', 's.min', 's.max', 's.lot', 'p.external_id'])
+    .select(sql<string | null>`to_char(s.expires_on, 'YYYY-MM-DD')`.as('expires_on'));
   if (query.cursor !== undefined) {
-    const key = decodeCursor<[string, string]>(query.cursor, ['string', 'string'], ([id]) => UUID.test(id));
+    const key = decodeCursor<[string, string, string]>(query.cursor, ['string', 'string', 'string'], ([id]) => UUID.test(id));
     page = page.where(keysetAfter(BY_PRODUCT, key));
   }
   const [fetched, counted] = await Promise.all([
-    page.orderBy('s.product_id').orderBy('s.location_code').limit(query.limit + 1).execute(),
+    page.orderBy('s.product_id').orderBy('s.location_code').orderBy('s.lot').limit(query.limit + 1).execute(),
     filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  const { rows, hasMore, nextCursor } = pageOf(fetched, query.limit, (last) => [last.product_id, last.location_code]);
+  const { rows, hasMore, nextCursor } = pageOf(fetched, query.limit, (last) => [last.product_id, last.location_code, last.lot]);
   return {
     slots: rows.map(
-      (row): StoredSlot => ({ productExternalId: row.external_id, locationCode: row.location_code, quantity: Number(row.quantity), role: row.role, min: row.min, max: row.max }),
+      (row): StoredSlot => ({
+        productExternalId: row.external_id,
+        locationCode: row.location_code,
+        quantity: Number(row.quantity),
+        role: row.role,
+        min: row.min,
+        max: row.max,
+        lot: row.lot === '' ? null : row.lot,
+        expiresOn: row.expires_on,
+      }),
     ),
     pagination: { limit: query.limit, hasMore, nextCursor, total: Number(counted.total) },
   };
@@ -239,11 +276,12 @@ export interface ProductPlaces {
 
 /**
  * The places of the given products, by externalId (unknown ones left out): their pick faces, and
- * their reserve slots `withReserve` (the warehouse's pickFromReserve). Each join names the tenant
+ * their reserve slots `withReserve` (the warehouse's pickFromReserve), but the lots expiring
+ * before `firstDay` (firstTakeableDay). Each join names the tenant
  * as a value, as the pool's read does (pool.ts), so that tables without statistics are read by
  * their keys.
  */
-export async function productPlaces(db: Executor, tenantId: string, externalIds: string[], withReserve = false): Promise<Map<string, ProductPlaces>> {
+export async function productPlaces(db: Executor, tenantId: string, externalIds: string[], firstDay: string, withReserve = false): Promise<Map<string, ProductPlaces>> {
   const { rows } = await sql<{ external_id: string; id: string; stock: string; own_code: string | null; own_aisle: number | null; own_position: number | null }>`
     SELECT p.external_id, p.id, p.stock, own.code AS own_code, own.aisle AS own_aisle, own.position AS own_position
     FROM products p
@@ -256,14 +294,17 @@ export async function productPlaces(db: Executor, tenantId: string, externalIds:
       const own = row.own_code !== null ? { code: row.own_code, aisle: row.own_aisle!, position: row.own_position! } : null;
       const slots = slotsOf.get(row.id);
       const places: ProductPlaces = slots
-        ? { productId: row.id, own, slotted: true, slots: facesOf(slots), reserve: withReserve ? reserveOf(slots) : [] }
+        ? { productId: row.id, own, slotted: true, slots: facesOf(slots, firstDay), reserve: withReserve ? reserveOf(slots, firstDay) : [] }
         : { productId: row.id, own, slotted: false, slots: own ? [{ place: own, quantity: Number(row.stock) }] : [], reserve: [] };
       return [row.external_id, places];
     }),
   );
 }
 
-/** A slot as routing sees it: its location, its role, and the units free there. */
+/** The first expiry date a line may take now, under the warehouse's minShelfLifeDays (firstTakeableDay). */
+export const firstDayNow = (settings: { minShelfLifeDays: number }) => firstTakeableDay(new Date(), settings.minShelfLifeDays);
+
+/** A slot as routing sees it: its location (with its lot, if any), its role, and the units free there. */
 export interface FreeSlot {
   place: Location;
   role: SlotRole;
@@ -271,8 +312,14 @@ export interface FreeSlot {
   free: number;
 }
 
-export const facesOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => slots.filter((slot) => slot.role === 'pick').map(({ place, free }) => ({ place, quantity: free }));
-export const reserveOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => slots.filter((slot) => slot.role === 'reserve').map(({ place, free }) => ({ place, quantity: free }));
+/** The slots of one role that may be taken from: those whose lot expires on `firstDay` or later (firstTakeableDay), or has no expiry. */
+const ofRole = (role: SlotRole) => (slots: readonly FreeSlot[], firstDay: string): ItemSlot<Location>[] =>
+  slots.flatMap(({ place, role: its, free }) => (its === role && isTakeable({ place, quantity: free }, firstDay) ? [{ place, quantity: free }] : []));
+export const facesOf = ofRole('pick');
+export const reserveOf = ofRole('reserve');
+
+/** The key of a slot in the maps of units by slot: its product, location and lot ('' without one). */
+export const slotKey = (productId: string, locationCode: string, lot: string | undefined | null) => `${productId}:${locationCode}:${lot ?? ''}`;
 
 /**
  * The slots of the given products, by product id, by location code (products without slots left
@@ -284,25 +331,26 @@ export const reserveOf = (slots: readonly FreeSlot[]): ItemSlot<Location>[] => s
  */
 export async function freeSlots(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, FreeSlot[]>> {
   const [{ rows }, planned] = await Promise.all([
-    sql<{ product_id: string; code: string; role: SlotRole; quantity: string; aisle: number; position: number }>`
-      SELECT s.product_id, s.location_code AS code, s.role, s.quantity, l.aisle, l.position
+    sql<{ product_id: string; code: string; lot: string; expires_on: string | null; role: SlotRole; quantity: string; aisle: number; position: number }>`
+      SELECT s.product_id, s.location_code AS code, s.lot, to_char(s.expires_on, 'YYYY-MM-DD') AS expires_on, s.role, s.quantity, l.aisle, l.position
       FROM product_slots s
       JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
       WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${productIds}::uuid[])
-      ORDER BY s.product_id, s.location_code`.execute(db),
+      ORDER BY s.product_id, s.location_code, s.lot`.execute(db),
     pickingWaveUnits(db, tenantId, productIds, 'planned'),
   ]);
   const slots = new Map<string, FreeSlot[]>();
   for (const row of rows) {
     const of = slots.get(row.product_id) ?? slots.set(row.product_id, []).get(row.product_id)!;
-    const free = Math.max(Number(row.quantity) - (planned.get(`${row.product_id}:${row.code}`) ?? 0), 0);
-    of.push({ place: { code: row.code, aisle: row.aisle, position: row.position }, role: row.role, free });
+    const free = Math.max(Number(row.quantity) - (planned.get(slotKey(row.product_id, row.code, row.lot)) ?? 0), 0);
+    const lot = row.lot === '' ? {} : { lot: row.lot, ...(row.expires_on === null ? {} : { expiresOn: row.expires_on }) };
+    of.push({ place: { code: row.code, aisle: row.aisle, position: row.position, ...lot }, role: row.role, free });
   }
   return slots;
 }
 
 /**
- * Units of the PICKING waves' orders still in picking, by `productId:locationCode`: those they
+ * Units of the PICKING waves' orders still in picking, by slot (slotKey): those they
  * plan to take (`planned`: a part's quantity, or once its pick is recorded what was picked, for a
  * short pick takes no more), or those recorded as picked (`picked`), which completing the wave takes
  * from the slots. Read from the PICKING waves (by their status), each wave's lines by its key, and
@@ -310,11 +358,11 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
  * without statistics (a fresh database) are never joined over every wave's lines or every product.
  */
 export async function pickingWaveUnits(db: Executor, tenantId: string, productIds: readonly string[], units: 'planned' | 'picked'): Promise<Map<string, number>> {
-  const { rows } = await sql<{ product_id: string; location_code: string; units: string }>`
-    SELECT p.id AS product_id, wl.location_code, sum(wl.units) AS units
+  const { rows } = await sql<{ product_id: string; location_code: string; lot: string; units: string }>`
+    SELECT p.id AS product_id, wl.location_code, wl.lot, sum(wl.units) AS units
     FROM waves w
     CROSS JOIN LATERAL (
-      SELECT l.order_id, l.location_code, l.product_external_id, ${units === 'planned' ? sql`coalesce(l.picked_quantity, l.quantity)` : sql`l.picked_quantity`} AS units FROM wave_lines l
+      SELECT l.order_id, l.location_code, l.lot, l.product_external_id, ${units === 'planned' ? sql`coalesce(l.picked_quantity, l.quantity)` : sql`l.picked_quantity`} AS units FROM wave_lines l
       WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code IS NOT NULL
       ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
     ) AS wl
@@ -325,8 +373,8 @@ export async function pickingWaveUnits(db: Executor, tenantId: string, productId
       SELECT p.id FROM products p WHERE p.tenant_id = ${tenantId} AND p.external_id = wl.product_external_id ORDER BY p.tenant_id, p.external_id LIMIT 1
     ) AS p
     WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND p.id = ANY (${productIds}::uuid[]) AND wl.units IS NOT NULL
-    GROUP BY p.id, wl.location_code`.execute(db);
-  return new Map(rows.map((row) => [`${row.product_id}:${row.location_code}`, Number(row.units)]));
+    GROUP BY p.id, wl.location_code, wl.lot`.execute(db);
+  return new Map(rows.map((row) => [slotKey(row.product_id, row.location_code, row.lot), Number(row.units)]));
 }
 
 /** Codes holding slots that are not among `placed` (at most a few, to name in a refusal). */
@@ -345,18 +393,18 @@ export async function slotsOffPlaces(db: Executor, tenantId: string, placed: str
 
 /**
  * Lowers slots by what was picked from them, never below 0, in one statement: entry i of the
- * arrays is one pick (product id, location code, quantity); a pick at a location where the product
- * has no slot lowers nothing. The caller holds the products' row locks.
+ * arrays is one pick (product id, location code, lot ('' without one), quantity); a pick where the
+ * product has no such slot lowers nothing. The caller holds the products' row locks.
  */
-export async function takeFromSlots(tx: Tx, tenantId: string, picks: { productId: string; locationCode: string; quantity: number }[]): Promise<void> {
+export async function takeFromSlots(tx: Tx, tenantId: string, picks: { productId: string; locationCode: string; lot: string; quantity: number }[]): Promise<void> {
   if (picks.length === 0) return;
   await sql`
     UPDATE product_slots s SET quantity = greatest(s.quantity - t.taken, 0)
     FROM (
-      SELECT product_id, location_code, sum(quantity) AS taken
-      FROM unnest(${picks.map((pick) => pick.productId)}::uuid[], ${picks.map((pick) => pick.locationCode)}::text[],
-        ${picks.map((pick) => pick.quantity)}::numeric[]) AS p(product_id, location_code, quantity)
-      GROUP BY product_id, location_code
+      SELECT product_id, location_code, lot, sum(quantity) AS taken
+      FROM unnest(${picks.map((pick) => pick.productId)}::uuid[], ${picks.map((pick) => pick.locationCode)}::text[], ${picks.map((pick) => pick.lot)}::text[],
+        ${picks.map((pick) => pick.quantity)}::numeric[]) AS p(product_id, location_code, lot, quantity)
+      GROUP BY product_id, location_code, lot
     ) AS t
-    WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.location_code`.execute(tx);
+    WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.location_code AND s.lot = t.lot`.execute(tx);
 }

@@ -4,6 +4,7 @@ import { notFound } from '../http/errors';
 import { checkedPeriod, lastDays } from '../http/period';
 import { requireLayout } from './layout-store';
 import { placesOfLine } from './plan/items';
+import { EVERY_LOT } from './plan/fefo';
 import type { Place } from './plan/layout';
 import type { WaveLimits } from './plan/batching';
 import { slottingSteps, type SlottingOrder, type SlottingProblem } from './plan/slotting';
@@ -105,7 +106,7 @@ export async function workOutProposal(db: Executor, planner: Planner, tenantId: 
     }
     movable.set(product.external_id, movable.size);
   }
-  const slotted = await productPlaces(db, tenantId, [...new Set(lines.rows.map((line) => line.product_external_id).filter((id) => !movable.has(id)))]);
+  const slotted = await productPlaces(db, tenantId, [...new Set(lines.rows.map((line) => line.product_external_id).filter((id) => !movable.has(id)))], EVERY_LOT);
   const orders = new Map<string, SlottingOrder & { fixed: Place[]; products: number[] }>();
   const waves = new Map<string, { orders: number; units: number }>();
   for (const line of lines.rows) {

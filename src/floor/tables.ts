@@ -61,6 +61,10 @@ export interface FloorTables {
     /** A pick face's top-up bounds, both or neither: at `min` or below it asks for units up to `max`. */
     min: ColumnType<number | null, number | null | undefined, number | null>;
     max: ColumnType<number | null, number | null | undefined, number | null>;
+    /** The lot the units belong to; '' for a slot without a lot. */
+    lot: ColumnType<string, string | undefined, string>;
+    /** The day the lot expires (YYYY-MM-DD as written; read with to_char), null when unknown or without a lot. */
+    expires_on: ColumnType<string | null, string | null | undefined, string | null>;
   };
   /** A replenishment task: units of a product to move from a reserve slot to a pick face (replenishment.ts). */
   replenishments: {
@@ -136,6 +140,9 @@ export interface FloorTables {
     walk: number;
     stop: number | null;
     location_code: string | null;
+    /** The lot of the part's slot ('' without one) and its expiry as planned. */
+    lot: ColumnType<string, string | undefined, string>;
+    expires_on: ColumnType<string | null, string | null | undefined, string | null>;
     aisle: number | null;
     position: number | null;
     picked_quantity: ColumnType<number | null, number | null | undefined, number | null>;

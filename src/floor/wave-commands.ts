@@ -15,7 +15,7 @@ import type { WaveItem, WaveWalk } from './plan/wave-lines';
 import type { Planner } from './planner/planner';
 import { askForDemand, topUpFaces } from './replenishment';
 import { settleShortPick, slotShortfall, type PickedPart } from './short-picks';
-import { freeSlots, productPlaces, takeFromSlots } from './slots';
+import { firstDayNow, freeSlots, productPlaces, slotKey, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
 import { pickerWaveId, waveLines } from './wave-reads';
 
@@ -55,6 +55,8 @@ export interface PlannedWave {
 interface SlotTake {
   productId: string;
   locationCode: string;
+  /** The slot's lot, '' without one. */
+  lot: string;
   quantity: number;
 }
 
@@ -154,21 +156,21 @@ export async function planWave(request: WaveRequest, { db, planner, tenantId, ex
   // Taken before what it stands for: a change in between makes the plan overtaken, never hides.
   const basis = await waveBasis(db, tenantId, orderIds);
   const items = await waveItems(db, tenantId, orderIds);
-  const { pickFromReserve } = await readSettings(db, tenantId);
-  const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))], pickFromReserve);
+  const settings = await readSettings(db, tenantId);
+  const places = await productPlaces(db, tenantId, [...new Set(items.map((item) => item.product_external_id))], firstDayNow(settings), settings.pickFromReserve);
   const tote = new Map(orderIds.map((id, index) => [id, index + 1]));
   const walk = await planner.run('planWaveLines', [layout, items, tote, places, request.policy], { deadline });
   // What the walk takes at each slot, up to what was free there: a line's part beyond it is short whatever happens.
   const fromSlots = new Map<string, SlotTake & { free: number }>();
   for (const line of walk.lines) {
     const product = places.get(line.product_external_id);
-    const slot = product && [...product.slots, ...product.reserve].find((held) => held.place.code === line.location_code);
+    const slot = product && [...product.slots, ...product.reserve].find((held) => held.place.code === line.location_code && (held.place.lot ?? '') === line.lot);
     if (!product?.slotted || !slot) continue;
-    const key = `${product.productId}:${slot.place.code}`;
-    const take = fromSlots.get(key) ?? fromSlots.set(key, { productId: product.productId, locationCode: slot.place.code, quantity: 0, free: slot.quantity }).get(key)!;
+    const key = slotKey(product.productId, slot.place.code, line.lot);
+    const take = fromSlots.get(key) ?? fromSlots.set(key, { productId: product.productId, locationCode: slot.place.code, lot: line.lot, quantity: 0, free: slot.quantity }).get(key)!;
     take.quantity += line.quantity;
   }
-  const taken = [...fromSlots.values()].map(({ productId, locationCode, quantity, free }) => ({ productId, locationCode, quantity: Math.min(quantity, free) }));
+  const taken = [...fromSlots.values()].map(({ productId, locationCode, lot, quantity, free }) => ({ productId, locationCode, lot, quantity: Math.min(quantity, free) }));
   return { request, orderIds, number: previous?.number ?? (await takeWaveNumber(db, tenantId)), layout, basis, walk, fromSlots: taken };
 }
 
@@ -204,10 +206,10 @@ export async function makePlannedWave(tx: Tx, tenantId: string, planned: Planned
     .execute();
   // One statement for every line, however many (row values could run out of parameters).
   await sql`
-    INSERT INTO wave_lines (tenant_id, wave_id, order_id, item_position, part, product_external_id, quantity, walk, stop, location_code, aisle, position)
-    SELECT ${tenantId}, ${wave.id}, l.order_id, l.item_position, l.part, l.product_external_id, l.quantity, l.walk, l.stop, l.location_code, l.aisle, l.position
+    INSERT INTO wave_lines (tenant_id, wave_id, order_id, item_position, part, product_external_id, quantity, walk, stop, location_code, lot, expires_on, aisle, position)
+    SELECT ${tenantId}, ${wave.id}, l.order_id, l.item_position, l.part, l.product_external_id, l.quantity, l.walk, l.stop, l.location_code, l.lot, l.expires_on, l.aisle, l.position
     FROM jsonb_to_recordset(${JSON.stringify(walk.lines)}::jsonb) AS l(order_id uuid, item_position integer, part integer, product_external_id text,
-      quantity numeric, walk integer, stop integer, location_code text, aisle integer, position integer)`.execute(tx);
+      quantity numeric, walk integer, stop integer, location_code text, lot text, expires_on date, aisle integer, position integer)`.execute(tx);
 
   const events = await moveOrders(tx, orders, 'IN_PICKING');
   return { waveId: wave.id, events };
@@ -370,7 +372,7 @@ async function waveBasis(db: Executor, tenantId: string, orderIds: string[]): Pr
 async function stillFree(tx: Tx, tenantId: string, fromSlots: readonly SlotTake[]): Promise<boolean> {
   if (fromSlots.length === 0) return true;
   const slots = await freeSlots(tx, tenantId, [...new Set(fromSlots.map((take) => take.productId))]);
-  return fromSlots.every((take) => (slots.get(take.productId)?.find((slot) => slot.place.code === take.locationCode)?.free ?? 0) >= take.quantity);
+  return fromSlots.every((take) => (slots.get(take.productId)?.find((slot) => slot.place.code === take.locationCode && (slot.place.lot ?? '') === take.lot)?.free ?? 0) >= take.quantity);
 }
 
 async function waveItems(db: Executor, tenantId: string, orderIds: string[]): Promise<WaveItem[]> {
@@ -398,8 +400,9 @@ export interface Pick {
   orderExternalId: string;
   productExternalId: string;
   quantity: number;
-  /** Which part of a line planned at several stops: the location of its stop. */
+  /** Which part of a line planned at several stops: the location of its stop, and its lot when the line has parts of several lots there. */
   locationCode?: string | undefined;
+  lot?: string | undefined;
   reason?: string | undefined;
 }
 
@@ -418,7 +421,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
     .innerJoin('order_items as i', (join) =>
       join.onRef('i.tenant_id', '=', 'l.tenant_id').onRef('i.order_id', '=', 'l.order_id').onRef('i.position', '=', 'l.item_position'),
     )
-    .select(['l.order_id', 'l.item_position', 'l.part', 'l.covers_part', 'l.location_code', 'l.quantity', 'l.picked_quantity', 'o.status', 'i.product_id'])
+    .select(['l.order_id', 'l.item_position', 'l.part', 'l.covers_part', 'l.location_code', 'l.lot', 'l.quantity', 'l.picked_quantity', 'o.status', 'i.product_id'])
     .where('l.tenant_id', '=', tenantId)
     .where('l.wave_id', '=', waveId)
     .where('o.external_id', '=', pick.orderExternalId)
@@ -427,7 +430,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
     .execute();
   if (parts.length === 0) throw notFound(`Line of order ${pick.orderExternalId} for product ${pick.productExternalId} in wave ${waveId}`);
   if (parts[0]!.status !== 'IN_PICKING') throw conflict(`Order ${pick.orderExternalId} is ${parts[0]!.status}; it left the wave when it was moved outside it`);
-  const line = pickedPart(parts, pick.locationCode);
+  const line = pickedPart(parts, pick.locationCode, pick.lot);
   const planned = Number(line.quantity);
   if (pick.quantity > planned) {
     const most = parts.length > 1 ? `the ${planned} planned at ${line.location_code}` : `the ordered ${planned}`;
@@ -446,7 +449,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
   const previous = line.picked_quantity === null ? null : Number(line.picked_quantity);
   const part: PickedPart | undefined =
     line.product_id !== null && pick.quantity !== previous && (pick.quantity < planned || covers.length > 0)
-      ? { orderId: line.order_id, itemPosition: line.item_position, part: line.part, productId: line.product_id, productExternalId: pick.productExternalId, locationCode: line.location_code, quantity: planned }
+      ? { orderId: line.order_id, itemPosition: line.item_position, part: line.part, productId: line.product_id, productExternalId: pick.productExternalId, locationCode: line.location_code, lot: line.lot, quantity: planned }
       : undefined;
   // A pick below the one recorded before lowers the slot: the books as it found them, before any lock.
   const lowers = part && pick.quantity < planned && (previous === null || pick.quantity < previous);
@@ -464,15 +467,21 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
   if (part) await settleShortPick(tx, tenantId, waveId, part, pick.quantity, shortfall);
 }
 
-/** The part a pick records: the one at `locationCode`, or the only one; 400 naming `locationCode` otherwise. */
-function pickedPart<P extends { location_code: string | null }>(parts: P[], locationCode: string | undefined): P {
+/**
+ * The part a pick records: the one at `locationCode` (of `lot`, when the line has parts of several
+ * lots there), or the only one; 400 naming `locationCode` or `lot` otherwise.
+ */
+function pickedPart<P extends { location_code: string | null; lot: string }>(parts: P[], locationCode: string | undefined, lot: string | undefined): P {
   const where = parts.map((part) => part.location_code ?? 'after the route').join(', ');
   if (locationCode === undefined) {
-    if (parts.length === 1) return parts[0]!;
+    if (parts.length === 1 && (lot === undefined || parts[0]!.lot === lot)) return parts[0]!;
     throw validationError([{ field: 'locationCode', message: `is required: the line is planned at ${where}` }]);
   }
-  const part = parts.find((candidate) => candidate.location_code === locationCode);
-  if (!part) throw validationError([{ field: 'locationCode', message: `must be where the line is planned: ${where}` }]);
+  const there = parts.filter((candidate) => candidate.location_code === locationCode);
+  if (there.length === 0) throw validationError([{ field: 'locationCode', message: `must be where the line is planned: ${where}` }]);
+  if (lot === undefined && there.length === 1) return there[0]!;
+  const part = there.find((candidate) => candidate.lot === lot);
+  if (!part) throw validationError([{ field: 'lot', message: `must be a lot the line is planned in at ${locationCode}: ${there.map((candidate) => candidate.lot || 'without lot').join(', ')}` }]);
   return part;
 }
 
@@ -508,7 +517,7 @@ export async function completeWave(tx: Tx, tenantId: string, waveId: string): Pr
   const { events } = await completePickedOrders(tx, tenantId, [...byOrder.values()]);
   // The product rows are locked (completePickedOrders): slot rows come after them.
   const picks = parts.flatMap((line) =>
-    line.product_id && line.location_code && line.picked_quantity! > 0 ? [{ productId: line.product_id, locationCode: line.location_code, quantity: line.picked_quantity! }] : [],
+    line.product_id && line.location_code && line.picked_quantity! > 0 ? [{ productId: line.product_id, locationCode: line.location_code, lot: line.lot, quantity: line.picked_quantity! }] : [],
   );
   await takeFromSlots(tx, tenantId, picks);
   // A face picked down to its min asks for a top-up.

@@ -45,6 +45,7 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
       'l.covers_part',
       'l.stop',
       'l.location_code',
+      'l.lot',
       'l.aisle',
       'l.position',
       'l.product_external_id',
@@ -60,6 +61,7 @@ export async function waveLines(db: Executor, tenantId: string, waveIds: string[
       'p.packagings',
       'p.name',
     ])
+    .select(sql<string | null>`to_char(l.expires_on, 'YYYY-MM-DD')`.as('expires_on'))
     .where('l.tenant_id', '=', tenantId)
     .where('l.wave_id', '=', sql<string>`ANY (${waveIds}::uuid[])`)
     .orderBy('l.wave_id')
@@ -134,6 +136,8 @@ export async function loadWaves(db: Executor, tenantId: string, waveIds: string[
         name: row.name,
         quantity: row.quantity,
         orderedQuantity: row.ordered_quantity,
+        lot: row.lot === '' ? null : row.lot,
+        expiresOn: row.expires_on,
         next: nextPart(following.get(row)),
         pickedQuantity: row.picked_quantity,
         reason: row.reason,

@@ -193,9 +193,10 @@ const locations = {
   ],
 };
 const slots = [
-  { productExternalId: 'P-1001', locationCode: 'A-03-2', quantity: 36, role: 'pick', min: 12, max: 60 },
-  { productExternalId: 'P-1001', locationCode: 'C-27-3', quantity: 200, role: 'reserve', min: null, max: null },
-  { productExternalId: 'P-1007', locationCode: 'B-11-1', quantity: 80, role: 'pick', min: null, max: null },
+  { productExternalId: 'P-1001', locationCode: 'A-03-2', quantity: 36, role: 'pick', min: 12, max: 60, lot: null, expiresOn: null },
+  { productExternalId: 'P-1001', locationCode: 'C-27-3', quantity: 200, role: 'reserve', min: null, max: null, lot: null, expiresOn: null },
+  { productExternalId: 'P-1007', locationCode: 'B-11-1', quantity: 50, role: 'pick', min: null, max: null, lot: 'L2611', expiresOn: '2027-05-31' },
+  { productExternalId: 'P-1007', locationCode: 'B-11-1', quantity: 30, role: 'pick', min: null, max: null, lot: 'L2612', expiresOn: '2027-06-30' },
 ];
 const waveLine = (orderExternalId: string, tote: number, productExternalId: string, productSku: string, name: string, quantity: number) => ({
   orderExternalId,
@@ -207,6 +208,8 @@ const waveLine = (orderExternalId: string, tote: number, productExternalId: stri
   name,
   quantity,
   orderedQuantity: quantity,
+  lot: null as string | null,
+  expiresOn: null as string | null,
   next: null as { locationCode: string; quantity: number } | null,
   pickedQuantity: null as number | null,
   reason: null as string | null,
@@ -259,7 +262,7 @@ const packOrder = (changes: Record<string, unknown>, label: string | null = 'T-0
     tote: { number: 1, label },
   };
 };
-const settings = { toteLabels: true, confirmLocation: true, packOnLastScan: false, pickFromReserve: false };
+const settings = { toteLabels: true, confirmLocation: true, packOnLastScan: false, pickFromReserve: false, minShelfLifeDays: 0 };
 
 const slottingRequest = { period: { from: '2026-10-01T00:00:00Z', to: '2026-11-01T00:00:00Z' }, maxMoves: 200 };
 const slottingProposal = {
@@ -493,6 +496,10 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: ok({ slots: 3, products: 2 }) },
   },
   listSlots: { responses: { 200: page(slots) } },
+  listExpiringLots: {
+    responses: { 200: page([{ productExternalId: 'P-1007', sku: 'YOGURT-500', lot: 'L2611', expiresOn: '2027-05-31', quantity: 50, locationCodes: ['B-11-1'] }]) },
+  },
+  listLotOrders: { responses: { 200: page([{ orderExternalId: 'ORD-1001', orderNumber: 'SO-1001', quantity: 2 }]) } },
   listSlotMismatches: { responses: { 200: page([{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }]) } },
   putProductSlots: {
     request: { slots: [{ locationCode: 'A-03-2', quantity: 36, min: 12, max: 60 }, { locationCode: 'C-27-3', quantity: 200, role: 'reserve' }] },

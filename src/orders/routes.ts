@@ -22,6 +22,7 @@ import {
   UpsertResponse,
 } from './schemas';
 import { findOrder, loadOrderView, orderSummary } from './store';
+import { pickedLots } from '../floor/lots';
 
 const MAX_BATCH_BYTES = 10 * 1024 * 1024;
 
@@ -112,7 +113,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const tenantId = tenantOf(request);
       const order = await findOrder(app.db, tenantId, request.params.externalId);
       if (!order) throw notFound(`Order ${request.params.externalId}`);
-      return { success: true as const, data: await loadOrderView(app.db, tenantId, order), requestId: request.id };
+      const [view, lots] = await Promise.all([loadOrderView(app.db, tenantId, order), pickedLots(app.db, tenantId, order.id)]);
+      const items = view.items.map((item) => (lots.has(item.productExternalId) ? { ...item, lots: lots.get(item.productExternalId)! } : item));
+      return { success: true as const, data: { ...view, items }, requestId: request.id };
     },
   );
 

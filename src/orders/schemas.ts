@@ -63,7 +63,16 @@ export const OrderSummary = Type.Object({
 export const Order = Type.Object({
   ...OrderSummary.properties,
   items: Type.Array(
-    Type.Object({ productExternalId: Type.String(), productSku: Type.String(), quantity: Type.Number() }),
+    Type.Object({
+      productExternalId: Type.String(),
+      productSku: Type.String(),
+      quantity: Type.Number(),
+      lots: Type.Optional(
+        Type.Array(Type.Object({ lot: Type.String(), expiresOn: Nullable(Type.String({ format: 'date' })), quantity: Type.Number() }), {
+          description: 'GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first',
+        }),
+      ),
+    }),
   ),
   customer: Nullable(
     Type.Object({

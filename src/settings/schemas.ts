@@ -9,6 +9,11 @@ const fields = {
   pickFromReserve: Type.Boolean({
     description: 'Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false)',
   }),
+  minShelfLifeDays: Type.Integer({
+    minimum: 0,
+    maximum: 36_500,
+    description: 'A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left)',
+  }),
 };
 
 export const Settings = Type.Object(fields, { description: "How the warehouse's console and waves work" });
@@ -21,6 +26,7 @@ export const SettingsBody = Type.Object(
     confirmLocation: Type.Optional(fields.confirmLocation),
     packOnLastScan: Type.Optional(fields.packOnLastScan),
     pickFromReserve: Type.Optional(fields.pickFromReserve),
+    minShelfLifeDays: Type.Optional(fields.minShelfLifeDays),
   },
   { additionalProperties: false, description: 'The settings to change; those left out keep their value', examples: [{ toteLabels: true, packOnLastScan: true }] },
 );

@@ -7,6 +7,7 @@ export interface SettingsTables {
     confirm_location: boolean;
     pack_on_last_scan: boolean;
     pick_from_reserve: boolean;
+    min_shelf_life_days: number;
     updated_at: Generated<Date>;
   };
 }

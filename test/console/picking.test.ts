@@ -38,6 +38,8 @@ const line = (orderExternalId: string, productExternalId: string, quantity: numb
   name: `Product ${productExternalId}`,
   quantity,
   orderedQuantity: quantity,
+  lot: null,
+  expiresOn: null,
   next: null,
   pickedQuantity: null,
   reason: null,

@@ -77,13 +77,13 @@ describe('floor: slots with roles (pick faces and reserve)', () => {
     });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect([...(await setup.floor.get('/slots')).body.data].sort((a, b) => a.locationCode.localeCompare(b.locationCode))).toEqual([
-      { productExternalId: 'MUG', locationCode: 'A-01', quantity: 6, role: 'pick', min: 2, max: 10 },
-      { productExternalId: 'CUP', locationCode: 'B-03', quantity: 5, role: 'pick', min: null, max: null },
-      { productExternalId: 'MUG', locationCode: 'R-09', quantity: 24, role: 'reserve', min: null, max: null },
+      { productExternalId: 'MUG', locationCode: 'A-01', quantity: 6, role: 'pick', min: 2, max: 10, lot: null, expiresOn: null },
+      { productExternalId: 'CUP', locationCode: 'B-03', quantity: 5, role: 'pick', min: null, max: null, lot: null, expiresOn: null },
+      { productExternalId: 'MUG', locationCode: 'R-09', quantity: 24, role: 'reserve', min: null, max: null, lot: null, expiresOn: null },
     ]);
     expect(await setSlots(setup.floor, 'CUP', [{ locationCode: 'B-03', quantity: 3, role: 'pick', min: 0, max: 3 }, { locationCode: 'R-10', quantity: 2, role: 'reserve' }])).toEqual([
-      { productExternalId: 'CUP', locationCode: 'B-03', quantity: 3, role: 'pick', min: 0, max: 3 },
-      { productExternalId: 'CUP', locationCode: 'R-10', quantity: 2, role: 'reserve', min: null, max: null },
+      { productExternalId: 'CUP', locationCode: 'B-03', quantity: 3, role: 'pick', min: 0, max: 3, lot: null, expiresOn: null },
+      { productExternalId: 'CUP', locationCode: 'R-10', quantity: 2, role: 'reserve', min: null, max: null, lot: null, expiresOn: null },
     ]);
   });
 

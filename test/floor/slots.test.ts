@@ -15,8 +15,8 @@ const PRODUCTS = [
 ];
 
 type Listed = { productExternalId: string; locationCode: string; quantity: number };
-/** A slot sent without a role or bounds, as stored: a pick face without bounds. */
-const face = <S extends object>(slot: S) => ({ ...slot, role: 'pick', min: null, max: null });
+/** A slot sent without a role, bounds or lot, as stored: a pick face without bounds nor lot. */
+const face = <S extends object>(slot: S) => ({ role: 'pick', min: null, max: null, lot: null, expiresOn: null, ...slot });
 const byProductAndCode = (a: Listed, b: Listed) => a.productExternalId.localeCompare(b.productExternalId) || a.locationCode.localeCompare(b.locationCode);
 
 describe('floor: slots, happy paths', () => {
@@ -76,6 +76,22 @@ describe('floor: slots, happy paths', () => {
     expect(await allSlots('&productExternalId=SOCK')).toEqual([face({ productExternalId: 'SOCK', locationCode: 'B-03', quantity: 5 })]);
     expect((await setup.floor.put('/products/SHOE/slots', { slots: [] })).body.data).toEqual([]);
     expect(await allSlots()).toEqual([face({ productExternalId: 'SOCK', locationCode: 'B-03', quantity: 5 })]);
+  });
+
+  it('keeps several lots of one product at one location, each its own slot with its expiry, listed page by page', async () => {
+    const sent = [
+      { productExternalId: 'SHOE', locationCode: 'A-01', quantity: 2, lot: 'L2', expiresOn: '2027-03-01' },
+      { productExternalId: 'SHOE', locationCode: 'A-01', quantity: 3, lot: 'L1', expiresOn: '2027-01-31' },
+      { productExternalId: 'SHOE', locationCode: 'A-01', quantity: 1 },
+      { productExternalId: 'SHOE', locationCode: 'C-05', quantity: 4, lot: 'L1' },
+    ];
+    expect((await setup.floor.put('/slots', { slots: sent })).body.data).toEqual({ slots: 4, products: 1 });
+    const expected = [2, 1, 0, 3].map((index) => face(sent[index]!));
+    expect(await allSlots('', 1)).toEqual(expected);
+    const product = await setup.floor.put('/products/SHOE/slots', { slots: sent.map(({ productExternalId: _, ...slot }) => slot) });
+    expect(product.status, JSON.stringify(product.body)).toBe(200);
+    expect(product.body.data).toEqual(expected);
+    expect((await setup.floor.put('/slots', { slots: [] })).status).toBe(200);
   });
 
   it('lists the products whose slots hold other than their stock, page by page', async () => {
@@ -190,6 +206,19 @@ describe('floor: slots, bad input changes nothing', () => {
   it('refuses a (product, location) pair sent twice with 400', async () => {
     await refused('/slots', slot({ locationCode: 'B-03' }), 400, 'slots[1].locationCode');
     await refused('/products/SHOE/slots', { slots: [{ locationCode: 'C-05', quantity: 2 }, { locationCode: 'C-05', quantity: 1 }] }, 400, 'slots[1].locationCode');
+  });
+
+  it('refuses the same (location, lot) twice for a product with 400 naming the lot', async () => {
+    const lots = { slots: [{ locationCode: 'C-05', quantity: 2, lot: 'L1' }, { locationCode: 'C-05', quantity: 1, lot: 'L1', expiresOn: '2027-01-01' }] };
+    await refused('/products/SHOE/slots', lots, 400, 'slots[1].lot');
+    await refused('/slots', slot({ locationCode: 'B-03' }), 400, 'slots[1].locationCode');
+  });
+
+  it('refuses an expiry that is not a date, or sent without a lot, with 400 naming it', async () => {
+    for (const expiresOn of ['2027-02-30', 'tomorrow', '2027-1-5']) await refused('/slots', slot({ lot: 'L1', expiresOn }), 400, 'slots[1].expiresOn');
+    await refused('/slots', slot({ expiresOn: '2027-01-05' }), 400, 'slots[1].expiresOn');
+    await refused('/slots', slot({ lot: 'x'.repeat(51) }), 400, 'slots[1].lot');
+    await refused('/slots', slot({ lot: '' }), 400, 'slots[1].lot');
   });
 
   it('answers 404 for an unknown product', async () => {

@@ -89,6 +89,8 @@ describe('floor: waves', () => {
       name: 'Product SHOE',
       quantity: 2,
       orderedQuantity: 2,
+      lot: null,
+      expiresOn: null,
       next: null,
       pickedQuantity: null,
       reason: null,

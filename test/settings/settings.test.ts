@@ -11,7 +11,7 @@ import { signedIn } from '../console/helpers';
 const ctx = await createTestContext();
 afterAll(() => ctx.close());
 
-const DEFAULTS = { toteLabels: false, confirmLocation: true, packOnLastScan: false, pickFromReserve: false };
+const DEFAULTS = { toteLabels: false, confirmLocation: true, packOnLastScan: false, pickFromReserve: false, minShelfLifeDays: 0 };
 
 describe('warehouse settings', () => {
   it('answers the defaults until changed; a change answers them all and keeps the ones left out', async () => {
@@ -21,13 +21,16 @@ describe('warehouse settings', () => {
 
     const changed = await api.put('/settings', { toteLabels: true, packOnLastScan: true });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    expect(changed.body.data).toEqual({ toteLabels: true, confirmLocation: true, packOnLastScan: true, pickFromReserve: false });
+    expect(changed.body.data).toEqual({ toteLabels: true, confirmLocation: true, packOnLastScan: true, pickFromReserve: false, minShelfLifeDays: 0 });
     const again = await api.put('/settings', { confirmLocation: false });
-    expect(again.body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: false });
-    expect((await api.get('/settings')).body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: false });
+    expect(again.body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: false, minShelfLifeDays: 0 });
+    expect((await api.get('/settings')).body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: false, minShelfLifeDays: 0 });
     const reserve = await api.put('/settings', { pickFromReserve: true });
-    expect(reserve.body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: true });
+    expect(reserve.body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: true, minShelfLifeDays: 0 });
     expect((await api.get('/settings')).body.data.pickFromReserve).toBe(true);
+    const shelfLife = await api.put('/settings', { minShelfLifeDays: 30 });
+    expect(shelfLife.body.data).toEqual({ toteLabels: true, confirmLocation: false, packOnLastScan: true, pickFromReserve: true, minShelfLifeDays: 30 });
+    expect((await api.get('/settings')).body.data.minShelfLifeDays).toBe(30);
   });
 
   it.each([
@@ -35,6 +38,9 @@ describe('warehouse settings', () => {
     [{ confirmLocation: 1 }, 'confirmLocation'],
     [{ packOnLastScan: null }, 'packOnLastScan'],
     [{ pickFromReserve: 'on' }, 'pickFromReserve'],
+    [{ minShelfLifeDays: -1 }, 'minShelfLifeDays'],
+    [{ minShelfLifeDays: 1.5 }, 'minShelfLifeDays'],
+    [{ minShelfLifeDays: null }, 'minShelfLifeDays'],
     [{ toteLabels: true, packOnLastscan: true }, 'packOnLastscan'],
   ])('refuses %j with 400 naming %s, and changes nothing', async (body, field) => {
     const tenant = await ctx.tenant();

@@ -592,6 +592,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/warehouse/tenants/{slug}/lots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lots at the slots that expire within a period, soonest first (expired ones included) */
+        get: operations["listExpiringLots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/warehouse/tenants/{slug}/lots/{productExternalId}/{lot}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The orders that got units of a lot of a product (a recall), by completed waves */
+        get: operations["listLotOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/warehouse/tenants/{slug}/slotting/proposals": {
         parameters: {
             query?: never;
@@ -4985,6 +5019,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -5851,6 +5891,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -7768,6 +7814,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -7978,6 +8030,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -8213,6 +8271,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -8436,6 +8500,12 @@ export interface operations {
                                 productExternalId: string;
                                 productSku: string;
                                 quantity: number;
+                                /** @description GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -8722,7 +8792,9 @@ export interface operations {
                      *           "quantity": 36,
                      *           "role": "pick",
                      *           "min": 12,
-                     *           "max": 60
+                     *           "max": 60,
+                     *           "lot": null,
+                     *           "expiresOn": null
                      *         },
                      *         {
                      *           "productExternalId": "P-1001",
@@ -8730,15 +8802,29 @@ export interface operations {
                      *           "quantity": 200,
                      *           "role": "reserve",
                      *           "min": null,
-                     *           "max": null
+                     *           "max": null,
+                     *           "lot": null,
+                     *           "expiresOn": null
                      *         },
                      *         {
                      *           "productExternalId": "P-1007",
                      *           "locationCode": "B-11-1",
-                     *           "quantity": 80,
+                     *           "quantity": 50,
                      *           "role": "pick",
                      *           "min": null,
-                     *           "max": null
+                     *           "max": null,
+                     *           "lot": "L2611",
+                     *           "expiresOn": "2027-05-31"
+                     *         },
+                     *         {
+                     *           "productExternalId": "P-1007",
+                     *           "locationCode": "B-11-1",
+                     *           "quantity": 30,
+                     *           "role": "pick",
+                     *           "min": null,
+                     *           "max": null,
+                     *           "lot": "L2612",
+                     *           "expiresOn": "2027-06-30"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8762,6 +8848,10 @@ export interface operations {
                             /** @description The face's top-up bounds; null when it has none (a reserve slot never has) */
                             min: number | null;
                             max: number | null;
+                            /** @description The lot of the units; null for a slot without a lot */
+                            lot: string | null;
+                            /** @description The day the lot expires; null when unknown or without a lot */
+                            expiresOn: string | null;
                         }[];
                         pagination: {
                             limit: number;
@@ -8874,7 +8964,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Every slot of the warehouse: units of a product at a placed location, each (product, location) once */
+                    /** @description Every slot of the warehouse: units of a product (of one lot, when given) at a placed location, each (product, location, lot) once */
                     slots: {
                         productExternalId: string;
                         /**
@@ -8893,6 +8983,10 @@ export interface operations {
                         min?: number;
                         /** @description What the pick face holds: a top-up fills it to this; sent with `min` */
                         max?: number;
+                        /** @description The lot the units belong to; a location may hold several lots of one product, each its own slot */
+                        lot?: string;
+                        /** @description The day the lot expires, YYYY-MM-DD (sent with `lot`); lines take the lots that expire first */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -9151,7 +9245,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The product's slots, each location once; [] leaves its stock at its own location */
+                    /** @description The product's slots, each (location, lot) once; [] leaves its stock at its own location */
                     slots: {
                         /**
                          * @description letters, digits and hyphens
@@ -9169,6 +9263,10 @@ export interface operations {
                         min?: number;
                         /** @description What the pick face holds: a top-up fills it to this; sent with `min` */
                         max?: number;
+                        /** @description The lot the units belong to; a location may hold several lots of one product, each its own slot */
+                        lot?: string;
+                        /** @description The day the lot expires, YYYY-MM-DD (sent with `lot`); lines take the lots that expire first */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -9192,7 +9290,9 @@ export interface operations {
                      *           "quantity": 36,
                      *           "role": "pick",
                      *           "min": 12,
-                     *           "max": 60
+                     *           "max": 60,
+                     *           "lot": null,
+                     *           "expiresOn": null
                      *         },
                      *         {
                      *           "productExternalId": "P-1001",
@@ -9200,7 +9300,9 @@ export interface operations {
                      *           "quantity": 200,
                      *           "role": "reserve",
                      *           "min": null,
-                     *           "max": null
+                     *           "max": null,
+                     *           "lot": null,
+                     *           "expiresOn": null
                      *         }
                      *       ],
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
@@ -9209,7 +9311,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        /** @description The product's slots as stored, by location code */
+                        /** @description The product's slots as stored, by location code, then lot */
                         data: {
                             productExternalId: string;
                             locationCode: string;
@@ -9219,7 +9321,277 @@ export interface operations {
                             /** @description The face's top-up bounds; null when it has none (a reserve slot never has) */
                             min: number | null;
                             max: number | null;
+                            /** @description The lot of the units; null for a slot without a lot */
+                            lot: string | null;
+                            /** @description The day the lot expires; null when unknown or without a lot */
+                            expiresOn: string | null;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listExpiringLots: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
+                cursor?: string;
+                /** @description Lots expiring on or before today (UTC) plus this many days; expired lots included */
+                expiringWithinDays?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "productExternalId": "P-1007",
+                     *           "sku": "YOGURT-500",
+                     *           "lot": "L2611",
+                     *           "expiresOn": "2027-05-31",
+                     *           "quantity": 50,
+                     *           "locationCodes": [
+                     *             "B-11-1"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            productExternalId: string;
+                            sku: string;
+                            lot: string;
+                            /** Format: date */
+                            expiresOn: string;
+                            /** @description Units of the lot at its slots */
+                            quantity: number;
+                            /** @description Where its slots stand */
+                            locationCodes: string[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            404: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listLotOrders: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+                productExternalId: string;
+                lot: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "orderExternalId": "ORD-1001",
+                     *           "orderNumber": "SO-1001",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            orderExternalId: string;
+                            orderNumber: string;
+                            /** @description Units of the lot the order got (picks of completed waves) */
+                            quantity: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
                         /**
                          * Format: uuid
                          * @description Identifies this request in the service logs
@@ -12239,6 +12611,10 @@ export interface operations {
                                 locationCode: string;
                                 aisle: number;
                                 position: number;
+                                /** @description For `items`, at a slot of a lot: the lot to take (a location holding several lots is a stop per lot) */
+                                lot?: string;
+                                /** @description The expiry of `lot`, null when unknown */
+                                expiresOn?: string | null;
                                 /** @description For `items`: what to take here */
                                 picks?: {
                                     productExternalId: string;
@@ -12397,6 +12773,8 @@ export interface operations {
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -12419,6 +12797,8 @@ export interface operations {
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -12489,6 +12869,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -12521,6 +12905,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -12706,6 +13094,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -12728,6 +13118,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -12791,6 +13183,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -12823,6 +13219,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -13193,6 +13593,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -13215,6 +13617,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -13278,6 +13682,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -13310,6 +13718,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -13427,6 +13839,8 @@ export interface operations {
                     quantity: number;
                     /** @description The stop of the part recorded; required for a line planned at several stops */
                     locationCode?: string;
+                    /** @description The lot of the part recorded; required for a line planned at one location in several lots */
+                    lot?: string;
                     /** @description Why a line is short (damaged, not found…) */
                     reason?: string;
                 };
@@ -13480,6 +13894,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -13502,6 +13918,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -13565,6 +13983,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -13597,6 +14019,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -13759,6 +14185,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -13781,6 +14209,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
@@ -13844,6 +14274,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -13876,6 +14310,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -14038,6 +14476,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -14060,6 +14500,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -14123,6 +14565,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -14155,6 +14601,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -14731,7 +15181,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -14749,6 +15200,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -14843,6 +15296,8 @@ export interface operations {
                     packOnLastScan?: boolean;
                     /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                     pickFromReserve?: boolean;
+                    /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                    minShelfLifeDays?: number;
                 };
             };
         };
@@ -14862,7 +15317,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -14880,6 +15336,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -15306,7 +15764,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -15324,6 +15783,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -15405,6 +15866,8 @@ export interface operations {
                     packOnLastScan?: boolean;
                     /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                     pickFromReserve?: boolean;
+                    /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                    minShelfLifeDays?: number;
                 };
             };
         };
@@ -15424,7 +15887,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -15442,6 +15906,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -15555,6 +16021,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -15577,6 +16045,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -15651,6 +16121,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -15683,6 +16157,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -15836,6 +16314,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -15858,6 +16338,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -15931,6 +16413,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -15963,6 +16449,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -16053,6 +16543,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -16075,6 +16567,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -16148,6 +16642,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -16180,6 +16678,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -16352,6 +16854,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -16374,6 +16878,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -16452,6 +16958,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -16484,6 +16994,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -16676,6 +17190,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -16698,6 +17214,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -16771,6 +17289,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -16803,6 +17325,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -16980,6 +17506,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -17002,6 +17530,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
@@ -17075,6 +17605,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -17107,6 +17641,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -19553,6 +20091,8 @@ export interface operations {
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -19575,6 +20115,8 @@ export interface operations {
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -19649,6 +20191,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -19681,6 +20227,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -19856,6 +20406,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -19878,6 +20430,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -19947,6 +20501,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -19979,6 +20537,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -20347,6 +20909,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20369,6 +20933,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20447,6 +21013,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -20479,6 +21049,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -20639,6 +21213,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20661,6 +21237,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20734,6 +21312,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -20766,6 +21348,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -20954,6 +21540,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -20976,6 +21564,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -21049,6 +21639,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -21081,6 +21675,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;

@@ -10,6 +10,12 @@ import { routePicks } from './walks';
 /** A location on the layout: several may share a place (shelves one above the other). */
 export interface Location extends Place {
   code: string;
+  /**
+   * For a slot of a lot: the lot held there, and the day it expires (YYYY-MM-DD; undefined when
+   * unknown). A location holding several lots of a product is one Location per lot.
+   */
+  lot?: string | undefined;
+  expiresOn?: string | undefined;
 }
 
 /** Units of one item at one location. */
@@ -158,12 +164,12 @@ export function placesOfLine(layout: Layout, quantity: number, slots: readonly I
   return places;
 }
 
-/** Consecutive picks at one location become one stop. */
+/** Consecutive picks at one location (and lot) become one stop. */
 function stopsOf<L extends Location>(picks: readonly ChosenSlot<L>[]): ItemStop<L>[] {
   const stops: ItemStop<L>[] = [];
   for (const pick of picks) {
     const last = stops[stops.length - 1];
-    if (last && last.place.code === pick.slot.code) last.picks.push({ item: pick.item, quantity: pick.quantity });
+    if (last && last.place.code === pick.slot.code && last.place.lot === pick.slot.lot) last.picks.push({ item: pick.item, quantity: pick.quantity });
     else stops.push({ place: pick.slot, picks: [{ item: pick.item, quantity: pick.quantity }] });
   }
   return stops;

@@ -1,3 +1,4 @@
+import { fefoNeeds } from './fefo';
 import { routeItems, type ItemNeed, type ItemSlot, type Location } from './items';
 import type { Layout, Policy } from './layout';
 import { routePicks } from './walks';
@@ -24,6 +25,9 @@ export interface WaveLinePart extends WaveItem {
   walk: number;
   stop: number | null;
   location_code: string | null;
+  /** The lot of the part's slot ('' without one) and its expiry (null when unknown or without a lot). */
+  lot: string;
+  expires_on: string | null;
   aisle: number | null;
   position: number | null;
 }
@@ -50,18 +54,20 @@ interface Piece {
  *   slots, when given; what those cannot cover either is planned at its own location when that is
  *   placed (the picker looks there and records what is missing short), else added to its last
  *   part on the route; a line with no part on the route is unplaced, picked after the route.
+ * - Lots are taken first expiry, first out (fefoNeeds), at the faces, then in the reserve.
  * - Several orders wanting one product share its chosen slots tote by tote (each order's items by
- *   position): the first tote takes from the stops walked first, what the slots cover before what
- *   they do not.
- * - A line has at most one part at a location; parts are numbered in walking order.
+ *   position): the first tote takes the lots that expire first, from the stops walked first, what
+ *   the slots cover before what they do not.
+ * - A line has at most one part at a slot (location and lot); parts are numbered in walking order.
  */
 export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: Map<string, number>, places: Map<string, ItemPlaces>, policy: Policy): WaveWalk {
   const byTote = (a: WaveItem, b: WaveItem) => tote.get(a.order_id)! - tote.get(b.order_id)! || a.item_position - b.item_position;
   const linesOf = new Map<string, WaveItem[]>();
   for (const item of [...items].sort(byTote)) linesOf.set(item.product_external_id, [...(linesOf.get(item.product_external_id) ?? []), item]);
 
-  // Needs are named by their index; a product has a need for what its faces cover, one for what its
-  // reserve covers of the rest, and one for what is left at its own location.
+  // Needs are named by their index; a product has a need for what its faces cover (one per expiry
+  // date of its lots), then for what its reserve covers of the rest, and one for what is left at its
+  // own location.
   const needs: ItemNeed<Location>[] = [];
   const productOf: string[] = [];
   const need = (product: string, quantity: number, slots: readonly ItemSlot<Location>[]) => {
@@ -71,11 +77,10 @@ export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: 
   for (const [product, lines] of linesOf) {
     const total = lines.reduce((sum, line) => sum + line.quantity, 0);
     const { own, slots, reserve = [] } = places.get(product) ?? { own: null, slots: [] };
-    const covered = Math.min(total, slots.reduce((sum, slot) => sum + slot.quantity, 0));
-    if (covered > 0) need(product, covered, slots);
-    const fromReserve = Math.min(total - covered, reserve.reduce((sum, slot) => sum + slot.quantity, 0));
-    if (fromReserve > 0) need(product, fromReserve, reserve);
-    const left = total - covered - fromReserve;
+    const faces = fefoNeeds(total, slots);
+    const fromReserve = fefoNeeds(faces.left, reserve);
+    for (const { quantity, slots: dated } of [...faces.needs, ...fromReserve.needs]) need(product, quantity, dated);
+    const { left } = fromReserve;
     if (left > 0 && own) need(product, left, [{ place: own, quantity: left }]);
   }
   const route = routeItems(layout, needs, policy);
@@ -109,9 +114,13 @@ export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: 
         if (leftInPiece === 0) leftInPiece = queue[++piece]!.quantity;
         const { stop, place } = queue[piece]!;
         const take = Math.min(left, leftInPiece);
-        const same = parts.get(place.code);
+        const slot = `${place.code}/${place.lot ?? ''}`;
+        const same = parts.get(slot);
         if (same) same.quantity += take;
-        else parts.set(place.code, { ...line, quantity: take, stop, location_code: place.code, aisle: place.aisle, position: place.position });
+        else {
+          const lot = { lot: place.lot ?? '', expires_on: place.expiresOn ?? null };
+          parts.set(slot, { ...line, quantity: take, stop, location_code: place.code, ...lot, aisle: place.aisle, position: place.position });
+        }
         left -= take;
         leftInPiece -= take;
       }
@@ -123,7 +132,7 @@ export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: 
   const stopNumber = new Map([...new Set(placed.map((line) => line.stop!))].sort((a, b) => a - b).map((stop, index) => [stop, index + 1]));
   const walked = [
     ...placed.map((line) => ({ ...line, stop: stopNumber.get(line.stop!)! })).sort((a, b) => a.stop - b.stop || byTote(a, b)),
-    ...unplaced.map((line) => ({ ...line, stop: null, location_code: null, aisle: null, position: null })),
+    ...unplaced.map((line) => ({ ...line, stop: null, location_code: null, lot: '', expires_on: null, aisle: null, position: null })),
   ];
   const partsSoFar = new Map<string, number>();
   const lines: WaveLinePart[] = walked.map((line, walk) => {

@@ -943,7 +943,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -961,6 +962,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -1042,6 +1045,8 @@ export interface operations {
                     packOnLastScan?: boolean;
                     /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                     pickFromReserve?: boolean;
+                    /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                    minShelfLifeDays?: number;
                 };
             };
         };
@@ -1061,7 +1066,8 @@ export interface operations {
                      *         "toteLabels": true,
                      *         "confirmLocation": true,
                      *         "packOnLastScan": false,
-                     *         "pickFromReserve": false
+                     *         "pickFromReserve": false,
+                     *         "minShelfLifeDays": 0
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -1079,6 +1085,8 @@ export interface operations {
                             packOnLastScan: boolean;
                             /** @description Waves and routes for items take from reserve slots what the pick faces cannot cover; without it such an order waits for a replenishment (default false) */
                             pickFromReserve: boolean;
+                            /** @description A line of a product kept by lot never takes a lot that expires sooner than this many days from today, UTC (first expiry, first out; default 0: only expired lots are left) */
+                            minShelfLifeDays: number;
                         };
                         /**
                          * Format: uuid
@@ -1192,6 +1200,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1214,6 +1224,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1288,6 +1300,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -1320,6 +1336,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -1473,6 +1493,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -1495,6 +1517,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1568,6 +1592,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -1600,6 +1628,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -1690,6 +1722,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1712,6 +1746,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -1785,6 +1821,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -1817,6 +1857,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -1989,6 +2033,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -2011,6 +2057,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -2089,6 +2137,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -2121,6 +2173,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -2313,6 +2369,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -2335,6 +2393,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -2408,6 +2468,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -2440,6 +2504,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -2617,6 +2685,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 2,
                      *                 "reason": null
@@ -2639,6 +2709,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": 1,
                      *                 "reason": null
@@ -2712,6 +2784,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -2744,6 +2820,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -5190,6 +5270,8 @@ export interface operations {
                      *                   "name": "Red ceramic mug, 12 oz",
                      *                   "quantity": 2,
                      *                   "orderedQuantity": 2,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -5212,6 +5294,8 @@ export interface operations {
                      *                   "name": "Earl Grey tea, 100 bags",
                      *                   "quantity": 1,
                      *                   "orderedQuantity": 1,
+                     *                   "lot": null,
+                     *                   "expiresOn": null,
                      *                   "next": null,
                      *                   "pickedQuantity": null,
                      *                   "reason": null
@@ -5286,6 +5370,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -5318,6 +5406,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -5493,6 +5585,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -5515,6 +5609,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -5584,6 +5680,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -5616,6 +5716,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -5984,6 +6088,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6006,6 +6112,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6084,6 +6192,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -6116,6 +6228,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -6276,6 +6392,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6298,6 +6416,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6371,6 +6491,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -6403,6 +6527,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;
@@ -6591,6 +6719,8 @@ export interface operations {
                      *                 "name": "Red ceramic mug, 12 oz",
                      *                 "quantity": 2,
                      *                 "orderedQuantity": 2,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6613,6 +6743,8 @@ export interface operations {
                      *                 "name": "Earl Grey tea, 100 bags",
                      *                 "quantity": 1,
                      *                 "orderedQuantity": 1,
+                     *                 "lot": null,
+                     *                 "expiresOn": null,
                      *                 "next": null,
                      *                 "pickedQuantity": null,
                      *                 "reason": null
@@ -6686,6 +6818,10 @@ export interface operations {
                                     quantity: number;
                                     /** @description Ordered: the line at every stop together */
                                     orderedQuantity: number;
+                                    /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot`; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Where the line continues, and how much it takes there; null at its last stop */
                                     next: {
                                         locationCode: string;
@@ -6718,6 +6854,10 @@ export interface operations {
                                 quantity: number;
                                 /** @description Ordered: the line at every stop together */
                                 orderedQuantity: number;
+                                /** @description The lot to take here (first expiry, first out); null for a slot without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot`; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Where the line continues, and how much it takes there; null at its last stop */
                                 next: {
                                     locationCode: string;

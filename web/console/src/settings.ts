@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, describe, type Settings } from './api';
 
 /** What a warehouse that never changed a setting gets (the service's own defaults). */
-const DEFAULTS: Settings = { toteLabels: false, confirmLocation: true, packOnLastScan: false, pickFromReserve: false };
+const DEFAULTS: Settings = { toteLabels: false, confirmLocation: true, packOnLastScan: false, pickFromReserve: false, minShelfLifeDays: 0 };
 
 /** The warehouse's settings, read once when the screen opens; the defaults if they cannot be read. */
 export function useSettings(): Settings | null {

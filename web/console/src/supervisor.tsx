@@ -363,7 +363,10 @@ function AssignWave({ wave, pickers, onAssign }: { wave: WaveSummary; pickers: B
   );
 }
 
-const SETTINGS: { name: keyof Settings; label: string; help?: string }[] = [
+/** The settings the panel shows as checkboxes: the yes-or-no ones. */
+type Switch = { [K in keyof Settings]: Settings[K] extends boolean ? K : never }[keyof Settings];
+
+const SETTINGS: { name: Switch; label: string; help?: string }[] = [
   { name: 'toteLabels', label: 'Label the totes at the start of each wave' },
   { name: 'confirmLocation', label: "Scan a stop's location before its products" },
   { name: 'packOnLastScan', label: "Mark an order packed on its last item's scan" },

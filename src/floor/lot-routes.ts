@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { bodyIsOptional, responses } from '../http/schemas';
+import { tenantIdOf } from '../tenancy/tenants';
+import { expiringLots, lotOrders } from './lots';
+import { ExpiringLotPage, ExpiringLotsQuery, LotOrderPage, LotOrdersParams, LotOrdersQuery, SlugParams } from './schemas';
+
+const route = { tags: ['warehouse'], security: [{ adminToken: [] }] };
+
+/** Lots (docs/floor.md, Lots and first expiry first out): what expires soon, and where a lot went. */
+export const lotRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.db;
+
+  app.get(
+    '/lots',
+    {
+      preValidation: bodyIsOptional,
+      schema: {
+        ...route,
+        operationId: 'listExpiringLots', summary: 'The lots at the slots that expire within a period, soonest first (expired ones included)',
+        params: SlugParams,
+        querystring: ExpiringLotsQuery,
+        response: responses({ 200: ExpiringLotPage }, 404),
+      },
+    },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const { limit = 50, cursor, expiringWithinDays = 30 } = request.query;
+      const page = await expiringLots(db, tenantId, { days: expiringWithinDays, limit, cursor });
+      return { success: true as const, data: page.lots, pagination: page.pagination, requestId: request.id };
+    },
+  );
+
+  app.get(
+    '/lots/:productExternalId/:lot/orders',
+    {
+      preValidation: bodyIsOptional,
+      schema: {
+        ...route,
+        operationId: 'listLotOrders', summary: 'The orders that got units of a lot of a product (a recall), by completed waves',
+        params: LotOrdersParams,
+        querystring: LotOrdersQuery,
+        response: responses({ 200: LotOrderPage }, 404),
+      },
+    },
+    async (request) => {
+      const tenantId = await tenantIdOf(db, request.params.slug);
+      const { limit = 50, cursor } = request.query;
+      const page = await lotOrders(db, tenantId, request.params.productExternalId, request.params.lot, { limit, cursor });
+      return { success: true as const, data: page.orders, pagination: page.pagination, requestId: request.id };
+    },
+  );
+};

@@ -1,0 +1,68 @@
+import type { ItemSlot, Location } from './items';
+
+/*
+ * First expiry, first out. A line of a product kept by lot takes the lots that expire first: its
+ * slots are grouped by their lot's expiry date, earliest first (slots whose lot has no date, and
+ * slots without a lot, after every dated one), and each date's slots are taken whole before the
+ * next date's are touched; among the slots of the last date it needs, the route chooses freely. A
+ * lot that expires before the first day a line may take (firstTakeableDay) is never taken.
+ */
+
+/**
+ * Whether a product is kept by lot: for now, whether any of its slots holds a lot.
+ * To be replaced by the product's `lotTracked` field.
+ */
+export function isLotTracked(slots: readonly ItemSlot<Location>[]): boolean {
+  return slots.some((slot) => slot.place.lot !== undefined);
+}
+
+/** The first expiry date (YYYY-MM-DD) a line may take: today, UTC, plus the warehouse's minShelfLifeDays. */
+export function firstTakeableDay(now: Date, minShelfLifeDays: number): string {
+  const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + minShelfLifeDays));
+  return day.toISOString().slice(0, 10);
+}
+
+/** A first day that lets every lot be taken: for reads that only look where units stand, not what a line may take. */
+export const EVERY_LOT = '0000-01-01';
+
+/** Whether a slot may be taken from: its lot, when dated, expires on `firstDay` or later. */
+export function isTakeable(slot: ItemSlot<Location>, firstDay: string): boolean {
+  return slot.place.expiresOn === undefined || slot.place.expiresOn >= firstDay;
+}
+
+/** What a line takes of one expiry date: `quantity` units among `slots`. */
+export interface ExpiryNeed<L extends Location> {
+  quantity: number;
+  slots: ItemSlot<L>[];
+}
+
+/**
+ * The needs that take `quantity` units from `slots` first expiry, first out: one per expiry date
+ * the line reaches, earliest first, each but the last taking all its slots hold. `left` is what the
+ * slots cannot cover. A product not kept by lot has one need over all its slots, as any product.
+ * The slots are taken as given: leave out those not takeable (isTakeable) first.
+ */
+export function fefoNeeds<L extends Location>(quantity: number, slots: readonly ItemSlot<L>[]): { needs: ExpiryNeed<L>[]; left: number } {
+  const holding = slots.filter((slot) => slot.quantity > 0);
+  if (!isLotTracked(holding)) {
+    const held = holding.reduce((sum, slot) => sum + slot.quantity, 0);
+    const taken = Math.min(quantity, held);
+    return { needs: taken > 0 ? [{ quantity: taken, slots: holding }] : [], left: quantity - taken };
+  }
+  const byDate = new Map<string, ItemSlot<L>[]>();
+  // '~' sorts after every digit: undated slots come last.
+  for (const slot of holding) {
+    const date = slot.place.expiresOn ?? '~';
+    byDate.set(date, [...(byDate.get(date) ?? []), slot]);
+  }
+  const needs: ExpiryNeed<L>[] = [];
+  let left = quantity;
+  for (const date of [...byDate.keys()].sort()) {
+    if (left <= 0) break;
+    const dated = byDate.get(date)!;
+    const take = Math.min(left, dated.reduce((sum, slot) => sum + slot.quantity, 0));
+    needs.push({ quantity: take, slots: dated });
+    left -= take;
+  }
+  return { needs, left };
+}
