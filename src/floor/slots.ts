@@ -52,7 +52,8 @@ interface SentSlot extends Slot {
 /**
  * Replaces the tenant's whole set of slots with `slots`. 404 for an unknown product; 400 naming
  * the field for a location unknown or without a place, a (product, location, lot) sent twice, an
- * expiry that is not a day of the calendar or is sent without a lot.
+ * expiry that is not a day of the calendar or is sent without a lot, a lot of a product that is not
+ * lot-tracked.
  * Returns how many slots and products the set now holds.
  */
 export async function replaceSlots(tx: Tx, tenantId: string, slots: Slot[]): Promise<{ slots: number; products: number }> {
@@ -140,11 +141,18 @@ async function prepareReplacement(tx: Tx, tenantId: string, sent: SentSlot[], to
   if (problems.length > 0) throw validationError(problems);
 
   await lockFloor(tx, tenantId);
-  const { rows } = await sql<{ id: string; external_id: string }>`
-    SELECT id, external_id FROM products WHERE tenant_id = ${tenantId} AND ${touched} ORDER BY id FOR UPDATE`.execute(tx);
+  const { rows } = await sql<{ id: string; external_id: string; lot_tracked: boolean }>`
+    SELECT id, external_id, lot_tracked FROM products WHERE tenant_id = ${tenantId} AND ${touched} ORDER BY id FOR UPDATE`.execute(tx);
   const products = new Map(rows.map((row) => [row.external_id, row.id]));
   const unknown = required !== undefined && !products.has(required) ? required : sent.find((slot) => !products.has(slot.productExternalId))?.productExternalId;
   if (unknown !== undefined) throw notFound(`Product ${unknown}`);
+  // Lots only on products kept by lot: first expiry, first out applies to those alone.
+  const lotTracked = new Set(rows.filter((row) => row.lot_tracked).map((row) => row.external_id));
+  for (const slot of sent) {
+    if (slot.lot !== undefined && !lotTracked.has(slot.productExternalId)) {
+      problems.push({ field: `${slot.field}.lot`, message: `is for a lot-tracked product: ${slot.productExternalId} is not (set lotTracked on the product first)` });
+    }
+  }
 
   problems.push(...(await unplacedProblems(tx, tenantId, sent.map((slot) => ({ code: slot.locationCode, field: `${slot.field}.locationCode` })))));
   if (problems.length > 0) throw validationError(problems);

@@ -19,7 +19,7 @@ export async function floorOf(ctx: TestContext, tenant: TestTenant, locations: {
 }
 
 /** Catalog products with a location code (or none). */
-export async function seedPlacedProducts(tenant: TestTenant, products: { externalId: string; locationCode?: string; stock?: number; barcode?: string }[]) {
+export async function seedPlacedProducts(tenant: TestTenant, products: { externalId: string; locationCode?: string; stock?: number; barcode?: string; lotTracked?: boolean }[]) {
   for (const product of products) {
     const response = await tenant.api.post('/products', { sku: `SKU-${product.externalId}`, name: `Product ${product.externalId}`, stock: 100, ...product });
     expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);

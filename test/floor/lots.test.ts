@@ -17,7 +17,7 @@ describe('floor: lots, first expiry first out', () => {
       { code: 'B-03', aisle: 2, position: 3 },
       { code: 'C-09', aisle: 3, position: 9 },
     ],
-    products: [{ externalId: 'MILK', stock: 100 }],
+    products: [{ externalId: 'MILK', stock: 100, lotTracked: true }],
   });
   const SLOTS = [
     { productExternalId: 'MILK', locationCode: 'A-01', quantity: 5, lot: 'OLD', expiresOn: day(-1) },
@@ -128,7 +128,7 @@ describe('floor: lots, first expiry first out', () => {
 });
 
 describe('floor: lots, reads', () => {
-  const setup = useFloor({ locations: [{ code: 'A-01', aisle: 1, position: 1 }, { code: 'B-03', aisle: 2, position: 3 }], products: [{ externalId: 'MILK', stock: 100 }, { externalId: 'EGGS', stock: 100 }] });
+  const setup = useFloor({ locations: [{ code: 'A-01', aisle: 1, position: 1 }, { code: 'B-03', aisle: 2, position: 3 }], products: [{ externalId: 'MILK', stock: 100, lotTracked: true }, { externalId: 'EGGS', stock: 100, lotTracked: true }] });
   const SLOTS = [
     { productExternalId: 'MILK', locationCode: 'A-01', quantity: 4, lot: 'M1', expiresOn: day(2) },
     { productExternalId: 'MILK', locationCode: 'B-03', quantity: 1, lot: 'M1', expiresOn: day(2) },

@@ -9,7 +9,7 @@ const LOCATIONS = [
   { code: 'C-05', aisle: 3, position: 5 },
 ];
 const PRODUCTS = [
-  { externalId: 'SHOE', locationCode: 'A-01', stock: 10 },
+  { externalId: 'SHOE', locationCode: 'A-01', stock: 10, lotTracked: true },
   { externalId: 'SOCK', locationCode: 'B-03', stock: 5 },
   { externalId: 'HAT', stock: 3 },
 ];
@@ -219,6 +219,11 @@ describe('floor: slots, bad input changes nothing', () => {
     await refused('/slots', slot({ expiresOn: '2027-01-05' }), 400, 'slots[1].expiresOn');
     await refused('/slots', slot({ lot: 'x'.repeat(51) }), 400, 'slots[1].lot');
     await refused('/slots', slot({ lot: '' }), 400, 'slots[1].lot');
+  });
+
+  it('refuses a lot on a product that is not lot-tracked with 400 naming the lot', async () => {
+    const response = await refused('/slots', slot({ lot: 'L1' }), 400, 'slots[1].lot');
+    expect(JSON.stringify(response.body)).toContain('lotTracked');
   });
 
   it('answers 404 for an unknown product', async () => {

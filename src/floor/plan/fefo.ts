@@ -9,8 +9,8 @@ import type { ItemSlot, Location } from './items';
  */
 
 /**
- * Whether a product is kept by lot: for now, whether any of its slots holds a lot.
- * To be replaced by the product's `lotTracked` field.
+ * Whether a product is kept by lot: whether any of its slots holds a lot (only a lot-tracked
+ * product's slots may: slots.ts refuses a lot on any other).
  */
 export function isLotTracked(slots: readonly ItemSlot<Location>[]): boolean {
   return slots.some((slot) => slot.place.lot !== undefined);
