@@ -259,7 +259,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     await page.getByRole('checkbox', { name: "Mark an order packed on its last item's scan" }).check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('region', { name: 'Floor settings' }).getByRole('status').getByText('Settings saved').waitFor();
-    expect((await warehouse(ctx, tenant).get('/settings')).body.data).toEqual({ toteLabels: false, confirmLocation: true, packOnLastScan: true, pickFromReserve: false });
+    expect((await warehouse(ctx, tenant).get('/settings')).body.data).toEqual({ toteLabels: false, confirmLocation: true, packOnLastScan: true, pickFromReserve: false, minShelfLifeDays: 0 });
 
     await page.getByLabel('Max orders').fill('1');
     await page.getByRole('button', { name: 'Create wave' }).click();
