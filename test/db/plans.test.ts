@@ -22,8 +22,8 @@ const EXPECTED: Record<string, string[]> = {
   orders_lookup: ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key', 'order_items_pkey'],
   orders_lookup_taking_keys: ['orders_tenant_id_external_id_key', 'orders_tenant_id_order_number_key', 'order_items_pkey'],
   pickport_store_idempotent_answer: [],
-  product_upsert_5m9r_location_key: [...PRODUCT_KEYS, 'products_pkey'],
-  product_upsert_5m9r_location_key_alone: [...PRODUCT_KEYS, 'products_pkey'],
+  product_upsert_mh33_location_key: [...PRODUCT_KEYS, 'products_pkey'],
+  product_upsert_mh33_location_key_alone: [...PRODUCT_KEYS, 'products_pkey'],
   product_upsert_7_key: [...PRODUCT_KEYS, 'products_pkey'],
   product_upsert_7_key_alone: [...PRODUCT_KEYS, 'products_pkey'],
 };
