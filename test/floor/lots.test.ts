@@ -186,3 +186,44 @@ describe('floor: lots, reads', () => {
     ]);
   });
 });
+
+/*
+ * An ERP may set lotTracked false on a product whose slots hold lots: the catalog write is never
+ * refused for the floor's state. The units at those slots are still of their lots, so the slots keep
+ * them and first expiry, first out still applies until the slots are rewritten; no new lot is taken.
+ */
+describe('floor: lots of a product set not lot-tracked', () => {
+  const setup = useFloor({
+    locations: [
+      { code: 'A-01', aisle: 1, position: 1 },
+      { code: 'C-09', aisle: 3, position: 9 },
+    ],
+    products: [{ externalId: 'MILK', stock: 100, lotTracked: true }],
+  });
+
+  it('accepts the upsert, keeps the lots and FEFO until the slots are rewritten, and refuses a new lot', async () => {
+    const slots = [
+      { locationCode: 'A-01', quantity: 5, lot: 'NEAR', expiresOn: day(20) },
+      { locationCode: 'C-09', quantity: 5, lot: 'FAR', expiresOn: day(2) },
+    ];
+    expect((await setup.floor.put('/products/MILK/slots', { slots })).status).toBe(200);
+    const upsert = await setup.tenant.api.post('/products', { externalId: 'MILK', sku: 'SKU-MILK', name: 'Product MILK', lotTracked: false });
+    expect(upsert.status, JSON.stringify(upsert.body)).toBe(200);
+    expect((await setup.tenant.api.get('/products/MILK')).body.data.lotTracked).toBe(false);
+
+    const held = (await setup.floor.get('/slots?productExternalId=MILK')).body.data.map((slot: { locationCode: string; lot: string | null }) => [slot.locationCode, slot.lot]);
+    expect(held).toEqual([['A-01', 'NEAR'], ['C-09', 'FAR']]);
+    // FEFO still sends the picker to the far lot that expires first, not the near one.
+    const route = (await setup.floor.post('/routes', { items: [{ productExternalId: 'MILK', quantity: 2 }], policy: 'optimal' })).body.data;
+    expect(route.stops.map((stop: { locationCode: string; lot?: string }) => [stop.locationCode, stop.lot])).toEqual([['C-09', 'FAR']]);
+
+    const newLot = await setup.floor.put('/products/MILK/slots', { slots: [...slots, { locationCode: 'A-01', quantity: 1, lot: 'NEW', expiresOn: day(40) }] });
+    expect(newLot.status).toBe(400);
+    expect(newLot.body.error.details.map((detail: { field: string }) => detail.field)).toEqual(['slots[0].lot', 'slots[1].lot', 'slots[2].lot']);
+
+    // Rewritten without lots, the slots are taken as any product's: the nearest.
+    expect((await setup.floor.put('/products/MILK/slots', { slots: [{ locationCode: 'A-01', quantity: 5 }, { locationCode: 'C-09', quantity: 5 }] })).status).toBe(200);
+    const after = (await setup.floor.post('/routes', { items: [{ productExternalId: 'MILK', quantity: 2 }], policy: 'optimal' })).body.data;
+    expect(after.stops.map((stop: { locationCode: string; lot?: string }) => [stop.locationCode, stop.lot])).toEqual([['A-01', undefined]]);
+  });
+});
