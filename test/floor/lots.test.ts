@@ -125,6 +125,39 @@ describe('floor: lots, first expiry first out', () => {
     expect((await setup.floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
     expect(await lotsLeft()).toEqual({ L1: 0, L2: 0 });
   });
+
+  it("answers docs/floor.md §16's worked example (today there is 2027-03-10: its dates are days from today here)", async () => {
+    await clearPool(setup);
+    await setup.floor.put('/settings', { minShelfLifeDays: 0 });
+    const milk = SLOTS.map(({ productExternalId: _, ...slot }) => slot);
+    expect((await setup.floor.put('/products/MILK/slots', { slots: milk })).status).toBe(200);
+
+    const route = await setup.floor.post('/routes', { items: [{ productExternalId: 'MILK', quantity: 4 }] });
+    expect(route.status, JSON.stringify(route.body)).toBe(200);
+    expect(route.body.data).toEqual({
+      policy: 'optimal',
+      distance: 36,
+      exact: true,
+      stops: [
+        { locationCode: 'C-09', aisle: 3, position: 9, lot: 'FIRST', expiresOn: day(1), picks: [{ productExternalId: 'MILK', quantity: 3 }] },
+        { locationCode: 'A-01', aisle: 1, position: 1, lot: 'SOON', expiresOn: day(3), picks: [{ productExternalId: 'MILK', quantity: 1 }] },
+      ],
+      short: [],
+      unplaced: [],
+    });
+
+    const { wave } = await sShapeWaveOf(setup, [['MILK', 4]]);
+    expect(wave.distance).toBe(38);
+    expect(wave.stops.map(({ seq, locationCode, lines }) => ({ seq, locationCode, lines: lines.map(({ productExternalId, quantity, lot, expiresOn }) => ({ productExternalId, quantity, lot, expiresOn })) }))).toEqual([
+      { seq: 1, locationCode: 'A-01', lines: [{ productExternalId: 'MILK', quantity: 1, lot: 'SOON', expiresOn: day(3) }] },
+      { seq: 2, locationCode: 'C-09', lines: [{ productExternalId: 'MILK', quantity: 3, lot: 'FIRST', expiresOn: day(1) }] },
+    ]);
+    await setup.floor.post(`/waves/${wave.id}/release`);
+
+    const refused = await setup.floor.put('/products/MILK/slots', { slots: [{ locationCode: 'A-01', quantity: 1, expiresOn: day(3) }] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([{ field: 'slots[0].expiresOn', message: 'is for a lot: send the lot it is the expiry of' }]);
+  });
 });
 
 describe('floor: lots, reads', () => {
