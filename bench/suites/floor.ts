@@ -5,6 +5,7 @@ import { routeItems } from '../../src/floor/plan/items';
 import { sprpInstances, twoBlockInstances, type SprpInstance } from '../../test/helpers/sprp';
 import { mulberry32 } from '../../src/floor/plan/random';
 import { cpuTimed, percentile, type Measurement } from '../harness';
+import { fefoItemNeeds, LOT_MIN_SHELF_LIFE_DAYS, withLots } from '../lots';
 
 const between = (next: () => number, min: number, max: number) => min + Math.floor(next() * (max - min + 1));
 const placeOn = (layout: Layout, next: () => number): Place => ({
@@ -221,9 +222,60 @@ function scatteredRoutes(): Measurement[] {
       { name: `scattered storage, ${blocks} block(s): mean route vs nearest slots by S-shape`, unit: 'length', service: optimalMean, baseline: nearestMean, higherIsBetter: false },
       { name: `scattered storage, ${blocks} block(s): route p50 (baseline: nearest slots by S-shape)`, unit: 'ms', service: percentileOf(times, 0.5), baseline: percentileOf(nearestTimes, 0.5), higherIsBetter: false, target: 'under 20 ms' },
       { name: `scattered storage, ${blocks} block(s): route p99 (baseline: nearest slots by S-shape)`, unit: 'ms', service: percentileOf(times, 0.99), baseline: percentileOf(nearestTimes, 0.99), higherIsBetter: false, target: 'under 1 s' },
+      ...scatteredRoutesWithLots(blocks, results),
     );
   }
   return measurements;
+}
+
+/** Every how many of a floor's scattered instances are routed again with lots. */
+const LOT_EVERY = 4;
+
+/**
+ * 7. The same routes under first expiry, first out: every LOT_EVERY-th instance with a lot and an
+ * expiry date at each slot (bench/lots.ts, seeded by the instance's name, so both floors get the
+ * same lots), its order taken as a route for items takes it (fefoItemNeeds), beside the same
+ * instances without lots from this run: the share proven exact and CPU p50 and p99. First expiry,
+ * first out only narrows the slots a line may take, so it should not make routes slower to prove.
+ */
+function scatteredRoutesWithLots(blocks: 1 | 2, results: readonly { instance: SprpInstance; route: { exact: boolean }; ms: number }[]): Measurement[] {
+  const without = results.filter((_, index) => index % LOT_EVERY === 0);
+  const lotted = without.map(({ instance }) => {
+    const needs = fefoItemNeeds(withLots(instance.needs, seedOf(instance.name)));
+    const { value: route, ms } = cpuTimed(() => routeItems(instance.layout, needs, 'optimal'));
+    return { route, ms, slots: needs.reduce((sum, need) => sum + need.slots.length, 0) };
+  });
+  const proven = (group: readonly { route: { exact: boolean } }[]) => group.filter(({ route }) => route.exact).length / group.length;
+  const timesOf = (group: readonly { ms: number }[]) => group.map(({ ms }) => ms).sort((a, b) => a - b);
+  const slotsOf = (instance: SprpInstance) => instance.needs.reduce((sum, need) => sum + need.slots.length, 0);
+  const rows = [
+    { name: 'without lots', share: proven(without), times: timesOf(without), slots: without.reduce((sum, { instance }) => sum + slotsOf(instance), 0) },
+    { name: `with lots (FEFO, ${LOT_MIN_SHELF_LIFE_DAYS} days' shelf life)`, share: proven(lotted), times: timesOf(lotted), slots: lotted.reduce((sum, { slots }) => sum + slots, 0) },
+  ];
+  console.log(`\n  Scattered storage under FEFO, ${blocks} block${blocks === 1 ? '' : 's'}: every ${LOT_EVERY}th instance (${without.length}), optimal`);
+  console.log('  | lots | proven exact | slots a route may take from (mean) | CPU p50 (ms) | CPU p99 (ms) | CPU in all (s) |\n  |---|---|---|---|---|---|');
+  for (const row of rows) {
+    const total = row.times.reduce((sum, ms) => sum + ms, 0) / 1000;
+    console.log(`  | ${row.name} | ${(row.share * 100).toFixed(1)}% | ${(row.slots / without.length).toFixed(1)} | ${percentileOf(row.times, 0.5).toFixed(1)} | ${percentileOf(row.times, 0.99).toFixed(1)} | ${total.toFixed(1)} |`);
+  }
+  // Instance by instance: FEFO changes the problem, so a few routes may take longer than without lots.
+  const slower = lotted.filter(({ ms }, i) => ms > 2 * without[i]!.ms && ms > without[i]!.ms + 10).length;
+  const lost = lotted.filter(({ route }, i) => without[i]!.route.exact && !route.exact).length;
+  const gained = lotted.filter(({ route }, i) => !without[i]!.route.exact && route.exact).length;
+  console.log(`  with lots, instance by instance: ${slower} over twice as slow (and 10 ms more), ${lost} proven only without lots, ${gained} only with`);
+  const [plain, fefo] = rows as [(typeof rows)[number], (typeof rows)[number]];
+  return [
+    { name: `scattered storage under FEFO, ${blocks} block(s): proven exact (baseline: without lots)`, unit: '%', service: fefo.share * 100, baseline: plain.share * 100, higherIsBetter: true, target: 'at least the baseline' },
+    { name: `scattered storage under FEFO, ${blocks} block(s): route p50 (baseline: without lots)`, unit: 'ms', service: percentileOf(fefo.times, 0.5), baseline: percentileOf(plain.times, 0.5), higherIsBetter: false, target: 'at most the baseline' },
+    { name: `scattered storage under FEFO, ${blocks} block(s): route p99 (baseline: without lots)`, unit: 'ms', service: percentileOf(fefo.times, 0.99), baseline: percentileOf(plain.times, 0.99), higherIsBetter: false, target: 'at most the baseline' },
+  ];
+}
+
+/** A seed from an instance's name (FNV-1a). */
+function seedOf(name: string): number {
+  let hash = 0x811c9dc5;
+  for (const char of name) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
+  return hash >>> 0;
 }
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, b);
