@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Packaging } from '../catalog/schemas';
-import { Count, Layout, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
+import { Count, Layout, PickBody, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
 import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
 import { RoleSchema } from '../staff/schemas';
@@ -49,6 +49,8 @@ export const ConsolePickBody = Type.Object(
     locationCode: Type.Optional(
       Type.String({ minLength: 1, maxLength: 50, description: 'The stop of the part recorded; required for a line planned at several stops' }),
     ),
+    lot: PickBody.properties.lot,
+    pickedLot: PickBody.properties.pickedLot,
     reason: Type.Optional(
       Type.Union([Type.Literal('not_found'), Type.Literal('damaged'), Type.Literal('other')], { description: 'Required for a short pick' }),
     ),
