@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../db';
 import { validationError } from '../http/errors';
 import { readSettings } from '../settings/store';
+import { lotText } from './plan/fefo';
 import { firstDayNow, pickingWaveUnits, slotKey } from './slots';
 
 /*
@@ -24,9 +25,6 @@ export interface LotPart {
   lot: string;
   expiresOn: string | null;
 }
-
-/** How a lot is named to a picker: "lot L-0425 (expires 2027-03-11)". */
-export const lotText = (lot: string, expiresOn: string | null) => `lot ${lot} (${expiresOn === null ? 'no expiry' : `expires ${expiresOn}`})`;
 
 /** Undated lots come after every dated one ('~' sorts after every digit), as fefoNeeds takes them. */
 const expiryRank = (expiresOn: string | null) => expiresOn ?? '~';

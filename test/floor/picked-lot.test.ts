@@ -44,18 +44,19 @@ describe('floor: a pick taken from another lot (pickedLot)', () => {
   }
   const pickOf = (ids: string[], quantity: number, pickedLot?: string) => ({ orderExternalId: ids[0], productExternalId: 'MILK', quantity, locationCode: 'A-01', lot: 'NEXT', ...(pickedLot ? { pickedLot } : {}) });
   const lotsLeft = async () =>
-    Object.fromEntries((await setup.floor.get('/slots?productExternalId=MILK')).body.data.map((slot: { lot: string; locationCode: string; quantity: number }) => [`${slot.lot}@${slot.locationCode}`, slot.quantity]));
+    Object.fromEntries((await setup.floor.get('/slots?productExternalId=MILK')).body.data
+      .map((slot) => [`${slot.lot}@${slot.locationCode}`, slot.quantity]));
 
   it('records a lot that expires no later, at a slot of the stop, as the part picked: completing lowers it, the order and the recall name it', async () => {
     const { wave, ids } = await waveAfterEarly(2);
     const picked = await setup.floor.post(`/waves/${wave.id}/picks`, pickOf(ids, 2, 'EARLY'));
     expect(picked.status, JSON.stringify(picked.body)).toBe(200);
-    expect(picked.body.data.stops[0].lines[0]).toMatchObject({ lot: 'EARLY', expiresOn: day(2), pickedQuantity: 2 });
+    expect(picked.body.data.stops[0]!.lines[0]!).toMatchObject({ lot: 'EARLY', expiresOn: day(2), pickedQuantity: 2 });
     // Sent again (an answer lost on the way), it records the same.
     expect((await setup.floor.post(`/waves/${wave.id}/picks`, pickOf(ids, 2, 'EARLY'))).status).toBe(200);
     expect((await setup.floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
     expect(await lotsLeft()).toMatchObject({ 'EARLY@A-01': 0, 'NEXT@A-01': 4 });
-    expect((await setup.tenant.api.get(`/orders/${ids[0]}`)).body.data.items[0].lots).toEqual([{ lot: 'EARLY', expiresOn: day(2), quantity: 2 }]);
+    expect((await setup.tenant.api.get(`/orders/${ids[0]}`)).body.data.items[0]!.lots).toEqual([{ lot: 'EARLY', expiresOn: day(2), quantity: 2 }]);
     const recall = (await setup.floor.get('/lots/MILK/EARLY/orders')).body.data;
     expect(recall.map((order: { orderExternalId: string; quantity: number }) => [order.orderExternalId, order.quantity])).toEqual([[ids[0], 2]]);
   });
@@ -64,7 +65,7 @@ describe('floor: a pick taken from another lot (pickedLot)', () => {
     const { wave, ids } = await waveAfterEarly(1);
     const picked = await setup.floor.post(`/waves/${wave.id}/picks`, pickOf(ids, 1, 'NEXT'));
     expect(picked.status).toBe(200);
-    expect(picked.body.data.stops[0].lines[0]).toMatchObject({ lot: 'NEXT', pickedQuantity: 1 });
+    expect(picked.body.data.stops[0]!.lines[0]!).toMatchObject({ lot: 'NEXT', pickedQuantity: 1 });
   });
 
   it.each([
@@ -77,7 +78,7 @@ describe('floor: a pick taken from another lot (pickedLot)', () => {
     const refused = await setup.floor.post(`/waves/${wave.id}/picks`, pickOf(ids, 1, pickedLot));
     expect(refused.status).toBe(400);
     expect(refused.body.error.details).toEqual([{ field: 'pickedLot', message: `${why}: take lot NEXT (expires ${day(5)})` }]);
-    expect((await setup.floor.get(`/waves/${wave.id}`)).body.data.stops[0].lines[0]).toMatchObject({ lot: 'NEXT', pickedQuantity: null });
+    expect((await setup.floor.get(`/waves/${wave.id}`)).body.data.stops[0]!.lines[0]!).toMatchObject({ lot: 'NEXT', pickedQuantity: null });
   });
 
   it('refuses a lot whose slot holds fewer units than the pick beyond those other waves recorded as picked', async () => {
@@ -86,7 +87,7 @@ describe('floor: a pick taken from another lot (pickedLot)', () => {
     const refused = await setup.floor.post(`/waves/${wave.id}/picks`, pickOf(ids, 1, 'EARLY'));
     expect(refused.status).toBe(400);
     expect(refused.body.error.details[0]).toMatchObject({ field: 'pickedLot', message: `holds 0 units at A-01 not yet picked, fewer than 1: take lot NEXT (expires ${day(5)})` });
-    expect((await setup.floor.get(`/waves/${wave.id}`)).body.data.stops[0].lines[0]).toMatchObject({ lot: 'NEXT', pickedQuantity: null });
+    expect((await setup.floor.get(`/waves/${wave.id}`)).body.data.stops[0]!.lines[0]!).toMatchObject({ lot: 'NEXT', pickedQuantity: null });
   });
 
   it('ignores pickedLot for a part without a lot', async () => {
@@ -95,7 +96,7 @@ describe('floor: a pick taken from another lot (pickedLot)', () => {
     const { wave, ids } = await sShapeWaveOf(setup, [['SOAP', 1]]);
     const picked = await setup.floor.post(`/waves/${wave.id}/picks`, { orderExternalId: ids[0], productExternalId: 'SOAP', quantity: 1, pickedLot: 'ANY' });
     expect(picked.status, JSON.stringify(picked.body)).toBe(200);
-    expect(picked.body.data.stops[0].lines[0]).toMatchObject({ lot: null, pickedQuantity: 1 });
+    expect(picked.body.data.stops[0]!.lines[0]!).toMatchObject({ lot: null, pickedQuantity: 1 });
   });
 
   it("never records a pick on another tenant's wave", async () => {
@@ -104,6 +105,6 @@ describe('floor: a pick taken from another lot (pickedLot)', () => {
     const otherFloor = warehouse(setup.ctx, other);
     expect((await otherFloor.put('/layout', LAYOUT)).status).toBe(200);
     expect((await otherFloor.post(`/waves/${wave.id}/picks`, pickOf(ids, 1, 'EARLY'))).status).toBe(404);
-    expect((await setup.floor.get(`/waves/${wave.id}`)).body.data.stops[0].lines[0]).toMatchObject({ lot: 'NEXT', pickedQuantity: null });
+    expect((await setup.floor.get(`/waves/${wave.id}`)).body.data.stops[0]!.lines[0]!).toMatchObject({ lot: 'NEXT', pickedQuantity: null });
   });
 });

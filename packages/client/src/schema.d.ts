@@ -19105,6 +19105,12 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -19335,6 +19341,12 @@ export interface operations {
                                     quantity: number;
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
+                                }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
                                 }[];
                             }[];
                             customer: {
@@ -19592,6 +19604,12 @@ export interface operations {
                                     quantity: number;
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
+                                }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
                                 }[];
                             }[];
                             customer: {

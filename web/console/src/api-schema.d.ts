@@ -4282,6 +4282,12 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -4512,6 +4518,12 @@ export interface operations {
                                     quantity: number;
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
+                                }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
                                 }[];
                             }[];
                             customer: {
@@ -4769,6 +4781,12 @@ export interface operations {
                                     quantity: number;
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
+                                }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
                                 }[];
                             }[];
                             customer: {
