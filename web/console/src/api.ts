@@ -60,6 +60,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The fields at fault, each with what is wrong (a 400 names them). */
+    readonly details: readonly { field: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -89,11 +91,11 @@ export async function api<P extends Path, M extends MethodOf<P>>(method: M, path
     headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const envelope = (await response.json().catch(() => null)) as { success?: boolean; data?: Data<P, M>; error?: { code: string; message: string } } | null;
+  const envelope = (await response.json().catch(() => null)) as { success?: boolean; data?: Data<P, M>; error?: { code: string; message: string; details?: { field: string; message: string }[] } } | null;
   if (response.ok && envelope?.success) return envelope.data as Data<P, M>;
   const error = envelope?.error ?? { code: 'INTERNAL_ERROR', message: `The service answered ${response.status}` };
   if (response.status === 401 && path !== '/session') onUnauthorized();
-  throw new ApiError(response.status, error.code, error.message);
+  throw new ApiError(response.status, error.code, error.message, 'details' in error ? error.details : undefined);
 }
 
 /** True when a request failed because the network did (no answer at all). */
