@@ -1519,6 +1519,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/api/lots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lots at the slots that expire within a period, soonest first (expired ones included), as GET /lots of the warehouse API answers it */
+        get: operations["listConsoleExpiringLots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/api/floor": {
         parameters: {
             query?: never;
@@ -21933,6 +21950,107 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listConsoleExpiringLots: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
+                cursor?: string;
+                /** @description Lots expiring on or before today (UTC) plus this many days; expired lots included */
+                expiringWithinDays?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            productExternalId: string;
+                            sku: string;
+                            lot: string;
+                            /** Format: date */
+                            expiresOn: string;
+                            /** @description Units of the lot at its slots */
+                            quantity: number;
+                            /** @description Where its slots stand */
+                            locationCodes: string[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -21,7 +21,8 @@ type RequestBody<O> = O extends { requestBody: { content: { 'application/json': 
 /** What the operation takes as its JSON body. */
 export type BodyOf<P extends Path, M extends MethodOf<P>> = RequestBody<OperationOf<P, M>>;
 type PathParams<O> = O extends { parameters: { path: infer Params extends Record<string, unknown> } } ? Params : never;
-type QueryParams<O> = O extends { parameters: { query: infer Params extends Record<string, unknown> } } ? Params : never;
+/** The query's parameters, whether or not any is required. */
+type QueryParams<O> = O extends { parameters: { query?: infer Params } } ? (NonNullable<Params> extends Record<string, unknown> ? NonNullable<Params> : never) : never;
 
 /** A body whose every field is optional (an empty object included) may be left out. */
 type BodyOptional<O> = [RequestBody<O>] extends [never] ? true : Record<string, never> extends RequestBody<O> ? true : false;
@@ -46,6 +47,7 @@ export type Board = Data<'/board', 'GET'>;
 export type Floor = Data<'/floor', 'GET'>;
 export type CartPlan = Data<'/waves/plan', 'GET'>;
 export type Settings = Data<'/settings', 'GET'>;
+export type ExpiringLot = Data<'/lots', 'GET'>[number];
 export type Trip = Data<'/replenishments/trip', 'GET'>;
 export type TripTask = Trip['tasks'][number];
 export type BlindCount = Data<'/counts/{id}/finish', 'POST'>;
