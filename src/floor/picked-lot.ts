@@ -11,33 +11,33 @@ import { firstDayNow, pickingWaveUnits, slotKey } from './slots';
  * lot at the part's location, the lot expires on or before the part's lot (a dated lot may stand in
  * for one without expiry, a lot without expiry only for another without), it may be taken at all
  * (not before the first takeable day, fefo.ts), and its slot holds the units the pick records
- * beyond those the PICKING waves recorded as picked there. The part then names that lot: completing
- * the wave lowers its slot, and the order's lots and the recall name it.
+ * beyond those the PICKING waves recorded as picked there. The part then names that lot (the pick
+ * writes it): completing the wave lowers its slot, and the order's lots and the recall name it.
  */
 
 /** The part of a wave line a pick records, as far as its lot goes. */
 export interface LotPart {
-  orderId: string;
-  itemPosition: number;
-  part: number;
   productId: string;
   locationCode: string;
   lot: string;
   expiresOn: string | null;
+  /** The lots of the line's other parts at the same location. */
+  siblingLots: readonly string[];
 }
 
 /** Undated lots come after every dated one ('~' sorts after every digit), as fefoNeeds takes them. */
 const expiryRank = (expiresOn: string | null) => expiresOn ?? '~';
 
 /**
- * Makes `part` name `pickedLot` when first expiry, first out allows `quantity` of it at the part's
- * location (module comment); else 400 naming `pickedLot` and the lot the part expects, nothing
- * changed. Call it under the product's row lock: the units free at the slot are read then.
+ * The expiry of `pickedLot` when first expiry, first out allows `quantity` of it in place of the
+ * part's lot (module comment): the part is then to name both; else 400 naming `pickedLot` and the
+ * lot the part expects. Call it under the product's row lock: the units free at the slot are read then.
  */
-export async function takePickedLot(tx: Tx, tenantId: string, waveId: string, part: LotPart, pickedLot: string, quantity: number): Promise<void> {
+export async function pickedLotExpiry(tx: Tx, tenantId: string, part: LotPart, pickedLot: string, quantity: number): Promise<string | null> {
   const expected = lotText(part.lot, part.expiresOn);
   const refuse = (why: string) => validationError([{ field: 'pickedLot', message: `${why}: take ${expected}` }]);
-  const [slot, settings, recorded, sibling] = await Promise.all([
+  if (part.siblingLots.includes(pickedLot)) throw refuse(`is the lot of another part of this line at ${part.locationCode} (record its units on that part)`);
+  const [slot, settings, recorded] = await Promise.all([
     tx
       .selectFrom('product_slots')
       .select(['quantity', sql<string | null>`to_char(expires_on, 'YYYY-MM-DD')`.as('expires_on')])
@@ -48,32 +48,13 @@ export async function takePickedLot(tx: Tx, tenantId: string, waveId: string, pa
       .executeTakeFirst(),
     readSettings(tx, tenantId),
     pickingWaveUnits(tx, tenantId, [part.productId], 'picked'),
-    tx
-      .selectFrom('wave_lines')
-      .select('part')
-      .where('tenant_id', '=', tenantId)
-      .where('wave_id', '=', waveId)
-      .where('order_id', '=', part.orderId)
-      .where('item_position', '=', part.itemPosition)
-      .where('location_code', '=', part.locationCode)
-      .where('lot', '=', pickedLot)
-      .executeTakeFirst(),
   ]);
   if (!slot) throw refuse(`is not a lot of the product at ${part.locationCode}`);
-  if (sibling) throw refuse(`has a part of its own in this line at ${part.locationCode}: record its units there`);
   const expiresOn = slot.expires_on;
   if (expiryRank(expiresOn) > expiryRank(part.expiresOn)) throw refuse(`${expiresOn === null ? 'has no expiry' : `expires ${expiresOn}`}, after ${part.lot}`);
   const firstDay = firstDayNow(settings);
   if (expiresOn !== null && expiresOn < firstDay) throw refuse(`expires ${expiresOn}, before ${firstDay}, the first expiry a line may take`);
   const free = Number(slot.quantity) - (recorded.get(slotKey(part.productId, part.locationCode, pickedLot)) ?? 0);
   if (free < quantity) throw refuse(`holds ${Math.max(free, 0)} units at ${part.locationCode} not yet picked, fewer than ${quantity}`);
-  await tx
-    .updateTable('wave_lines')
-    .set({ lot: pickedLot, expires_on: expiresOn })
-    .where('tenant_id', '=', tenantId)
-    .where('wave_id', '=', waveId)
-    .where('order_id', '=', part.orderId)
-    .where('item_position', '=', part.itemPosition)
-    .where('part', '=', part.part)
-    .execute();
+  return expiresOn;
 }

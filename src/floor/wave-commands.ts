@@ -14,7 +14,7 @@ import { planPool } from './pool';
 import type { WaveItem, WaveWalk } from './plan/wave-lines';
 import type { Planner } from './planner/planner';
 import { askForDemand, topUpFaces } from './replenishment';
-import { takePickedLot } from './picked-lot';
+import { pickedLotExpiry } from './picked-lot';
 import { settleShortPick, slotShortfall, type PickedPart } from './short-picks';
 import { firstDayNow, freeSlots, productPlaces, slotKey, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
@@ -453,9 +453,12 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
     throw validationError([{ field: 'reason', message: `is required for a short pick (${pick.quantity} of ${planned})` }]);
   }
   const { product_id: productId, location_code: locationCode } = line;
+  let taken: { lot: string; expires_on: string | null } | undefined;
   if (pick.pickedLot !== undefined && line.lot !== '' && pick.pickedLot !== line.lot && productId !== null && locationCode !== null) {
     await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', '=', productId).forUpdate().execute();
-    await takePickedLot(tx, tenantId, waveId, { orderId: line.order_id, itemPosition: line.item_position, part: line.part, productId, locationCode, lot: line.lot, expiresOn: line.expires_on }, pick.pickedLot, pick.quantity);
+    const siblingLots = parts.filter((other) => other !== line && other.location_code === locationCode).map((other) => other.lot);
+    const lotPart = { productId, locationCode, lot: line.lot, expiresOn: line.expires_on, siblingLots };
+    taken = { lot: pick.pickedLot, expires_on: await pickedLotExpiry(tx, tenantId, lotPart, pick.pickedLot, pick.quantity) };
     line.lot = pick.pickedLot;
   }
   const previous = line.picked_quantity === null ? null : Number(line.picked_quantity);
@@ -469,7 +472,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
   if (part) await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', '=', part.productId).forUpdate().execute();
   await tx
     .updateTable('wave_lines')
-    .set({ picked_quantity: pick.quantity, reason: pick.reason ?? null, picked_at: sql<Date>`now()` })
+    .set({ picked_quantity: pick.quantity, reason: pick.reason ?? null, picked_at: sql<Date>`now()`, ...taken })
     .where('tenant_id', '=', tenantId)
     .where('wave_id', '=', waveId)
     .where('order_id', '=', line.order_id)

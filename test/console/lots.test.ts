@@ -1,12 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExpiringLot, PickerWave } from '../../web/console/src/api';
 import { createTestContext, type TestTenant } from '../helpers/context';
-import { floorOf, seedPlacedProducts } from '../floor/helpers';
+import { day, floorOf, seedPlacedProducts } from '../floor/helpers';
 import { item, order } from '../orders/helpers';
 import { signedIn } from './helpers';
-
-/** The day `offset` days from today, UTC, as YYYY-MM-DD. */
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 /*
  * Lots through the console: MILK at A-1 in two lots that expire the same day (SAME-A, SAME-B), one

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Locator } from 'playwright';
+import type { Locator } from 'playwright-core';
 import { GS } from '../../src/catalog/gs1';
-import { LAYOUT } from '../floor/helpers';
+import { day, LAYOUT } from '../floor/helpers';
 import { warehouse } from '../orders/helpers';
 import { checkScreen, ConsoleFloor, DESKTOP, haveChromium, scan, SKIP_LINE, wedge } from './browser';
 
@@ -9,8 +9,6 @@ const PIN = '135790';
 
 if (!haveChromium) console.warn(SKIP_LINE);
 
-/** The day `offset` days from today, UTC, as YYYY-MM-DD. */
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 /** The GS1 DataMatrix a unit of MILK carries, as a scanner hands it over (`wedge`): (01) GTIN, (17) expiry, (10) lot, GS, (21) serial. */
 const dataMatrix = (lot: string, expiresOn: string, serial: string) => `]d2010952123454321317${expiresOn.slice(2).replaceAll('-', '')}10${lot}${GS}21${serial}`;
 
@@ -77,7 +75,7 @@ describe.skipIf(!haveChromium)('console in a real browser: lots and expiry', { t
     await page.getByText(`Picked 1 × Milk 1 l into tote 1, lot ${other} (expires ${SOON}) in place of ${planned}.`).waitFor();
     await page.getByRole('button', { name: 'Finish wave' }).click();
     await page.getByRole('heading', { name: 'Wave finished' }).waitFor();
-    expect((await floor.orderOf('LOT-1')).items[0].lots).toEqual([{ lot: other, expiresOn: SOON, quantity: 1 }]);
+    expect((await floor.orderOf('LOT-1')).items[0]!.lots).toEqual([{ lot: other, expiresOn: SOON, quantity: 1 }]);
     expect(picker.errors).toEqual([]);
 
     const packer = await floor.signedIn('pat', DESKTOP);

@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Wave } from '../../src/floor/schemas';
 import { UNLIMITED } from '../helpers/context';
 import { warehouse } from '../orders/helpers';
-import { clearPool, LAYOUT, sShapeWaveOf, useFloor } from './helpers';
-
-/** The day `offset` days from today, UTC, as YYYY-MM-DD. */
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+import { clearPool, day, LAYOUT, sShapeWaveOf, useFloor } from './helpers';
 
 /*
  * MILK at A-01 in four lots: EARLY (in 2 days), NEXT (in 5), LATER (in 20) and OLD (expired
@@ -88,6 +85,20 @@ describe('floor: a pick taken from another lot (pickedLot)', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.details[0]).toMatchObject({ field: 'pickedLot', message: `holds 0 units at A-01 not yet picked, fewer than 1: take lot NEXT (expires ${day(5)})` });
     expect((await setup.floor.get(`/waves/${wave.id}`)).body.data.stops[0]!.lines[0]!).toMatchObject({ lot: 'NEXT', pickedQuantity: null });
+  });
+
+  it("refuses the lot of the line's other part at the same location: its units are recorded there", async () => {
+    await clearPool(setup);
+    const slots = [
+      { productExternalId: 'MILK', locationCode: 'A-01', quantity: 1, lot: 'S1', expiresOn: day(5) },
+      { productExternalId: 'MILK', locationCode: 'A-01', quantity: 1, lot: 'S2', expiresOn: day(5) },
+    ];
+    expect((await setup.floor.put('/slots', { slots })).status).toBe(200);
+    const { wave, ids } = await sShapeWaveOf(setup, [['MILK', 2]]);
+    expect(wave.stops.flatMap((stop) => stop.lines.map((line) => line.lot)).sort()).toEqual(['S1', 'S2']);
+    const refused = await setup.floor.post(`/waves/${wave.id}/picks`, { orderExternalId: ids[0], productExternalId: 'MILK', quantity: 1, locationCode: 'A-01', lot: 'S1', pickedLot: 'S2' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([{ field: 'pickedLot', message: `is the lot of another part of this line at A-01 (record its units on that part): take lot S1 (expires ${day(5)})` }]);
   });
 
   it('ignores pickedLot for a part without a lot', async () => {
