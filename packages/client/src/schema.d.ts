@@ -21994,6 +21994,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "productExternalId": "P-1007",
+                     *           "sku": "YOGURT-500",
+                     *           "lot": "L2611",
+                     *           "expiresOn": "2027-05-31",
+                     *           "quantity": 50,
+                     *           "locationCodes": [
+                     *             "B-11-1"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
