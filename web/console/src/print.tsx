@@ -167,6 +167,8 @@ function PackingSlip({ orderRef }: { orderRef: string }) {
 }
 
 function Slip({ order }: { order: PackOrder }) {
+  // A column of lots only for an order that got any.
+  const lotted = order.items.some((item) => item.lots);
   return (
     <article class="sheet slip" aria-labelledby="sheet-heading">
       <h2 id="sheet-heading">Packing slip: order {order.orderNumber}</h2>
@@ -182,7 +184,7 @@ function Slip({ order }: { order: PackOrder }) {
             <th scope="col">Quantity</th>
             <th scope="col">Product</th>
             <th scope="col">Barcode</th>
-            <th scope="col">Lots</th>
+            {lotted && <th scope="col">Lots</th>}
           </tr>
         </thead>
         <tbody>
@@ -193,7 +195,7 @@ function Slip({ order }: { order: PackOrder }) {
                 {item.name ?? item.productExternalId} <span class="muted">SKU {item.productSku}</span>
               </td>
               <td class="code">{item.barcode ?? ''}</td>
-              <td>{item.lots ? pickedLotsText(item.lots) : ''}</td>
+              {lotted && <td>{item.lots ? pickedLotsText(item.lots) : ''}</td>}
             </tr>
           ))}
         </tbody>
