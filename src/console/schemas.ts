@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Packaging } from '../catalog/schemas';
-import { Count, Layout, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
+import { Count, Layout, PickBody, PolicySchema, Replenishment, SlotMismatch, Wave, WAVE_STATUSES } from '../floor/schemas';
 import { IsoDateTime, Success } from '../http/schemas';
-import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema } from '../orders/schemas';
+import { MAX_ITEM_QUANTITY, Order, ORDER_STATUSES, OrderStatusSchema, PickedLots } from '../orders/schemas';
 import { RoleSchema } from '../staff/schemas';
 
 const ExternalId = Type.String({ minLength: 1, maxLength: 100 });
@@ -49,6 +49,8 @@ export const ConsolePickBody = Type.Object(
     locationCode: Type.Optional(
       Type.String({ minLength: 1, maxLength: 50, description: 'The stop of the part recorded; required for a line planned at several stops' }),
     ),
+    lot: PickBody.properties.lot,
+    pickedLot: PickBody.properties.pickedLot,
     reason: Type.Optional(
       Type.Union([Type.Literal('not_found'), Type.Literal('damaged'), Type.Literal('other')], { description: 'Required for a short pick' }),
     ),
@@ -71,6 +73,7 @@ export const PackOrder = Type.Object({
       name: Type.Union([Type.String(), Type.Null()], { description: "The product's name; null when it is unknown" }),
       barcode: Type.Union([Type.String(), Type.Null()], { description: "The product's barcode, scanned to check a unit; null when it has none" }),
       packagings: Type.Array(Packaging, { description: "The product's packagings: a scan of one's barcode checks its quantity of units" }),
+      lots: Type.Optional(PickedLots('Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first')),
     }),
   ),
   tote: Type.Union([Type.Object({ number: Type.Integer(), label: Type.Union([Type.String(), Type.Null()], { description: 'While the tote holds the order' }) }), Type.Null()], {

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { loadCartPlan } from '../floor/pool';
 import { assignWave, cartLimits, newWave, releaseWave, waveRequest, withFreshPlan } from '../floor/wave-commands';
 import { recentWaves } from '../floor/wave-reads';
-import { CartPlanQuery, CartPlanResponse, CreateWaveBody, SlottingProposalBody, SlottingProposalResponse } from '../floor/schemas';
+import { expiringLotsAnswer } from '../floor/lot-routes';
+import { CartPlanQuery, CartPlanResponse, CreateWaveBody, ExpiringLotPage, ExpiringLotsQuery, SlottingProposalBody, SlottingProposalResponse } from '../floor/schemas';
 import { respondWithAppliedProposal, respondWithNewProposal } from '../floor/slotting-routes';
 import { bodyIsOptional, responses } from '../http/schemas';
 import { StockBody } from '../warehouse/schemas';
@@ -176,6 +177,20 @@ export const supervisorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         answer: ({ settings }) => ({ body: { success: true as const, data: settings, requestId: request.id } }),
       });
     },
+  );
+
+  app.get(
+    '/lots',
+    {
+      config,
+      schema: {
+        ...consoleRoute,
+        operationId: 'listConsoleExpiringLots', summary: 'The lots at the slots that expire within a period, soonest first (expired ones included), as GET /lots of the warehouse API answers it',
+        querystring: ExpiringLotsQuery,
+        response: responses({ 200: ExpiringLotPage }),
+      },
+    },
+    async (request) => expiringLotsAnswer(db, request.staff.tenantId, request.query, request.id),
   );
 
   app.get(

@@ -41,6 +41,10 @@ export async function pickedLots(db: Executor, tenantId: string, orderId: string
   return lots;
 }
 
+/** The items, each with the lots it got (pickedLots) when it got any: the reads of one order, public and the pack station's. */
+export const withPickedLots = <I extends { productExternalId: string }>(items: I[], lots: Map<string, PickedLot[]>): (I & { lots?: PickedLot[] })[] =>
+  items.map((item) => (lots.has(item.productExternalId) ? { ...item, lots: lots.get(item.productExternalId)! } : item));
+
 /** An order that got units of a lot. */
 export interface LotOrder {
   orderExternalId: string;

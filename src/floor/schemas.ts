@@ -206,12 +206,21 @@ export const PickBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 50, description: 'The stop of the part recorded; required for a line planned at several stops' }),
     ),
     lot: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The lot of the part recorded; required for a line planned at one location in several lots' })),
+    pickedLot: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description:
+          "The lot the units were taken from, when not the part's (a scan's GS1 (10)): allowed when it has a slot at the part's location, expires no later, is takeable and holds the units; the part then names it. Ignored for a part without a lot",
+      }),
+    ),
     reason: Type.Optional(Type.String({ maxLength: 255, description: 'Why a line is short (damaged, not found…)' })),
   },
   {
     examples: [
       { orderExternalId: 'ORD-1001', productExternalId: 'SHOE-42', quantity: 1, reason: 'one pair damaged' },
       { orderExternalId: 'ORD-1001', productExternalId: 'SOCK-7', quantity: 2, locationCode: 'B-07-1' },
+      { orderExternalId: 'ORD-1001', productExternalId: 'MILK-1', quantity: 2, locationCode: 'A-01-2', pickedLot: 'L-0419' },
     ],
   },
 );

@@ -14,6 +14,7 @@ import { planPool } from './pool';
 import type { WaveItem, WaveWalk } from './plan/wave-lines';
 import type { Planner } from './planner/planner';
 import { askForDemand, topUpFaces } from './replenishment';
+import { pickedLotExpiry } from './picked-lot';
 import { settleShortPick, slotShortfall, type PickedPart } from './short-picks';
 import { firstDayNow, freeSlots, productPlaces, slotKey, takeFromSlots } from './slots';
 import type { WaveStatus } from './tables';
@@ -403,6 +404,8 @@ export interface Pick {
   /** Which part of a line planned at several stops: the location of its stop, and its lot when the line has parts of several lots there. */
   locationCode?: string | undefined;
   lot?: string | undefined;
+  /** The lot the units were taken from, when not the part's: first expiry, first out must allow it (picked-lot.ts). */
+  pickedLot?: string | undefined;
   reason?: string | undefined;
 }
 
@@ -411,7 +414,9 @@ export interface Pick {
  * planned at several stops needs (400 naming it). At most what is planned there, less what parts
  * covering its short pick have picked since (400). With `shortNeedsReason` (the console), a part
  * picked short must say why. A short pick, or a new value at a part whose short pick was covered,
- * settles the slot and the missing units (short-picks.ts), under the product's row lock.
+ * settles the slot and the missing units (short-picks.ts), under the product's row lock. A
+ * `pickedLot` other than the part's lot makes the part name it when first expiry, first out allows
+ * it (picked-lot.ts); a part without a lot ignores it.
  */
 export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick: Pick, options: { shortNeedsReason?: boolean } = {}): Promise<void> {
   await lockWave(tx, tenantId, waveId, 'share');
@@ -422,6 +427,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
       join.onRef('i.tenant_id', '=', 'l.tenant_id').onRef('i.order_id', '=', 'l.order_id').onRef('i.position', '=', 'l.item_position'),
     )
     .select(['l.order_id', 'l.item_position', 'l.part', 'l.covers_part', 'l.location_code', 'l.lot', 'l.quantity', 'l.picked_quantity', 'o.status', 'i.product_id'])
+    .select(sql<string | null>`to_char(l.expires_on, 'YYYY-MM-DD')`.as('expires_on'))
     .where('l.tenant_id', '=', tenantId)
     .where('l.wave_id', '=', waveId)
     .where('o.external_id', '=', pick.orderExternalId)
@@ -430,7 +436,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
     .execute();
   if (parts.length === 0) throw notFound(`Line of order ${pick.orderExternalId} for product ${pick.productExternalId} in wave ${waveId}`);
   if (parts[0]!.status !== 'IN_PICKING') throw conflict(`Order ${pick.orderExternalId} is ${parts[0]!.status}; it left the wave when it was moved outside it`);
-  const line = pickedPart(parts, pick.locationCode, pick.lot);
+  const line = pickedPart(parts, pick.locationCode, pick.lot, pick.pickedLot);
   const planned = Number(line.quantity);
   if (pick.quantity > planned) {
     const most = parts.length > 1 ? `the ${planned} planned at ${line.location_code}` : `the ordered ${planned}`;
@@ -446,6 +452,15 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
   if (options.shortNeedsReason && pick.quantity < planned && !pick.reason) {
     throw validationError([{ field: 'reason', message: `is required for a short pick (${pick.quantity} of ${planned})` }]);
   }
+  const { product_id: productId, location_code: locationCode } = line;
+  let taken: { lot: string; expires_on: string | null } | undefined;
+  if (pick.pickedLot !== undefined && line.lot !== '' && pick.pickedLot !== line.lot && productId !== null && locationCode !== null) {
+    await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', '=', productId).forUpdate().execute();
+    const siblingLots = parts.filter((other) => other !== line && other.location_code === locationCode).map((other) => other.lot);
+    const lotPart = { productId, locationCode, lot: line.lot, expiresOn: line.expires_on, siblingLots };
+    taken = { lot: pick.pickedLot, expires_on: await pickedLotExpiry(tx, tenantId, lotPart, pick.pickedLot, pick.quantity) };
+    line.lot = pick.pickedLot;
+  }
   const previous = line.picked_quantity === null ? null : Number(line.picked_quantity);
   const part: PickedPart | undefined =
     line.product_id !== null && pick.quantity !== previous && (pick.quantity < planned || covers.length > 0)
@@ -457,7 +472,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
   if (part) await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', '=', part.productId).forUpdate().execute();
   await tx
     .updateTable('wave_lines')
-    .set({ picked_quantity: pick.quantity, reason: pick.reason ?? null, picked_at: sql<Date>`now()` })
+    .set({ picked_quantity: pick.quantity, reason: pick.reason ?? null, picked_at: sql<Date>`now()`, ...taken })
     .where('tenant_id', '=', tenantId)
     .where('wave_id', '=', waveId)
     .where('order_id', '=', line.order_id)
@@ -469,18 +484,20 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
 
 /**
  * The part a pick records: the one at `locationCode` (of `lot`, when the line has parts of several
- * lots there), or the only one; 400 naming `locationCode` or `lot` otherwise.
+ * lots there), or the only one; 400 naming `locationCode` or `lot` otherwise. A part that already
+ * names `pickedLot` answers for `lot`: the pick is sent again after it was taken from that lot.
  */
-function pickedPart<P extends { location_code: string | null; lot: string }>(parts: P[], locationCode: string | undefined, lot: string | undefined): P {
+function pickedPart<P extends { location_code: string | null; lot: string }>(parts: P[], locationCode: string | undefined, lot: string | undefined, pickedLot: string | undefined): P {
   const where = parts.map((part) => part.location_code ?? 'after the route').join(', ');
+  const named = (part: P) => part.lot === lot || (pickedLot !== undefined && part.lot === pickedLot);
   if (locationCode === undefined) {
-    if (parts.length === 1 && (lot === undefined || parts[0]!.lot === lot)) return parts[0]!;
+    if (parts.length === 1 && (lot === undefined || named(parts[0]!))) return parts[0]!;
     throw validationError([{ field: 'locationCode', message: `is required: the line is planned at ${where}` }]);
   }
   const there = parts.filter((candidate) => candidate.location_code === locationCode);
   if (there.length === 0) throw validationError([{ field: 'locationCode', message: `must be where the line is planned: ${where}` }]);
   if (lot === undefined && there.length === 1) return there[0]!;
-  const part = there.find((candidate) => candidate.lot === lot);
+  const part = there.find((candidate) => candidate.lot === lot) ?? there.find(named);
   if (!part) throw validationError([{ field: 'lot', message: `must be a lot the line is planned in at ${locationCode}: ${there.map((candidate) => candidate.lot || 'without lot').join(', ')}` }]);
   return part;
 }

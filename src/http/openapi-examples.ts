@@ -352,6 +352,8 @@ const finishedCount = {
 const countedProduct = { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red mug, 12 oz', barcode: '4006381333931', packagings: productInput.packagings };
 const blindCount = { id: count.id, locationCode: count.locationCode, reason: count.reason, status: 'OPEN', createdAt: count.createdAt, products: [countedProduct] };
 
+const expiringLots = [{ productExternalId: 'P-1007', sku: 'YOGURT-500', lot: 'L2611', expiresOn: '2027-05-31', quantity: 50, locationCodes: ['B-11-1'] }];
+
 export const EXAMPLES: Record<string, OperationExamples> = {
   getHealth: {
     responses: {
@@ -496,9 +498,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: { 200: ok({ slots: 3, products: 2 }) },
   },
   listSlots: { responses: { 200: page(slots) } },
-  listExpiringLots: {
-    responses: { 200: page([{ productExternalId: 'P-1007', sku: 'YOGURT-500', lot: 'L2611', expiresOn: '2027-05-31', quantity: 50, locationCodes: ['B-11-1'] }]) },
-  },
+  listExpiringLots: { responses: { 200: page(expiringLots) } },
+  listConsoleExpiringLots: { responses: { 200: page(expiringLots) } },
   listLotOrders: { responses: { 200: page([{ orderExternalId: 'ORD-1001', orderNumber: 'SO-1001', quantity: 2 }]) } },
   listSlotMismatches: { responses: { 200: page([{ productExternalId: 'P-1001', sku: 'MUG-RED-12', stock: 240, inSlots: 236 }]) } },
   putProductSlots: {

@@ -22,7 +22,7 @@ import {
   UpsertResponse,
 } from './schemas';
 import { findOrder, loadOrderView, orderSummary } from './store';
-import { pickedLots } from '../floor/lots';
+import { pickedLots, withPickedLots } from '../floor/lots';
 
 const MAX_BATCH_BYTES = 10 * 1024 * 1024;
 
@@ -114,8 +114,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const order = await findOrder(app.db, tenantId, request.params.externalId);
       if (!order) throw notFound(`Order ${request.params.externalId}`);
       const [view, lots] = await Promise.all([loadOrderView(app.db, tenantId, order), pickedLots(app.db, tenantId, order.id)]);
-      const items = view.items.map((item) => (lots.has(item.productExternalId) ? { ...item, lots: lots.get(item.productExternalId)! } : item));
-      return { success: true as const, data: { ...view, items }, requestId: request.id };
+      return { success: true as const, data: { ...view, items: withPickedLots(view.items, lots) }, requestId: request.id };
     },
   );
 

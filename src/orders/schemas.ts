@@ -59,6 +59,10 @@ export const OrderSummary = Type.Object({
   issues: Type.Array(Issue, { description: 'Every open issue, both kinds' }),
 });
 
+/** The units of each lot an item got, as the reads of one order show them. */
+export const PickedLots = (description: string) =>
+  Type.Array(Type.Object({ lot: Type.String(), expiresOn: Nullable(Type.String({ format: 'date' })), quantity: Type.Number() }), { description });
+
 /** The whole order, as GET /orders/{externalId}, the list and the warehouse API show it. */
 export const Order = Type.Object({
   ...OrderSummary.properties,
@@ -67,11 +71,7 @@ export const Order = Type.Object({
       productExternalId: Type.String(),
       productSku: Type.String(),
       quantity: Type.Number(),
-      lots: Type.Optional(
-        Type.Array(Type.Object({ lot: Type.String(), expiresOn: Nullable(Type.String({ format: 'date' })), quantity: Type.Number() }), {
-          description: 'GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first',
-        }),
-      ),
+      lots: Type.Optional(PickedLots('GET /orders/{externalId} only, once the item was picked from slots of lots: the units of each lot it got, earliest expiry first')),
     }),
   ),
   customer: Nullable(

@@ -142,10 +142,28 @@ describe('withPicks: the wave as it will be once the queued picks reach the serv
       [['P1', 1], ['P1', null]],
       [['P2', null], ['P1', null]],
     ]);
-    const both = withPicks(split, [first, pickAt(atB5!, split.stops[1]!.lines[1]!, 0, 'not_found')]);
+    const both = withPicks(split, [first, pickAt(atB5!, split.stops[1]!.lines[1]!, 0, { reason: 'not_found' })]);
     expect(both.stops[1]!.lines[1]).toMatchObject({ pickedQuantity: 0, reason: 'not_found' });
     // An unplaced line's pick names no location.
     expect(pickAt(visitsOf(split)[2]!, split.unplaced[0]!, 3)).toEqual({ orderExternalId: 'O2', productExternalId: 'P3', quantity: 3 });
+  });
+
+  it("names the part's lot, and the lot scanned instead only when it is another; a line without a lot ignores it", () => {
+    const lots = wave();
+    lots.stops[0]!.lines = [
+      { ...line('O1', 'P1', 1, 1), lot: 'L1', expiresOn: '2027-03-11' },
+      { ...line('O1', 'P1', 1, 1), lot: 'L2', expiresOn: '2027-03-12' },
+    ];
+    const [atA1, atB5] = visitsOf(lots);
+    const taken = pickAt(atA1!, lots.stops[0]!.lines[1]!, 1, { pickedLot: 'L0' });
+    expect(taken).toEqual({ orderExternalId: 'O1', productExternalId: 'P1', quantity: 1, locationCode: 'A-1', lot: 'L2', pickedLot: 'L0' });
+    expect(pickAt(atA1!, lots.stops[0]!.lines[0]!, 1, { pickedLot: 'L1' })).not.toHaveProperty('pickedLot');
+    expect(pickAt(atB5!, lots.stops[1]!.lines[0]!, 1, { pickedLot: 'L1' })).toEqual({ orderExternalId: 'O1', productExternalId: 'P2', quantity: 1, locationCode: 'B-5' });
+    // Shown on the part of its lot only.
+    expect(withPicks(lots, [taken]).stops[0]!.lines.map((l) => [l.lot, l.pickedQuantity])).toEqual([
+      ['L1', null],
+      ['L2', 1],
+    ]);
   });
 });
 

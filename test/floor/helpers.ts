@@ -18,6 +18,9 @@ export async function floorOf(ctx: TestContext, tenant: TestTenant, locations: {
   return api;
 }
 
+/** The day `offset` days from today, UTC, as YYYY-MM-DD: lots' expiry dates. */
+export const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
 /** Catalog products with a location code (or none). */
 export async function seedPlacedProducts(tenant: TestTenant, products: { externalId: string; locationCode?: string; stock?: number; barcode?: string; lotTracked?: boolean }[]) {
   for (const product of products) {

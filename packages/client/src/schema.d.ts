@@ -1519,6 +1519,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/api/lots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lots at the slots that expire within a period, soonest first (expired ones included), as GET /lots of the warehouse API answers it */
+        get: operations["listConsoleExpiringLots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/api/floor": {
         parameters: {
             query?: never;
@@ -13841,6 +13858,8 @@ export interface operations {
                     locationCode?: string;
                     /** @description The lot of the part recorded; required for a line planned at one location in several lots */
                     lot?: string;
+                    /** @description The lot the units were taken from, when not the part's (a scan's GS1 (10)): allowed when it has a slot at the part's location, expires no later, is takeable and holds the units; the part then names it. Ignored for a part without a lot */
+                    pickedLot?: string;
                     /** @description Why a line is short (damaged, not found…) */
                     reason?: string;
                 };
@@ -17137,6 +17156,10 @@ export interface operations {
                     quantity: number;
                     /** @description The stop of the part recorded; required for a line planned at several stops */
                     locationCode?: string;
+                    /** @description The lot of the part recorded; required for a line planned at one location in several lots */
+                    lot?: string;
+                    /** @description The lot the units were taken from, when not the part's (a scan's GS1 (10)): allowed when it has a slot at the part's location, expires no later, is takeable and holds the units; the part then names it. Ignored for a part without a lot */
+                    pickedLot?: string;
                     /** @description Required for a short pick */
                     reason?: "not_found" | "damaged" | "other";
                 };
@@ -19099,6 +19122,12 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
+                                }[];
                             }[];
                             customer: {
                                 externalId: string;
@@ -19329,6 +19358,12 @@ export interface operations {
                                     quantity: number;
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
+                                }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
                                 }[];
                             }[];
                             customer: {
@@ -19586,6 +19621,12 @@ export interface operations {
                                     quantity: number;
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
+                                }[];
+                                /** @description Once a completed wave picked the item from slots of lots: the units of each lot it got, earliest expiry first */
+                                lots?: {
+                                    lot: string;
+                                    expiresOn: string | null;
+                                    quantity: number;
                                 }[];
                             }[];
                             customer: {
@@ -21909,6 +21950,131 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unreachable or cancelled a statement that took too long; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listConsoleExpiringLots: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters */
+                cursor?: string;
+                /** @description Lots expiring on or before today (UTC) plus this many days; expired lots included */
+                expiringWithinDays?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "productExternalId": "P-1007",
+                     *           "sku": "YOGURT-500",
+                     *           "lot": "L2611",
+                     *           "expiresOn": "2027-05-31",
+                     *           "quantity": 50,
+                     *           "locationCodes": [
+                     *             "B-11-1"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "hasMore": true,
+                     *         "nextCursor": "WyIwMTkwYTZjNC04ZjFlLTdjM2EtOWIyZS0xYTVmN2QzYzllODAiLDEzNDJd._gSV8xahKPR047crmcSLfH_dL-Ng5QHKsPFcZBrU3Gs",
+                     *         "total": 1342
+                     *       },
+                     *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            productExternalId: string;
+                            sku: string;
+                            lot: string;
+                            /** Format: date */
+                            expiresOn: string;
+                            /** @description Units of the lot at its slots */
+                            quantity: number;
+                            /** @description Where its slots stand */
+                            locationCodes: string[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            hasMore: boolean;
+                            /** @description Pass as `cursor` for the next page, with the same filters; null on the last page. Signed: it holds only for this listing */
+                            nextCursor: string | null;
+                            /** @description Items matching the filters, across all pages */
+                            total: number;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description Identifies this request in the service logs
+                         */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The envelope of every error answer */
+            400: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            401: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The envelope of every error answer */
+            403: {
+                headers: {
+                    /** @description Identifies this request in the service logs; the same as `requestId` in the body */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -30,6 +30,9 @@ export function isTakeable(slot: ItemSlot<Location>, firstDay: string): boolean 
   return slot.place.expiresOn === undefined || slot.place.expiresOn >= firstDay;
 }
 
+/** How a lot is named to people, on the floor and in the console: "lot L-0425 (expires 2027-03-11)". */
+export const lotText = (lot: string, expiresOn: string | null) => `lot ${lot} (${expiresOn === null ? 'no expiry' : `expires ${expiresOn}`})`;
+
 /** What a line takes of one expiry date: `quantity` units among `slots`. */
 export interface ExpiryNeed<L extends Location> {
   quantity: number;

@@ -21,7 +21,8 @@ type RequestBody<O> = O extends { requestBody: { content: { 'application/json': 
 /** What the operation takes as its JSON body. */
 export type BodyOf<P extends Path, M extends MethodOf<P>> = RequestBody<OperationOf<P, M>>;
 type PathParams<O> = O extends { parameters: { path: infer Params extends Record<string, unknown> } } ? Params : never;
-type QueryParams<O> = O extends { parameters: { query: infer Params extends Record<string, unknown> } } ? Params : never;
+/** The query's parameters, whether or not any is required. */
+type QueryParams<O> = O extends { parameters: { query?: infer Params } } ? (NonNullable<Params> extends Record<string, unknown> ? NonNullable<Params> : never) : never;
 
 /** A body whose every field is optional (an empty object included) may be left out. */
 type BodyOptional<O> = [RequestBody<O>] extends [never] ? true : Record<string, never> extends RequestBody<O> ? true : false;
@@ -46,6 +47,7 @@ export type Board = Data<'/board', 'GET'>;
 export type Floor = Data<'/floor', 'GET'>;
 export type CartPlan = Data<'/waves/plan', 'GET'>;
 export type Settings = Data<'/settings', 'GET'>;
+export type ExpiringLot = Data<'/lots', 'GET'>[number];
 export type Trip = Data<'/replenishments/trip', 'GET'>;
 export type TripTask = Trip['tasks'][number];
 export type BlindCount = Data<'/counts/{id}/finish', 'POST'>;
@@ -60,6 +62,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The fields at fault, each with what is wrong (a 400 names them). */
+    readonly details: readonly { field: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -89,11 +93,11 @@ export async function api<P extends Path, M extends MethodOf<P>>(method: M, path
     headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const envelope = (await response.json().catch(() => null)) as { success?: boolean; data?: Data<P, M>; error?: { code: string; message: string } } | null;
+  const envelope = (await response.json().catch(() => null)) as { success?: boolean; data?: Data<P, M>; error?: { code: string; message: string; details?: { field: string; message: string }[] } } | null;
   if (response.ok && envelope?.success) return envelope.data as Data<P, M>;
   const error = envelope?.error ?? { code: 'INTERNAL_ERROR', message: `The service answered ${response.status}` };
   if (response.status === 401 && path !== '/session') onUnauthorized();
-  throw new ApiError(response.status, error.code, error.message);
+  throw new ApiError(response.status, error.code, error.message, 'details' in error ? error.details : undefined);
 }
 
 /** True when a request failed because the network did (no answer at all). */

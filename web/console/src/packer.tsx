@@ -6,10 +6,14 @@ import { PrintLink } from './print';
 import { useScanner } from './scanner';
 import { quantityText, readScan, scannedUnits } from '../../../src/catalog/scan';
 import { useSettings } from './settings';
+import { pickedLotsText } from './text';
 
 type Item = PackOrder['items'][number];
 
 const itemName = (item: Item) => item.name ?? item.productExternalId;
+
+/** The lots an item got, once picked from slots of lots: what goes on the slip and in a recall. */
+const ItemLots = ({ item }: { item: Item }) => (item.lots ? <span class="item-lots">Lots: {pickedLotsText(item.lots)}</span> : null);
 
 /**
  * The pack station: scan the order's number, its reference (externalId) or its tote's label; then scan each
@@ -213,6 +217,7 @@ function OrderCard({ order, counts, busy, onCheck, onPack, onDispatch }: CardPro
               <span>
                 {quantityText(item.quantity, item.packagings)} × {itemName(item)} <span class="muted">SKU {item.productSku}</span>{' '}
                 <strong class="item-count">{item.quantity === 0 ? 'none picked: nothing to pack' : `${Math.min(counts[index] ?? 0, item.quantity)} of ${item.quantity}`}</strong>
+                <ItemLots item={item} />
               </span>
             </label>
           ))}
@@ -222,6 +227,7 @@ function OrderCard({ order, counts, busy, onCheck, onPack, onDispatch }: CardPro
           {order.items.map((item, index) => (
             <li key={index}>
               {quantityText(item.quantity, item.packagings)} × {itemName(item)} <span class="muted">SKU {item.productSku}</span>
+              <ItemLots item={item} />
             </li>
           ))}
         </ul>

@@ -2,7 +2,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, ApiError, describe, isNetworkFailure, type PickBody, type PickerWave, type ShortReason, type WaveLine } from './api';
 import { accepted, rejected } from './feedback';
 import { quantityText, readScan } from '../../../src/catalog/scan';
-import { allRecorded, isLocation, lineScanned, nextVisit, pendingLines, pickAt, productLabel, shortPickGoesOn, totesFor, totesToLabel, withPicks, type Visit } from './picking';
+import { lotText } from '../../../src/floor/plan/fefo';
+import { allRecorded, isLocation, lineOfPick, lineScanned, nextVisit, pendingLines, pickAt, productLabel, shortPickGoesOn, totesFor, totesToLabel, withPicks, type Visit } from './picking';
 import { PickQueue } from './queue';
 import { MessageLine, ScanField, type Message, type ScanRef } from './scan-field';
 import { useScanner } from './scanner';
@@ -28,8 +29,15 @@ const worthRetrying = (error: unknown) =>
 const confirmedKey = (waveId: string) => `pickport.confirmed-location.${waveId}`;
 /** The units of the line in hand counted so far, kept through a reload. */
 const countKey = (waveId: string) => `pickport.counted.${waveId}`;
-/** A line's part at one stop: a line split over slots has a part at each of its stops. */
-const lineKeyOf = (line: WaveLine, locationCode: string | null) => `${line.orderExternalId}:${line.productExternalId}@${locationCode ?? ''}`;
+/** A line's part at one stop: a line split over slots has a part at each of its stops, and one per lot at a stop of several. */
+const lineKeyOf = (line: WaveLine, locationCode: string | null) => `${line.orderExternalId}:${line.productExternalId}@${locationCode ?? ''}:${line.lot ?? ''}`;
+
+/** Why the service refused a pick, as the picker reads it: a lot taken in place of the part's is named with the lot to take. */
+function refusalText(pick: PickBody, line: WaveLine | null, error: unknown): string {
+  const wrongLot = error instanceof ApiError && error.details.some((detail) => detail.field === 'pickedLot');
+  if (wrongLot && line?.lot) return `Wrong lot: ${pick.pickedLot}. Take ${lotText(line.lot, line.expiresOn)}.`;
+  return `A pick of ${pick.productExternalId} was not recorded: ${describe(error)}`;
+}
 
 /**
  * The handheld screen: the totes' labels first (when the warehouse uses them), then one stop at a
@@ -44,9 +52,14 @@ export function Picker() {
   const [confirmed, setConfirmed] = useState<string | null>(null);
   const [message, setMessage] = useState<Message>(null);
   const [busy, setBusy] = useState(false);
+  /** Picks refused for good: the line in hand is counted again from 0. */
+  const [refusals, setRefusals] = useState(0);
   const settings = useSettings();
   const queue = useMemo(() => (server ? new PickQueue(server.id) : null), [server?.id]);
   const flushing = useRef(false);
+  /** The wave as the service last answered it: what a refused pick is explained against. */
+  const answered = useRef(server);
+  answered.current = server;
 
   const wave = server ? withPicks(server, pending) : server;
   const visit = wave ? nextVisit(wave) : null;
@@ -92,10 +105,11 @@ export function Picker() {
           }
         } catch (error) {
           if (worthRetrying(error)) break;
-          // Refused for good (the wave was released, a rule changed): drop it and say so.
+          // Refused for good (the wave was released, a rule changed, a lot first expiry first out does not allow): drop it and say so.
           queue.shift();
           rejected();
-          setMessage({ kind: 'error', text: `A pick of ${pick.productExternalId} was not recorded: ${describe(error)}` });
+          setRefusals((count) => count + 1);
+          setMessage({ kind: 'error', text: refusalText(pick, answered.current ? lineOfPick(answered.current, pick) : null, error) });
           if (error instanceof ApiError && error.status === 404) await load();
         }
       }
@@ -199,7 +213,7 @@ export function Picker() {
         <LabelTotes wave={wave} unlabelled={unlabelled} onLabel={bindLabel} scanRef={cardScan} message={message} />
       ) : visit && line ? (
         <VisitCard
-          key={`${wave.id}:${lineKeyOf(line, visit.locationCode)}`}
+          key={`${wave.id}:${lineKeyOf(line, visit.locationCode)}:${refusals}`}
           waveId={wave.id}
           visit={visit}
           line={line}
@@ -281,24 +295,36 @@ interface VisitProps {
   setMessage(message: Message): void;
 }
 
-/** The units of `line` counted so far on this device (0 when another line was being counted). */
-function storedCount(waveId: string, visit: Visit, line: WaveLine): number {
+/** The lot of the units counted, when a GS1 scan named another than the line's. */
+interface CountedLot {
+  lot: string;
+  expiresOn: string | null;
+}
+
+/** The units of `line` counted so far on this device, and their lot when another (0 and none when another line was being counted). */
+function storedCount(waveId: string, visit: Visit, line: WaveLine): { count: number; lot: CountedLot | null } {
   try {
-    const stored = JSON.parse(sessionStorage.getItem(countKey(waveId)) ?? 'null') as { line?: string; count?: number } | null;
-    return stored?.line === lineKeyOf(line, visit.locationCode) && Number.isInteger(stored.count) ? (stored.count as number) : 0;
+    const stored = JSON.parse(sessionStorage.getItem(countKey(waveId)) ?? 'null') as { line?: string; count?: number; lot?: CountedLot | null } | null;
+    if (stored?.line !== lineKeyOf(line, visit.locationCode) || !Number.isInteger(stored.count)) return { count: 0, lot: null };
+    return { count: stored.count as number, lot: stored.lot ?? null };
   } catch {
-    return 0;
+    return { count: 0, lot: null };
   }
 }
 
 /**
- * The stop in hand: where, what, how many into which tote. Each scan of the product counts one
- * unit ("2 of 3"); the line is recorded when the count reaches the quantity. Quantity sets the
- * count at once (a case of 24), and Short pick records fewer with a reason.
+ * The stop in hand: where, what (of which lot), how many into which tote. Each scan of the product
+ * counts one unit ("2 of 3"); the line is recorded when the count reaches the quantity. Quantity
+ * sets the count at once (a case of 24), and Short pick records fewer with a reason. A GS1 scan
+ * naming another lot than the line's counts its units as taken from that lot: the pick names it,
+ * and the service records it if first expiry, first out allows it there (else the pick is refused,
+ * naming the lot to take). Every unit of a pick is of one lot.
  */
 function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef, message, setMessage }: VisitProps) {
-  // A ref as well as state: two scans may arrive before the screen redraws.
-  const counted = useRef(storedCount(waveId, visit, line));
+  const stored = storedCount(waveId, visit, line);
+  // Refs as well as state: two scans may arrive before the screen redraws.
+  const counted = useRef(stored.count);
+  const countedLot = useRef(stored.lot);
   const [count, setCount] = useState(counted.current);
   const [quantity, setQuantity] = useState(String(counted.current));
   const [shortOpen, setShortOpen] = useState(false);
@@ -309,17 +335,19 @@ function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef,
     setMessage({ kind: 'error', text });
   };
 
-  /** Sets the count; records the line once it reaches the quantity. */
-  const countTo = (next: number) => {
+  /** Sets the count (of `lot` when another than the line's); records the line once it reaches the quantity. */
+  const countTo = (next: number, lot = countedLot.current) => {
     counted.current = next;
+    countedLot.current = lot;
     setCount(next);
     setQuantity(String(next));
-    sessionStorage.setItem(countKey(waveId), JSON.stringify({ line: lineKeyOf(line, visit.locationCode), count: next }));
+    sessionStorage.setItem(countKey(waveId), JSON.stringify({ line: lineKeyOf(line, visit.locationCode), count: next, lot }));
     accepted();
-    if (next < line.quantity) return setMessage({ kind: 'info', text: `Counted ${next} of ${line.quantity} × ${line.name}.` });
+    const ofLot = lot ? `, ${lotText(lot.lot, lot.expiresOn)} in place of ${line.lot}` : '';
+    if (next < line.quantity) return setMessage({ kind: 'info', text: `Counted ${next} of ${line.quantity} × ${line.name}${ofLot}.` });
     sessionStorage.removeItem(countKey(waveId));
-    onPick(pickAt(visit, line, next));
-    setMessage({ kind: 'info', text: `Picked ${next} × ${line.name} into tote ${line.tote}.` });
+    onPick(pickAt(visit, line, next, { pickedLot: lot?.lot }));
+    setMessage({ kind: 'info', text: `Picked ${next} × ${line.name} into tote ${line.tote}${ofLot}.` });
   };
 
   const onScan = (code: string) => {
@@ -333,15 +361,20 @@ function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef,
     if (isLocation(visit, code)) return setMessage({ kind: 'info', text: `At location ${visit.locationCode}. Scan ${line.name}.` });
     const scan = readScan(code);
     if (scan.error) return wrong(`Wrong scan: ${scan.error}`);
-    // The lot and expiry a GS1 scan carried are in found.scanned, for lot-tracked picks.
     const found = lineScanned(visit, scan);
     if (found?.line !== line) return wrong(`Wrong scan: ${code}. Expected ${productLabel(line)}.`);
-    const { units, packaging } = found.scanned;
+    const { units, packaging, lot, expiresOn } = found.scanned;
     const left = line.quantity - counted.current;
     if (units > left) {
       return wrong(`Too many: that scan counts ${units}${packaging ? ` (1 ${packaging.name} of ${packaging.quantity})` : ''}, but ${left} ${left === 1 ? 'is' : 'are'} left to take. Scan single units.`);
     }
-    countTo(counted.current + units);
+    // A scan's lot counts for a line of a lot only; a scan without one leaves the lot counted as it is.
+    if (line.lot === null || lot === undefined) return countTo(counted.current + units);
+    const holding = countedLot.current ?? { lot: line.lot, expiresOn: line.expiresOn };
+    if (counted.current > 0 && lot !== holding.lot) {
+      return wrong(`Wrong lot: ${lot}. The ${counted.current} counted are of ${lotText(holding.lot, holding.expiresOn)}: take the rest from that lot.`);
+    }
+    countTo(counted.current + units, lot === line.lot ? null : { lot, expiresOn: expiresOn ?? null });
   };
   scanRef.current = onScan;
 
@@ -361,7 +394,7 @@ function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef,
       return wrong(`A short pick records fewer than ${line.quantity}: set Quantity to what you found (0 to ${line.quantity - 1}).`);
     }
     sessionStorage.removeItem(countKey(waveId));
-    onPick(pickAt(visit, line, next, reason));
+    onPick(pickAt(visit, line, next, { reason, pickedLot: countedLot.current?.lot }));
     setMessage({ kind: 'info', text: `Short pick recorded: ${next} of ${line.quantity} × ${line.name} (${REASONS.find((r) => r.value === reason)?.label.toLowerCase()}).` });
   };
 
@@ -379,6 +412,11 @@ function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef,
           SKU {line.productSku}
           {line.barcode ? ` · barcode ${line.barcode}` : ''}
         </p>
+        {line.lot !== null && (
+          <p class="lot">
+            Lot <strong>{line.lot}</strong> · {line.expiresOn === null ? 'no expiry' : `expires ${line.expiresOn}`}
+          </p>
+        )}
         <p class="quantity-needed">
           {/* An unplaced product has no "here": it is found wherever it is. */}
           Take <strong>{quantityText(line.quantity, line.packagings)}</strong> {placed ? 'here for' : 'for'} tote <strong>{line.tote}</strong>

@@ -40,20 +40,39 @@ export function lineScanned(visit: Visit, scan: ReadScan): { line: WaveLine; sca
 /** How a product is named where it is expected, so a wrong scan says what was wanted. */
 export const productLabel = (line: WaveLine) => `${line.name} (${line.barcode ? `${line.barcode} or ` : ''}${line.productSku})`;
 
-/** Whether a pick records this line at this visit: the part at the visit's location, or the line's only part. */
+/**
+ * Whether a pick records this line at this visit: the part at the visit's location (of the pick's
+ * lot, or of the lot it was taken from instead), or the line's only part.
+ */
 const recordsLine = (pick: PickBody, line: WaveLine, locationCode: string | null) =>
   pick.orderExternalId === line.orderExternalId &&
   pick.productExternalId === line.productExternalId &&
-  (pick.locationCode === undefined || pick.locationCode === locationCode);
+  (pick.locationCode === undefined || pick.locationCode === locationCode) &&
+  (pick.lot === undefined || line.lot === pick.lot || line.lot === pick.pickedLot);
 
-/** The pick of `quantity` of a line at this visit: it names the visit's location, which tells which part of a split line it records. */
-export const pickAt = (visit: Visit, line: WaveLine, quantity: number, reason?: PickBody['reason']): PickBody => ({
+/**
+ * The pick of `quantity` of a line at this visit: it names the visit's location and the line's lot,
+ * which tell which part of a split line it records, and `pickedLot` when the units scanned were of
+ * another lot (the service checks that first expiry, first out allows it).
+ */
+export const pickAt = (visit: Visit, line: WaveLine, quantity: number, { reason, pickedLot }: { reason?: PickBody['reason']; pickedLot?: string | undefined } = {}): PickBody => ({
   orderExternalId: line.orderExternalId,
   productExternalId: line.productExternalId,
   quantity,
   ...(visit.locationCode !== null ? { locationCode: visit.locationCode } : {}),
+  ...(line.lot !== null ? { lot: line.lot } : {}),
+  ...(line.lot !== null && pickedLot !== undefined && pickedLot !== line.lot ? { pickedLot } : {}),
   ...(reason ? { reason } : {}),
 });
+
+/** The line a pick records in the wave; null when none does. */
+export function lineOfPick(wave: PickerWave, pick: PickBody): WaveLine | null {
+  for (const visit of visitsOf(wave)) {
+    const line = visit.lines.find((candidate) => recordsLine(pick, candidate, visit.locationCode));
+    if (line) return line;
+  }
+  return null;
+}
 
 /**
  * The wave as it will be once these picks reach the service: shown at once, and kept while they
@@ -76,11 +95,8 @@ export function withPicks(wave: PickerWave, picks: PickBody[]): PickerWave {
  * or null when no slot holds them (the line is picked short) or the pick was not short.
  */
 export function shortPickGoesOn(wave: PickerWave, pick: PickBody): { line: WaveLine; next: NonNullable<WaveLine['next']> } | null {
-  for (const visit of visitsOf(wave)) {
-    const line = visit.lines.find((candidate) => recordsLine(pick, candidate, visit.locationCode));
-    if (line) return pick.quantity < line.quantity && line.next ? { line, next: line.next } : null;
-  }
-  return null;
+  const line = lineOfPick(wave, pick);
+  return line && pick.quantity < line.quantity && line.next ? { line, next: line.next } : null;
 }
 
 export const allRecorded = (wave: PickerWave) => visitsOf(wave).every((visit) => visit.lines.every(recorded));

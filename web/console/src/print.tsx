@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { quantityText } from '../../../src/catalog/scan';
 import { api, describe, type PackOrder, type PickerWave } from './api';
-import { waveLabel } from './text';
+import { pickedLotsText, waveLabel } from './text';
 import { visitsOf } from './picking';
 
 /** The sheet sizes a page prints on: an office printer's A4, or a 4×6 in label printer's label. */
@@ -158,7 +158,7 @@ function PickTable({ wave }: { wave: PickerWave }) {
   );
 }
 
-/** An order's packing slip: who, what (with barcodes as text) and the tote it came in. */
+/** An order's packing slip: who, what (with barcodes as text, and the lots each item got) and the tote it came in. */
 function PackingSlip({ orderRef }: { orderRef: string }) {
   const { data: order, error } = useLoaded(() => api('GET', '/packing/orders/{ref}', { params: { ref: orderRef } }));
   if (error) return <p role="alert">{error}</p>;
@@ -167,6 +167,8 @@ function PackingSlip({ orderRef }: { orderRef: string }) {
 }
 
 function Slip({ order }: { order: PackOrder }) {
+  // A column of lots only for an order that got any.
+  const lotted = order.items.some((item) => item.lots);
   return (
     <article class="sheet slip" aria-labelledby="sheet-heading">
       <h2 id="sheet-heading">Packing slip: order {order.orderNumber}</h2>
@@ -182,6 +184,7 @@ function Slip({ order }: { order: PackOrder }) {
             <th scope="col">Quantity</th>
             <th scope="col">Product</th>
             <th scope="col">Barcode</th>
+            {lotted && <th scope="col">Lots</th>}
           </tr>
         </thead>
         <tbody>
@@ -192,6 +195,7 @@ function Slip({ order }: { order: PackOrder }) {
                 {item.name ?? item.productExternalId} <span class="muted">SKU {item.productSku}</span>
               </td>
               <td class="code">{item.barcode ?? ''}</td>
+              {lotted && <td>{item.lots ? pickedLotsText(item.lots) : ''}</td>}
             </tr>
           ))}
         </tbody>

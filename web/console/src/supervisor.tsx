@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { POLICIES } from '../../../src/floor/plan/layout';
-import { api, ApiError, describe, type Board, type BodyOf, type CartPlan, type Floor, type PickerWave, type Settings } from './api';
+import { api, ApiError, describe, type Board, type BodyOf, type CartPlan, type ExpiringLot, type Floor, type PickerWave, type Settings } from './api';
 import { FloorPlan } from './floor-plan';
 import { accepted } from './feedback';
 import { PrintLink } from './print';
@@ -131,6 +131,7 @@ export default function Supervisor() {
             }
           />
           <LowFaces lowFaces={board.lowFaces} />
+          <ExpiringLots board={board} />
           <CreateWave feedback={saidAt('create')} onCreate={(body) => act('create', async () => describeWave(await api('POST', '/waves', { body })))} />
           <AdjustStock
             product={product}
@@ -552,6 +553,79 @@ function LowFaces({ lowFaces }: { lowFaces: Board['lowFaces'] }) {
                   {face.min} / {face.max}
                 </td>
                 <td>{face.replenishing ? 'open' : 'none open'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** The periods the lots table offers, in days; 30 first shown, as GET /lots of the warehouse API defaults. */
+const EXPIRY_PERIODS = [7, 14, 30, 60, 90, 180, 365];
+/** How many lots the table shows: the soonest. */
+const EXPIRING_SHOWN = 100;
+
+/**
+ * The lots at the slots that expire within the period chosen, soonest first, those already
+ * expired marked: what to sell off, move to the front or throw away. Read again with the board.
+ */
+function ExpiringLots({ board }: { board: Board }) {
+  const [days, setDays] = useState(30);
+  const [lots, setLots] = useState<ExpiringLot[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api('GET', '/lots', { query: { expiringWithinDays: days, limit: EXPIRING_SHOWN } }).then(
+      (read) => {
+        setLots(read);
+        setError(null);
+      },
+      (failure: unknown) => setError(describe(failure)),
+    );
+  }, [days, board]);
+  const today = new Date().toISOString().slice(0, 10);
+  return (
+    <section class="panel span-2" aria-labelledby="expiring-heading">
+      <h3 id="expiring-heading">Lots expiring</h3>
+      <label for="expiring-days">Expiring within</label>{' '}
+      <select id="expiring-days" value={days} onChange={(event) => setDays(Number((event.target as HTMLSelectElement).value))}>
+        {EXPIRY_PERIODS.map((period) => (
+          <option key={period} value={period}>
+            {plural(period, 'day')}
+          </option>
+        ))}
+      </select>
+      {error && <p role="alert">{error}</p>}
+      {lots === null ? (
+        !error && <p role="status">Loading the lots…</p>
+      ) : lots.length === 0 ? (
+        <p>No lot expires within {plural(days, 'day')}.</p>
+      ) : (
+        <table aria-labelledby="expiring-heading">
+          {lots.length === EXPIRING_SHOWN && <caption>The {EXPIRING_SHOWN} soonest</caption>}
+          <thead>
+            <tr>
+              <th scope="col">Product</th>
+              <th scope="col">Lot</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Locations</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lots.map((lot) => (
+              <tr key={`${lot.productExternalId}:${lot.lot}`} class={lot.expiresOn < today ? 'expired' : ''}>
+                <th scope="row">
+                  {lot.productExternalId} ({lot.sku})
+                </th>
+                <td>{lot.lot}</td>
+                <td>
+                  {lot.expiresOn}
+                  {lot.expiresOn < today && <strong> expired</strong>}
+                </td>
+                <td>{lot.quantity}</td>
+                <td>{lot.locationCodes.join(', ')}</td>
               </tr>
             ))}
           </tbody>
