@@ -331,6 +331,8 @@ export const Replenishment = Type.Object({
   sku: Type.String(),
   fromLocationCode: Type.String({ description: 'The reserve slot to take from' }),
   toLocationCode: Type.String({ description: 'The pick face to fill' }),
+  lot: Type.Union([Type.String(), Type.Null()], { description: 'The lot it moves, from the reserve slot of that lot to the face\'s slot of it (first expiry, first out); null for units without a lot' }),
+  expiresOn: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The expiry of `lot` when the task was made; null when unknown or without a lot' }),
   quantity: Type.Integer({ minimum: 1, description: 'Units asked for: never more than the reserve slot held when the task was made' }),
   movedQuantity: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Units completing moved; null until DONE' }),
   reason: Type.Union([Type.Literal('MIN'), Type.Literal('DEMAND'), Type.Literal('SHORT')], {
