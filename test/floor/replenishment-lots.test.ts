@@ -45,7 +45,7 @@ describe('floor: replenishment by lot (first expiry, first out)', () => {
     expect(others).toEqual([]);
     // SOON expires first of the takeable lots; the task asks no more than its slot holds.
     expect(task).toMatchObject({ fromLocationCode: 'R-10', toLocationCode: 'A-01', lot: 'L-SOON', expiresOn: day(5), quantity: 4, reason: 'MIN' });
-    const done = await setup.floor.post(`/replenishments/${task.id}/complete`, { quantity: 4 });
+    const done = await setup.floor.post(`/replenishments/${task!.id}/complete`, { quantity: 4 });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.data).toMatchObject({ status: 'DONE', lot: 'L-SOON', movedQuantity: 4 });
     // The face gets a slot of the lot, a pick slot with the face's bounds; the stock is unchanged.
@@ -108,10 +108,10 @@ describe('floor: replenishment by lot (first expiry, first out)', () => {
     const [task] = await openTasks();
     expect(task).toMatchObject({ lot: 'L-SOON' });
     await setup.floor.put('/settings', { minShelfLifeDays: 5 });
-    const refused = await setup.floor.post(`/replenishments/${task.id}/complete`, { quantity: 10 });
+    const refused = await setup.floor.post(`/replenishments/${task!.id}/complete`, { quantity: 10 });
     expect(refused.status, JSON.stringify(refused.body)).toBe(409);
     expect(refused.body.error.message).toContain('L-SOON');
-    expect((await setup.floor.get(`/replenishments/${task.id}`)).body.data.status).toBe('OPEN');
+    expect((await setup.floor.get(`/replenishments/${task!.id}`)).body.data.status).toBe('OPEN');
     expect((await milk()).map((slot: unknown[]) => slot[3])).toEqual([0, 50]);
     await setup.floor.put('/settings', { minShelfLifeDays: 0 });
   });
@@ -127,7 +127,7 @@ describe('floor: replenishment by lot (first expiry, first out)', () => {
     expect(written.status).toBe(200);
     const task = (await openTasks()).find((open: { productExternalId: string }) => open.productExternalId === 'TEA');
     expect(task).toMatchObject({ fromLocationCode: 'R-10', lot: null, expiresOn: null, quantity: 9 });
-    expect((await setup.floor.post(`/replenishments/${task.id}/complete`, { quantity: 9 })).status).toBe(200);
+    expect((await setup.floor.post(`/replenishments/${task!.id}/complete`, { quantity: 9 })).status).toBe(200);
     expect((await setup.floor.get('/slots?productExternalId=TEA')).body.data.map((slot: { quantity: number }) => slot.quantity)).toEqual([10, 5, 20]);
   });
 });
