@@ -10428,6 +10428,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -10573,6 +10577,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -10722,6 +10730,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -10872,6 +10884,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -11040,10 +11056,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11203,10 +11221,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11271,10 +11291,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11415,10 +11437,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11517,11 +11541,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What was counted, each product once; a product with a slot at the location that is not listed counts 0 */
+                    /** @description What was counted, each (product, lot) once; a slot at the location (a product, or a lot of one) that is not listed counts 0 */
                     lines: {
                         productExternalId: string;
                         /** @description Units counted at the location, a whole number of 0 or more */
                         quantity: number;
+                        /** @description The lot counted (a lot-tracked product); left out, the units without a lot */
+                        lot?: string;
+                        /** @description The expiry of `lot`, YYYY-MM-DD, for a lot the location has no slot of yet (its new slot takes it) */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -11580,10 +11608,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11729,10 +11759,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -17820,6 +17852,10 @@ export interface operations {
                                 fromLocationCode: string;
                                 /** @description The pick face to fill */
                                 toLocationCode: string;
+                                /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Units asked for: never more than the reserve slot held when the task was made */
                                 quantity: number;
                                 /** @description Units completing moved; null until DONE */
@@ -17956,6 +17992,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -18105,6 +18145,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -18266,6 +18310,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -18415,6 +18463,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -18594,6 +18646,8 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                                keptByLot: boolean;
                             }[];
                         }[];
                         /**
@@ -18709,6 +18763,8 @@ export interface operations {
                                 /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                 barcode?: string;
                             }[];
+                            /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                            keptByLot: boolean;
                         };
                         /**
                          * Format: uuid
@@ -18812,11 +18868,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What was counted, each product once; a product with a slot at the location that is not listed counts 0 */
+                    /** @description What was counted, each (product, lot) once; a slot at the location (a product, or a lot of one) that is not listed counts 0 */
                     lines: {
                         productExternalId: string;
                         /** @description Units counted at the location, a whole number of 0 or more */
                         quantity: number;
+                        /** @description The lot counted (a lot-tracked product); left out, the units without a lot */
+                        lot?: string;
+                        /** @description The expiry of `lot`, YYYY-MM-DD, for a lot the location has no slot of yet (its new slot takes it) */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -18891,6 +18951,8 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                                keptByLot: boolean;
                             }[];
                         };
                         /**
@@ -19941,6 +20003,10 @@ export interface operations {
                                     fromLocationCode: string;
                                     /** @description The pick face to fill */
                                     toLocationCode: string;
+                                    /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Units asked for: never more than the reserve slot held when the task was made */
                                     quantity: number;
                                     /** @description Units completing moved; null until DONE */

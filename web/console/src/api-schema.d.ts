@@ -2999,6 +2999,10 @@ export interface operations {
                                 fromLocationCode: string;
                                 /** @description The pick face to fill */
                                 toLocationCode: string;
+                                /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Units asked for: never more than the reserve slot held when the task was made */
                                 quantity: number;
                                 /** @description Units completing moved; null until DONE */
@@ -3135,6 +3139,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -3284,6 +3292,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -3445,6 +3457,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -3594,6 +3610,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -3773,6 +3793,8 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                                keptByLot: boolean;
                             }[];
                         }[];
                         /**
@@ -3888,6 +3910,8 @@ export interface operations {
                                 /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                 barcode?: string;
                             }[];
+                            /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                            keptByLot: boolean;
                         };
                         /**
                          * Format: uuid
@@ -3991,11 +4015,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What was counted, each product once; a product with a slot at the location that is not listed counts 0 */
+                    /** @description What was counted, each (product, lot) once; a slot at the location (a product, or a lot of one) that is not listed counts 0 */
                     lines: {
                         productExternalId: string;
                         /** @description Units counted at the location, a whole number of 0 or more */
                         quantity: number;
+                        /** @description The lot counted (a lot-tracked product); left out, the units without a lot */
+                        lot?: string;
+                        /** @description The expiry of `lot`, YYYY-MM-DD, for a lot the location has no slot of yet (its new slot takes it) */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -4070,6 +4098,8 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                                keptByLot: boolean;
                             }[];
                         };
                         /**
@@ -5120,6 +5150,10 @@ export interface operations {
                                     fromLocationCode: string;
                                     /** @description The pick face to fill */
                                     toLocationCode: string;
+                                    /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Units asked for: never more than the reserve slot held when the task was made */
                                     quantity: number;
                                     /** @description Units completing moved; null until DONE */
