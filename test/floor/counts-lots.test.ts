@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventsOf, item, order, stockOf } from '../orders/helpers';
-import { useFloor } from './helpers';
-
-/** The day `offset` days from today, UTC, as YYYY-MM-DD. */
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+import { day, useFloor } from './helpers';
 
 /*
  * Counts by lot. MILK is kept by lot: at A-01 lots EARLY (5) and LATER (3); TEA has no lots and

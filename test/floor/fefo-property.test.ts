@@ -4,7 +4,7 @@ import { firstTakeableDay } from '../../src/floor/plan/fefo';
 import { UNLIMITED } from '../helpers/context';
 import { useTestContext } from '../helpers/setup';
 import { item, order } from '../orders/helpers';
-import { floorOf, seedPlacedProducts } from './helpers';
+import { actOnFirstTask, cancelStep, day, FACES_AND_RESERVE, floorOf, pickShortBy, replenishStep, seedPlacedProducts, waveStep, type TaskStep, type WaveStep } from './helpers';
 
 /*
  * First expiry, first out over any sequence of slot writes (lots with and without expiries, some
@@ -19,15 +19,7 @@ import { floorOf, seedPlacedProducts } from './helpers';
  *   only once the faces are used up, with pickFromReserve) and, for the units a short pick plans
  *   again, the line has no part at it yet. Undated lots and units without a lot come last.
  */
-const LOCATIONS = [
-  { code: 'A-01', aisle: 1, position: 1 },
-  { code: 'B-02', aisle: 2, position: 2 },
-  { code: 'R-09', aisle: 4, position: 9 },
-  { code: 'R-10', aisle: 4, position: 10 },
-];
 const PRODUCTS = ['MILK', 'EGGS'];
-const DAY_MS = 86_400_000;
-const day = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
 
 interface SlotRead {
   productExternalId: string;
@@ -55,7 +47,7 @@ const partsOf = (wave: WaveRead): Part[] => wave.stops.flatMap((stop) => stop.li
 
 const slotWrite = fc.uniqueArray(
   fc.record({
-    location: fc.integer({ min: 0, max: LOCATIONS.length - 1 }),
+    location: fc.integer({ min: 0, max: FACES_AND_RESERVE.length - 1 }),
     lot: fc.option(fc.constantFrom('L1', 'L2', 'L3'), { nil: undefined }),
     expires: fc.option(fc.integer({ min: -2, max: 6 }), { nil: undefined }),
     quantity: fc.integer({ min: 0, max: 8 }),
@@ -63,25 +55,13 @@ const slotWrite = fc.uniqueArray(
   { minLength: 1, maxLength: 7, selector: (slot) => `${slot.location}/${slot.lot ?? ''}` },
 );
 
-type Step =
-  | { kind: 'slots'; product: number; slots: { location: number; lot: string | undefined; expires: number | undefined; quantity: number }[] }
-  | { kind: 'wave'; lines: [number, number][]; shortBy: number }
-  | { kind: 'replenish'; quantity: number }
-  | { kind: 'cancel' };
+type SlotsStep = { kind: 'slots'; product: number; slots: { location: number; lot: string | undefined; expires: number | undefined; quantity: number }[] };
 
-const step: fc.Arbitrary<Step> = fc.oneof(
+const step: fc.Arbitrary<SlotsStep | WaveStep | TaskStep> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('slots' as const), product: fc.integer({ min: 0, max: PRODUCTS.length - 1 }), slots: slotWrite }), weight: 2 },
-  { arbitrary: fc.record({
-    kind: fc.constant('wave' as const),
-    lines: fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: PRODUCTS.length - 1 }), fc.integer({ min: 1, max: 7 })), {
-      minLength: 1,
-      maxLength: PRODUCTS.length,
-      selector: ([product]) => product,
-    }),
-    shortBy: fc.integer({ min: 0, max: 3 }),
-  }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant('replenish' as const), quantity: fc.integer({ min: 1, max: 12 }) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('cancel' as const) }), weight: 1 },
+  { arbitrary: waveStep(PRODUCTS.length, 7, 3), weight: 3 },
+  { arbitrary: replenishStep(12), weight: 1 },
+  { arbitrary: cancelStep, weight: 1 },
 );
 
 /**
@@ -138,7 +118,7 @@ describe('floor: first expiry, first out through slot writes, waves, short picks
       fc.asyncProperty(fc.array(step, { minLength: 2, maxLength: 10 }), fc.boolean(), fc.integer({ min: 0, max: 2 }), async (steps, pickFromReserve, minShelfLifeDays) => {
         const { ctx } = setup;
         const tenant = await ctx.tenant(UNLIMITED);
-        const floor = await floorOf(ctx, tenant, LOCATIONS);
+        const floor = await floorOf(ctx, tenant, FACES_AND_RESERVE);
         await seedPlacedProducts(tenant, PRODUCTS.map((externalId) => ({ externalId, stock: 500, lotTracked: true })));
         expect((await floor.put('/settings', { pickFromReserve, minShelfLifeDays })).status).toBe(200);
         const firstDay = firstTakeableDay(new Date(), minShelfLifeDays);
@@ -160,7 +140,7 @@ describe('floor: first expiry, first out through slot writes, waves, short picks
             // A location holding lots of the product holds no units without one: a pick there names its lot.
             const lotted = new Set(action.slots.filter((slot) => slot.lot !== undefined).map((slot) => slot.location));
             const slots = action.slots.filter((slot) => slot.lot !== undefined || !lotted.has(slot.location)).map(({ location, lot, expires, quantity }) => {
-              const { code } = LOCATIONS[location]!;
+              const { code } = FACES_AND_RESERVE[location]!;
               const reserve = code.startsWith('R');
               return {
                 locationCode: code,
@@ -179,42 +159,23 @@ describe('floor: first expiry, first out through slot writes, waves, short picks
             const made = await floor.post('/waves', {});
             if (made.status === 409) continue;
             expect(made.status, JSON.stringify(made.body)).toBe(201);
-            let wave: WaveRead = made.body.data;
+            const wave: WaveRead = made.body.data;
             for (const product of PRODUCTS) {
               const parts = partsOf(wave).filter((part) => part.productExternalId === product);
               checkFefo(product, parts, before, plannedBy(parts, product), { firstDay, pickFromReserve, excluded: () => new Set() });
             }
             // Parts picked in walking order, `shortBy` units short in all: a short pick plans the missing units again.
-            let short = action.shortBy;
-            for (;;) {
-              const next = partsOf(wave).find((part) => part.pickedQuantity === null);
-              if (!next) break;
-              const quantity = Math.max(next.quantity - short, 0);
-              short -= next.quantity - quantity;
-              const had = partsOf(wave);
-              const picked = await floor.post(`/waves/${wave.id}/picks`, {
-                orderExternalId: next.orderExternalId,
-                productExternalId: next.productExternalId,
-                quantity,
-                locationCode: next.locationCode,
-                ...(next.lot === null ? {} : { lot: next.lot }),
-              });
-              expect(picked.status, JSON.stringify(picked.body)).toBe(200);
-              wave = picked.body.data;
-              if (quantity === next.quantity) continue;
+            await pickShortBy(floor, made.body.data, action.shortBy, async (before, after, line) => {
+              const had = partsOf(before);
               const known = new Set(had.map((part) => JSON.stringify([part.orderExternalId, part.productExternalId, part.locationCode, part.lot])));
-              const added = partsOf(wave).filter((part) => !known.has(JSON.stringify([part.orderExternalId, part.productExternalId, part.locationCode, part.lot])));
+              const added = partsOf(after).filter((part) => !known.has(JSON.stringify([part.orderExternalId, part.productExternalId, part.locationCode, part.lot])));
               const lineHad = (part: Part) =>
                 new Set(had.filter((other) => other.orderExternalId === part.orderExternalId && other.productExternalId === part.productExternalId).map((other) => slotOf(other.locationCode, other.lot)));
-              checkFefo(next.productExternalId, added, await allSlots(), plannedBy(partsOf(wave), next.productExternalId), { firstDay, pickFromReserve, excluded: lineHad });
-            }
+              checkFefo(line.productExternalId, added, await allSlots(), plannedBy(partsOf(after), line.productExternalId), { firstDay, pickFromReserve, excluded: lineHad });
+            });
             expect((await floor.post(`/waves/${wave.id}/complete`)).status).toBe(200);
           } else {
-            const [task] = (await floor.get('/replenishments?status=OPEN')).body.data;
-            if (!task) continue;
-            const answer =
-              action.kind === 'cancel' ? await floor.post(`/replenishments/${task.id}/cancel`) : await floor.post(`/replenishments/${task.id}/complete`, { quantity: action.quantity });
-            expect([200, 409]).toContain(answer.status);
+            await actOnFirstTask(floor, action);
           }
           // No task asks to move a lot a line may not take.
           for (const task of (await floor.get('/replenishments?status=OPEN')).body.data) {

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Wave } from '../../src/floor/schemas';
-import { clearPool, expectAdminTokenNeeded, sShapeWaveOf, useFloor } from './helpers';
-
-/** The day `offset` days from today, UTC, as YYYY-MM-DD. */
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+import { clearPool, day, expectAdminTokenNeeded, sShapeWaveOf, useFloor } from './helpers';
 
 /*
  * MILK is kept by lot: OLD (expired yesterday) and SOON (in 3 days) at A-01 by the depot, FIRST

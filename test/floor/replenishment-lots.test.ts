@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stockOf } from '../orders/helpers';
-import { useFloor } from './helpers';
-
-/** The day `offset` days from today, UTC, as YYYY-MM-DD. */
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+import { day, useFloor } from './helpers';
 
 /*
  * Replenishment by lot. MILK is kept by lot: a face at A-01 (min 3, max 10), reserve at R-09 and
