@@ -727,8 +727,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Complete a task: the units move from its reserve slot to its pick face (stock unchanged)
-         * @description 409 (nothing changed) when the task is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, or when either slot is no longer what the task names.
+         * Complete a task: the units of its lot move from its reserve slot to the face's slot of that lot (stock unchanged)
+         * @description 409 (nothing changed) when the task is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, when either slot is no longer what the task names, or when its lot now expires before the first day a line may take.
          */
         post: operations["completeReplenishment"];
         delete?: never;
@@ -806,7 +806,7 @@ export interface paths {
         put?: never;
         /**
          * Finish a count: the location's slots are set to what was counted and the stock changes by the difference
-         * @description Units picked there by waves still PICKING are added to the slot (completing the wave takes them). 400 naming the line for a product listed twice or one without any slot; 404 for an unknown product; 409 when the count is DONE or CANCELLED.
+         * @description A line is a product and a lot (`lot`, left out for units without one); every slot at the location not listed counts 0, and a lot found without a slot there gets one (its `expiresOn` from the line). Units picked there by waves still PICKING are added to the slot (completing the wave takes them); the stock changes once per product, by the sum over its lots. 400 naming the line for a (product, lot) listed twice, a lot of a product that is not lot-tracked, or a product without any slot; 404 for an unknown product; 409 when the count is DONE or CANCELLED.
          */
         post: operations["finishCount"];
         delete?: never;
@@ -1253,7 +1253,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a task as POST /replenishments/{id}/complete of the warehouse API does; its doneBy is the caller
-         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, or when either slot is no longer what the task names.
+         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, when either slot is no longer what the task names, or when its lot now expires before the first day a line may take.
          */
         post: operations["completeConsoleReplenishment"];
         delete?: never;

@@ -194,7 +194,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a task as POST /replenishments/{id}/complete of the warehouse API does; its doneBy is the caller
-         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, or when either slot is no longer what the task names.
+         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, when either slot is no longer what the task names, or when its lot now expires before the first day a line may take.
          */
         post: operations["completeConsoleReplenishment"];
         delete?: never;
