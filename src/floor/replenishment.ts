@@ -7,7 +7,7 @@ import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
 import { UUID } from '../http/uuid';
 import { readSettings } from '../settings/store';
 import type { ReplenishmentReason, ReplenishmentStatus } from './kinds';
-import { firstTakeableDay } from './plan/fefo';
+import { firstDayNow } from './slots';
 
 /*
  * Replenishment: tasks that move units of one lot of a product (or units without a lot) from a
@@ -72,9 +72,9 @@ const firstReserve = (tenantId: string, firstDay: string) => sql`
     LIMIT 1
   ) AS reserve ON true`;
 
-/** The first expiry date a task may move now: the one a line may take (firstTakeableDay), under the warehouse's minShelfLifeDays. */
+/** The first expiry date a task may move now: the one a line may take (firstDayNow). */
 async function firstMovableDay(db: Executor, tenantId: string): Promise<string> {
-  return firstTakeableDay(new Date(), (await readSettings(db, tenantId)).minShelfLifeDays);
+  return firstDayNow(await readSettings(db, tenantId));
 }
 
 /**
@@ -144,10 +144,9 @@ export interface Demand {
  * Makes a task an order waits for (`reason` DEMAND, or SHORT for a face a short pick emptied) for
  * each demand whose face has no open task, first in line: for the units needed, or to fill the
  * face to its `max` when that is more, from the reserve slot first expiry first out and no more
- * than it holds. A
- * face that has an open task moves it to the head of the line. One statement, so that it is done
- * whole or not at all outside a transaction too: the update sees the tasks as they stood before
- * the insert, and those it makes are first in line already.
+ * than it holds. A face that has an open task moves it to the head of the line. One statement, so
+ * that it is done whole or not at all outside a transaction too: the update sees the tasks as
+ * they stood before the insert, and those it makes are first in line already.
  */
 export async function askForDemand(db: Executor, tenantId: string, demands: readonly Demand[], reason: 'DEMAND' | 'SHORT' = 'DEMAND'): Promise<void> {
   if (demands.length === 0) return;
