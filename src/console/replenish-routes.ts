@@ -78,7 +78,7 @@ export const replenishRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'completeConsoleReplenishment', summary: 'Complete a task as POST /replenishments/{id}/complete of the warehouse API does; its doneBy is the caller',
         description:
           '409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, ' +
-          'or when either slot is no longer what the task names.',
+          'when either slot is no longer what the task names, or when its lot now expires before the first day a line may take.',
         params: ReplenishmentIdParams,
         body: CompleteReplenishmentBody,
         response: responses({ 200: ReplenishmentResponse }, 404, 409),

@@ -245,6 +245,7 @@ export const CountedProduct = Type.Object({
   name: Type.String(),
   barcode: Type.Union([Type.String(), Type.Null()], { description: 'Scanned to count a unit; null when it has none' }),
   packagings: Type.Array(Packaging, { description: "A scan of one's barcode counts its quantity of units" }),
+  keptByLot: Type.Boolean({ description: 'Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label)' }),
 });
 export const CountedProductResponse = Success(CountedProduct);
 /** A count as the count screen shows it: what the records say is never sent. */

@@ -77,8 +77,11 @@ export const countRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...route,
         operationId: 'finishCount', summary: "Finish a count: the location's slots are set to what was counted and the stock changes by the difference",
         description:
-          'Units picked there by waves still PICKING are added to the slot (completing the wave takes them). ' +
-          '400 naming the line for a product listed twice or one without any slot; 404 for an unknown product; 409 when the count is DONE or CANCELLED.',
+          'A line is a product and a lot (`lot`, left out for units without one); every slot at the location not listed counts 0, and a lot found ' +
+          'without a slot there gets one (its `expiresOn` from the line). Units picked there by waves still PICKING are added to the slot ' +
+          '(completing the wave takes them); the stock changes once per product, by the sum over its lots. ' +
+          '400 naming the line for a (product, lot) listed twice, a lot of a product that is not lot-tracked, or a product without any slot; ' +
+          '404 for an unknown product; 409 when the count is DONE or CANCELLED.',
         params: CountParams,
         body: FinishCountBody,
         response: responses({ 200: CountResponse }, 404, 409),

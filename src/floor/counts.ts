@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ProductRow } from '../catalog/fields';
 import type { Packaging } from '../catalog/schemas';
 import { MAX_STOCK } from '../catalog/schemas';
 import type { Executor, Tx } from '../db';
@@ -11,32 +12,35 @@ import { UUID } from '../http/uuid';
 import { adjustStock } from '../warehouse/stock';
 import type { CountReason, CountStatus } from './kinds';
 import { topUpFaces } from './replenishment';
-import { pickingWaveUnits, slotKey, unplacedProblems } from './slots';
+import { lotProblems, recordedPicks, unplacedProblems } from './slots';
 
 /*
  * Counts (cycle counting): someone counts every product at one placed location, blind (the console
  * never shows what the records say), and finishing the count corrects the location's slots and the
- * products' stock.
+ * products' stock. A product kept by lot is counted lot by lot: a line is a product and a lot (or
+ * units without a lot), as a slot is.
  *
  * - At most one OPEN count per location: a partial unique index holds it, and counts are made with
  *   INSERT ... ON CONFLICT DO NOTHING, so a request for a location already being counted gets the
  *   open count (whatever asked for it) and requests at once make one.
  * - Finishing runs in one transaction under the row locks of the products it touches (the first
  *   lock of the documented order, orders/store.ts, sorted by id), then the count's row. Each slot
- *   at the location is set to what was counted plus the units PICKING waves recorded as picked
- *   there: those are not taken from the slot until the wave completes, and were not on the shelf
- *   to count. What the records said stands there (the slot less those units) and what was counted
- *   are kept per product, and the product's stock changes by their difference (never below 0),
- *   as a stock adjustment does: product.stock_updated with MANUAL_ADJUSTMENT.
- * - A product listed that has no slot at the location gets one (a pick face without bounds): the
- *   count found it there. A product without any slot is refused: its stock stands at its own
- *   location, which counts do not cover.
+ *   at the location (each lot) is set to what was counted plus the units PICKING waves recorded as
+ *   picked there: those are not taken from the slot until the wave completes, and were not on the
+ *   shelf to count. What the records said stands there (the slot less those units) and what was
+ *   counted are kept per product and lot, and the product's stock changes by the sum of their
+ *   differences (never below 0), as a stock adjustment does: one product.stock_updated with
+ *   MANUAL_ADJUSTMENT per product.
+ * - A product or lot listed that has no slot at the location gets one (a pick face without bounds;
+ *   a lot's expiry as the line gives it): the count found it there. A product without any slot is
+ *   refused: its stock stands at its own location, which counts do not cover.
  */
 
-/** What a count found of one product, as the API answers it. */
+/** What a count found of one product's lot (or its units without a lot), as the API answers it. */
 export interface CountLine {
   productExternalId: string;
   sku: string;
+  lot: string | null;
   recordedQuantity: number;
   countedQuantity: number;
   difference: number;
@@ -54,10 +58,15 @@ export interface Count {
   lines: CountLine[];
 }
 
-/** A product counted at the location: its externalId and the units found, a whole number of 0 or more. */
+/**
+ * A product counted at the location: its externalId and the units found, a whole number of 0 or
+ * more; of one lot when given, with that lot's expiry for a lot the location had no slot of.
+ */
 export interface CountedProduct {
   productExternalId: string;
   quantity: number;
+  lot?: string | undefined;
+  expiresOn?: string | undefined;
 }
 
 /**
@@ -103,18 +112,21 @@ export async function requestCounts(
   return { ids: after.map((count) => count.id), created: after.length > before.length };
 }
 
-/** Each named product's id and the location codes of its slots ([] for one without slots), by externalId; unknown ones left out. */
-async function productSlotLocations(db: Executor, tenantId: string, externalIds: readonly string[]): Promise<Map<string, { id: string; locations: string[] }>> {
+/**
+ * Each named product's id, whether it is lot-tracked, and the location codes of its slots ([] for
+ * one without slots), by externalId; unknown ones left out.
+ */
+async function productSlotLocations(db: Executor, tenantId: string, externalIds: readonly string[]): Promise<Map<string, { id: string; lotTracked: boolean; locations: string[] }>> {
   const rows = await db
     .selectFrom('products as p')
     .leftJoin('product_slots as s', (join) => join.onRef('s.tenant_id', '=', 'p.tenant_id').onRef('s.product_id', '=', 'p.id'))
-    .select(['p.id', 'p.external_id', 's.location_code'])
+    .select(['p.id', 'p.external_id', 'p.lot_tracked', 's.location_code'])
     .where('p.tenant_id', '=', tenantId)
     .where('p.external_id', '=', sql<string>`ANY (${externalIds}::text[])`)
     .execute();
-  const products = new Map<string, { id: string; locations: string[] }>();
+  const products = new Map<string, { id: string; lotTracked: boolean; locations: string[] }>();
   for (const row of rows) {
-    const product = products.get(row.external_id) ?? products.set(row.external_id, { id: row.id, locations: [] }).get(row.external_id)!;
+    const product = products.get(row.external_id) ?? products.set(row.external_id, { id: row.id, lotTracked: row.lot_tracked, locations: [] }).get(row.external_id)!;
     if (row.location_code !== null) product.locations.push(row.location_code);
   }
   return products;
@@ -138,16 +150,17 @@ function counts(db: Executor, tenantId: string) {
 
 type CountRow = Awaited<ReturnType<ReturnType<typeof counts>['executeTakeFirstOrThrow']>>;
 
-/** The counts of the given rows as answered, each with its lines, by product externalId. */
+/** The counts of the given rows as answered, each with its lines, by product externalId, then lot. */
 async function viewsOf(db: Executor, tenantId: string, rows: CountRow[]): Promise<Count[]> {
   const lines = rows.some((row) => row.status === 'DONE')
     ? await db
         .selectFrom('count_lines as l')
         .innerJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 'l.tenant_id').onRef('p.id', '=', 'l.product_id'))
-        .select(['l.count_id', 'p.external_id', 'p.sku', 'l.recorded_quantity', 'l.counted_quantity'])
+        .select(['l.count_id', 'p.external_id', 'p.sku', 'l.lot', 'l.recorded_quantity', 'l.counted_quantity'])
         .where('l.tenant_id', '=', tenantId)
         .where('l.count_id', '=', sql<string>`ANY (${rows.map((row) => row.id)}::uuid[])`)
         .orderBy('p.external_id')
+        .orderBy('l.lot')
         .execute()
     : [];
   return rows.map((row) => ({
@@ -163,7 +176,8 @@ async function viewsOf(db: Executor, tenantId: string, rows: CountRow[]): Promis
       .map((line) => {
         const recordedQuantity = Number(line.recorded_quantity);
         const countedQuantity = Number(line.counted_quantity);
-        return { productExternalId: line.external_id, sku: line.sku, recordedQuantity, countedQuantity, difference: countedQuantity - recordedQuantity };
+        const lot = line.lot === '' ? null : line.lot;
+        return { productExternalId: line.external_id, sku: line.sku, lot, recordedQuantity, countedQuantity, difference: countedQuantity - recordedQuantity };
       }),
   }));
 }
@@ -217,15 +231,31 @@ export interface ExpectedProduct {
   name: string;
   barcode: string | null;
   packagings: Packaging[];
+  /** Whether any slot of it holds a lot: it is counted lot by lot. */
+  keptByLot: boolean;
 }
 
-/** The products holding a slot at each of the given locations, by location code, each by externalId. */
+/** Whether the product `p` (a products row in the query) is kept by lot: any of its slots holds one. */
+const keptByLot = (tenantId: string) => sql<boolean>`EXISTS (SELECT FROM product_slots k WHERE k.tenant_id = ${tenantId} AND k.product_id = p.id AND k.lot <> '')`.as('kept_by_lot');
+
+type ExpectedRow = Pick<ProductRow, 'external_id' | 'sku' | 'name' | 'barcode' | 'packagings'> & { kept_by_lot: boolean };
+const expected = (row: ExpectedRow): ExpectedProduct => ({
+  productExternalId: row.external_id,
+  sku: row.sku,
+  name: row.name,
+  barcode: row.barcode,
+  packagings: row.packagings,
+  keptByLot: row.kept_by_lot,
+});
+
+/** The products holding a slot (of any lot) at each of the given locations, by location code, each once, by externalId. */
 async function productsAt(db: Executor, tenantId: string, codes: readonly string[]): Promise<Map<string, ExpectedProduct[]>> {
   const rows = codes.length
     ? await db
         .selectFrom('product_slots as s')
         .innerJoin('products as p', (join) => join.onRef('p.tenant_id', '=', 's.tenant_id').onRef('p.id', '=', 's.product_id'))
-        .select(['s.location_code', 'p.external_id', 'p.sku', 'p.name', 'p.barcode', 'p.packagings'])
+        .select(['s.location_code', 'p.external_id', 'p.sku', 'p.name', 'p.barcode', 'p.packagings', keptByLot(tenantId)])
+        .distinctOn(['s.location_code', 'p.external_id'])
         .where('s.tenant_id', '=', tenantId)
         .where('s.location_code', '=', sql<string>`ANY (${codes}::text[])`)
         .orderBy('s.location_code')
@@ -233,7 +263,7 @@ async function productsAt(db: Executor, tenantId: string, codes: readonly string
         .execute()
     : [];
   const byLocation = new Map<string, ExpectedProduct[]>(codes.map((code) => [code, []]));
-  for (const row of rows) byLocation.get(row.location_code)!.push({ productExternalId: row.external_id, sku: row.sku, name: row.name, barcode: row.barcode, packagings: row.packagings });
+  for (const row of rows) byLocation.get(row.location_code)!.push(expected(row));
   return byLocation;
 }
 
@@ -255,9 +285,14 @@ export async function blindCounts(db: Executor, tenantId: string, shown: readonl
 
 /** The product of that externalId as a count names it; 404 when unknown. */
 export async function countedProduct(db: Executor, tenantId: string, externalId: string): Promise<ExpectedProduct> {
-  const row = await db.selectFrom('products').select(['external_id', 'sku', 'name', 'barcode', 'packagings']).where('tenant_id', '=', tenantId).where('external_id', '=', externalId).executeTakeFirst();
+  const row = await db
+    .selectFrom('products as p')
+    .select(['p.external_id', 'p.sku', 'p.name', 'p.barcode', 'p.packagings', keptByLot(tenantId)])
+    .where('p.tenant_id', '=', tenantId)
+    .where('p.external_id', '=', externalId)
+    .executeTakeFirst();
   if (!row) throw notFound(`Product ${externalId}`);
-  return { productExternalId: row.external_id, sku: row.sku, name: row.name, barcode: row.barcode, packagings: row.packagings };
+  return expected(row);
 }
 
 /**
@@ -285,34 +320,53 @@ async function lockOpenCount(tx: Tx, tenantId: string, id: string, doing: string
   if (row.status !== 'OPEN') throw conflict(`Count ${id} is ${row.status}; only an OPEN count can be ${doing}`);
   const slots = await tx
     .selectFrom('product_slots')
-    .select(['product_id', 'quantity'])
+    .select(['product_id', 'lot', 'quantity'])
     .where('tenant_id', '=', tenantId)
     .where('location_code', '=', count.location_code)
-    // Counts are by product, not by lot: they count and set the slot without a lot.
-    .where('lot', '=', '')
     .execute();
   if (slots.some((slot) => !products.includes(slot.product_id))) throw new WriteRaced(new Error(`a product gained a slot at ${count.location_code}`));
   return { count: row, products: locked, slots };
 }
 
+/** The key of a count's line: its product and lot ('' without one). */
+const lineKey = (product: string, lot: string | undefined) => JSON.stringify([product, lot ?? '']);
+
 /**
- * Finishes the count with what was counted: every product with a slot at the location and not
- * listed counts 0. In one transaction: each slot is set to the count plus the units PICKING waves
- * recorded as picked there, a product listed without a slot here gets a pick face, each product's
- * stock changes by the difference between what was counted and what the records said (never
- * below 0; product.stock_updated, MANUAL_ADJUSTMENT), and the count is DONE, by `doneBy` (the
+ * The rules of the lines as 400s naming the field: each (product, lot) once (the second named,
+ * by its `lot` when it has one), and a lot's expiry a day of the calendar, sent with the lot.
+ */
+function lineProblems(counted: readonly CountedProduct[]): FieldProblem[] {
+  const seen = new Map<string, number>();
+  return counted.flatMap((line, index) => {
+    const key = lineKey(line.productExternalId, line.lot);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, index);
+    const repeated =
+      first === undefined
+        ? []
+        : line.lot === undefined
+          ? [{ field: `lines[${index}].productExternalId`, message: `repeats lines[${first}]: ${line.productExternalId}` }]
+          : [{ field: `lines[${index}].lot`, message: `repeats lines[${first}]: ${line.productExternalId}, lot ${line.lot}` }];
+    return [...repeated, ...lotProblems({ ...line, field: `lines[${index}]` })];
+  });
+}
+
+/**
+ * Finishes the count with what was counted: every slot at the location (each product's, each
+ * lot's) not listed counts 0. In one transaction: each slot is set to the count plus the units
+ * PICKING waves recorded as picked there, a product or lot listed without a slot here gets a pick
+ * face (the lot's expiry as the line gives it, else unknown), each product's stock changes by the
+ * sum of the differences between what was counted and what the records said of its lots (never
+ * below 0; one product.stock_updated, MANUAL_ADJUSTMENT), and the count is DONE, by `doneBy` (the
  * console user's username; null through the warehouse API). A face at its min afterwards asks for
- * a top-up. 400 naming the line for a product listed twice or one without any slot; 404 for an
- * unknown product; 409 naming the state unless the count is OPEN.
+ * a top-up. 400 naming the line for a (product, lot) listed twice, a product without any slot, or a
+ * lot of a product that is not lot-tracked; 404 for an unknown product; 409 naming the state
+ * unless the count is OPEN.
  */
 export async function finishCount(tx: Tx, tenantId: string, id: string, counted: readonly CountedProduct[], doneBy: string | null): Promise<{ id: string; events: DomainEvent[] }> {
-  const problems: FieldProblem[] = [];
-  counted.forEach((line, index) => {
-    const first = counted.findIndex((other) => other.productExternalId === line.productExternalId);
-    if (first !== index) problems.push({ field: `lines[${index}].productExternalId`, message: `repeats lines[${first}]: ${line.productExternalId}` });
-  });
+  const problems = lineProblems(counted);
   if (problems.length > 0) throw validationError(problems);
-  const externalIds = counted.map((line) => line.productExternalId);
+  const externalIds = [...new Set(counted.map((line) => line.productExternalId))];
   const listed = await productSlotLocations(tx, tenantId, externalIds);
   const unknown = externalIds.find((externalId) => !listed.has(externalId));
   if (unknown !== undefined) throw notFound(`Product ${unknown}`);
@@ -320,38 +374,50 @@ export async function finishCount(tx: Tx, tenantId: string, id: string, counted:
   const { count, products, slots } = await lockOpenCount(tx, tenantId, id, 'finished', [...listed.values()].map((product) => product.id));
   // Read again under the locks: a product's slots are written only under its lock.
   const slotsNow = await productSlotLocations(tx, tenantId, externalIds);
-  externalIds.forEach((externalId, index) => {
-    if (slotsNow.get(externalId)!.locations.length === 0) {
-      problems.push({ field: `lines[${index}].productExternalId`, message: `has no slots: ${externalId} keeps its stock at its own location, which counts do not cover` });
+  counted.forEach(({ productExternalId, lot }, index) => {
+    const product = slotsNow.get(productExternalId)!;
+    if (product.locations.length === 0) {
+      problems.push({ field: `lines[${index}].productExternalId`, message: `has no slots: ${productExternalId} keeps its stock at its own location, which counts do not cover` });
+    } else if (lot !== undefined && !product.lotTracked) {
+      problems.push({ field: `lines[${index}].lot`, message: `is for a lot-tracked product: ${productExternalId} is not` });
     }
   });
   if (problems.length > 0) throw validationError(problems);
 
-  const picked = await pickingWaveUnits(tx, tenantId, products.map((product) => product.id), 'picked');
-  const found = new Map(counted.map((line) => [line.productExternalId, line.quantity]));
-  const held = new Map(slots.map((slot) => [slot.product_id, Number(slot.quantity)]));
-  // The products with a slot here, and those listed (a slot is made for them).
-  const lines = products.filter((product) => held.has(product.id) || found.has(product.external_id)).map((product) => {
-    const pickedHere = picked.get(slotKey(product.id, count.location_code, '')) ?? 0;
-    const recorded = Math.max((held.get(product.id) ?? 0) - pickedHere, 0);
-    const countedHere = found.get(product.external_id) ?? 0;
-    return { product, recorded, counted: countedHere, slot: countedHere + pickedHere };
+  const { rows: picks } = await sql<{ product_external_id: string; lot: string; picked: string }>`
+    SELECT r.product_external_id, r.lot, sum(r.picked) AS picked FROM (${recordedPicks(tenantId, { locationCode: count.location_code })}) AS r
+    GROUP BY r.product_external_id, r.lot`.execute(tx);
+  const picked = new Map(picks.map((row) => [lineKey(row.product_external_id, row.lot), Number(row.picked)]));
+  const found = new Map(counted.map((line) => [lineKey(line.productExternalId, line.lot), line]));
+  const byId = new Map(products.map((product) => [product.id, product]));
+  const byExternalId = new Map(products.map((product) => [product.external_id, product]));
+  // The slots here, and the (product, lot) listed without one (a slot is made for them).
+  const held = new Map(slots.map((slot) => [lineKey(byId.get(slot.product_id)!.external_id, slot.lot), Number(slot.quantity)]));
+  const lines = [...new Set([...held.keys(), ...found.keys()])].map((key) => {
+    const [externalId, lot] = JSON.parse(key) as [string, string];
+    const pickedHere = picked.get(key) ?? 0;
+    const line = found.get(key);
+    const countedHere = line?.quantity ?? 0;
+    return { product: byExternalId.get(externalId)!, lot, expiresOn: line?.expiresOn ?? null, recorded: Math.max((held.get(key) ?? 0) - pickedHere, 0), counted: countedHere, slot: countedHere + pickedHere };
   });
 
   await sql`
-    INSERT INTO product_slots (tenant_id, product_id, location_code, quantity)
-    SELECT ${tenantId}, s.product_id, ${count.location_code}, s.quantity
-    FROM unnest(${lines.map((line) => line.product.id)}::uuid[], ${lines.map((line) => line.slot)}::numeric[]) AS s(product_id, quantity)
+    INSERT INTO product_slots (tenant_id, product_id, location_code, lot, expires_on, quantity)
+    SELECT ${tenantId}, s.product_id, ${count.location_code}, s.lot, s.expires_on, s.quantity
+    FROM unnest(${lines.map((line) => line.product.id)}::uuid[], ${lines.map((line) => line.lot)}::text[], ${lines.map((line) => line.expiresOn)}::date[],
+      ${lines.map((line) => line.slot)}::numeric[]) AS s(product_id, lot, expires_on, quantity)
     ON CONFLICT (tenant_id, product_id, location_code, lot) DO UPDATE SET quantity = excluded.quantity`.execute(tx);
   await sql`
-    INSERT INTO count_lines (tenant_id, count_id, product_id, recorded_quantity, counted_quantity)
-    SELECT ${tenantId}, ${id}, l.product_id, l.recorded, l.counted
-    FROM unnest(${lines.map((line) => line.product.id)}::uuid[], ${lines.map((line) => line.recorded)}::numeric[],
-      ${lines.map((line) => line.counted)}::numeric[]) AS l(product_id, recorded, counted)`.execute(tx);
+    INSERT INTO count_lines (tenant_id, count_id, product_id, lot, recorded_quantity, counted_quantity)
+    SELECT ${tenantId}, ${id}, l.product_id, l.lot, l.recorded, l.counted
+    FROM unnest(${lines.map((line) => line.product.id)}::uuid[], ${lines.map((line) => line.lot)}::text[], ${lines.map((line) => line.recorded)}::numeric[],
+      ${lines.map((line) => line.counted)}::numeric[]) AS l(product_id, lot, recorded, counted)`.execute(tx);
   const events: DomainEvent[] = [];
-  for (const { product, recorded, counted: countedHere } of lines) {
-    if (countedHere === recorded) continue;
-    const stock = Math.min(Math.max(Number(product.stock) + countedHere - recorded, 0), MAX_STOCK);
+  for (const product of products) {
+    // One adjustment per product: the sum over its lots.
+    const difference = lines.filter((line) => line.product === product).reduce((sum, line) => sum + line.counted - line.recorded, 0);
+    if (difference === 0) continue;
+    const stock = Math.min(Math.max(Number(product.stock) + difference, 0), MAX_STOCK);
     events.push(...(await adjustStock(tx, tenantId, product.external_id, { stock })).events);
   }
   await tx
@@ -360,7 +426,7 @@ export async function finishCount(tx: Tx, tenantId: string, id: string, counted:
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
-  if (lines.length > 0) await topUpFaces(tx, tenantId, lines.map((line) => line.product.id));
+  if (lines.length > 0) await topUpFaces(tx, tenantId, [...new Set(lines.map((line) => line.product.id))]);
   return { id, events };
 }
 

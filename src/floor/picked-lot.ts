@@ -3,7 +3,7 @@ import type { Tx } from '../db';
 import { validationError } from '../http/errors';
 import { readSettings } from '../settings/store';
 import { lotText } from './plan/fefo';
-import { firstDayNow, pickingWaveUnits, slotKey } from './slots';
+import { firstDayNow, recordedPicks } from './slots';
 
 /*
  * A lot picked in place of the one a part names: the picker found another lot on the shelf and
@@ -18,6 +18,7 @@ import { firstDayNow, pickingWaveUnits, slotKey } from './slots';
 /** The part of a wave line a pick records, as far as its lot goes. */
 export interface LotPart {
   productId: string;
+  productExternalId: string;
   locationCode: string;
   lot: string;
   expiresOn: string | null;
@@ -37,24 +38,26 @@ export async function pickedLotExpiry(tx: Tx, tenantId: string, part: LotPart, p
   const expected = lotText(part.lot, part.expiresOn);
   const refuse = (why: string) => validationError([{ field: 'pickedLot', message: `${why}: take ${expected}` }]);
   if (part.siblingLots.includes(pickedLot)) throw refuse(`is the lot of another part of this line at ${part.locationCode} (record its units on that part)`);
-  const [slot, settings, recorded] = await Promise.all([
+  const [slot, settings] = await Promise.all([
     tx
       .selectFrom('product_slots')
       .select(['quantity', sql<string | null>`to_char(expires_on, 'YYYY-MM-DD')`.as('expires_on')])
+      .select(
+        sql<string>`(SELECT coalesce(sum(r.picked), 0) FROM (${recordedPicks(tenantId, { locationCode: part.locationCode, productExternalId: part.productExternalId, lot: pickedLot })}) AS r)`.as('recorded'),
+      )
       .where('tenant_id', '=', tenantId)
       .where('product_id', '=', part.productId)
       .where('location_code', '=', part.locationCode)
       .where('lot', '=', pickedLot)
       .executeTakeFirst(),
     readSettings(tx, tenantId),
-    pickingWaveUnits(tx, tenantId, [part.productId], 'picked'),
   ]);
   if (!slot) throw refuse(`is not a lot of the product at ${part.locationCode}`);
   const expiresOn = slot.expires_on;
   if (expiryRank(expiresOn) > expiryRank(part.expiresOn)) throw refuse(`${expiresOn === null ? 'has no expiry' : `expires ${expiresOn}`}, after ${part.lot}`);
   const firstDay = firstDayNow(settings);
   if (expiresOn !== null && expiresOn < firstDay) throw refuse(`expires ${expiresOn}, before ${firstDay}, the first expiry a line may take`);
-  const free = Number(slot.quantity) - (recorded.get(slotKey(part.productId, part.locationCode, pickedLot)) ?? 0);
+  const free = Number(slot.quantity) - Number(slot.recorded);
   if (free < quantity) throw refuse(`holds ${Math.max(free, 0)} units at ${part.locationCode} not yet picked, fewer than ${quantity}`);
   return expiresOn;
 }

@@ -60,10 +60,10 @@ export const replenishmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         ...route,
-        operationId: 'completeReplenishment', summary: 'Complete a task: the units move from its reserve slot to its pick face (stock unchanged)',
+        operationId: 'completeReplenishment', summary: "Complete a task: the units of its lot move from its reserve slot to the face's slot of that lot (stock unchanged)",
         description:
           '409 (nothing changed) when the task is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, ' +
-          'or when either slot is no longer what the task names.',
+          'when either slot is no longer what the task names, or when its lot now expires before the first day a line may take.',
         params: ReplenishmentParams,
         body: CompleteReplenishmentBody,
         response: responses({ 200: ReplenishmentResponse }, 404, 409),

@@ -5,10 +5,13 @@ import { decodeCursor } from '../http/cursor';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
 import { UUID } from '../http/uuid';
+import { readSettings } from '../settings/store';
 import type { ReplenishmentReason, ReplenishmentStatus } from './kinds';
+import { firstDayNow } from './slots';
 
 /*
- * Replenishment: tasks that move units of a product from a reserve slot to one of its pick faces.
+ * Replenishment: tasks that move units of one lot of a product (or units without a lot) from a
+ * reserve slot to one of its pick faces.
  *
  * - The service makes them. MIN: a pick face with bounds that stands at its `min` or below, checked
  *   after a wave's completion lowers slots, after slots are written and after a task is completed,
@@ -16,17 +19,25 @@ import type { ReplenishmentReason, ReplenishmentStatus } from './kinds';
  *   (pool.ts holds them off the carts), when a wave is made from the pool, for what those orders
  *   need beyond what the faces have free (raised to fill the face to `max` when it has one). SHORT:
  *   a pick face a short pick emptied (short-picks.ts), made and put first in line as DEMAND is.
- * - A task is taken from the product's reserve slot holding the most units (ties: the lowest
- *   location code), so that one trip covers it as often as can be, and asks for no more than that
- *   slot holds. No task is made when no reserve slot of the product holds a unit.
+ * - A face is a product at a location: it may hold several lots, each its own pick slot. What it
+ *   holds is the sum over its lots, and its bounds are the highest `min` and `max` its slots carry
+ *   (a lot a task brings gets a slot with the face's bounds, so its slots share them).
+ * - A task is taken from the product's reserve slot whose lot expires first, first expiry first out
+ *   (lots without a date and slots without a lot after every dated lot), leaving out the lots that
+ *   expire before the first day a line may take (firstTakeableDay): a task never moves a lot a
+ *   picker may not take. Ties: the fullest, so that one trip covers it as often as can be, then the
+ *   lowest location code. A product without lots is taken from its fullest reserve slot. A task
+ *   asks for no more than that slot holds, and names its lot; no task is made when no takeable
+ *   reserve slot of the product holds a unit.
  * - At most one open task (OPEN or IN_PROGRESS) per pick face: a partial unique index holds it, and
  *   tasks are made with INSERT ... ON CONFLICT DO NOTHING, so that checks running at once make one.
  * - The line: tasks an order waits for (DEMAND, SHORT; urgency 0) before top-ups (MIN; urgency 1),
  *   each oldest first. A DEMAND for a face whose MIN task is open moves that task to the head of
  *   the line (it keeps its reason and quantity).
- * - Completing moves units from the reserve slot to the pick face in one transaction, under the
- *   product's row lock (the first lock of the documented order, orders/store.ts): the product's
- *   stock does not change; a reserve slot never goes below 0 (409).
+ * - Completing moves units from the reserve slot of the task's lot to the face's slot of that lot
+ *   (made when the face holds none of it) in one transaction, under the product's row lock (the
+ *   first lock of the documented order, orders/store.ts): the product's stock does not change; a
+ *   reserve slot never goes below 0, and a lot that can no longer be taken is not moved (409).
  * - A console user takes a task in hand (IN_PROGRESS, taken_by): one task each, and nobody else
  *   completes or puts it back (a supervisor may put it back or cancel it). Their takes are
  *   serialized by an advisory lock per user, taken before any row lock; the warehouse API acts on
@@ -37,29 +48,50 @@ const OPEN: ReplenishmentStatus[] = ['OPEN', 'IN_PROGRESS'];
 /** Where the line puts a task of each reason: 0 first. */
 const URGENCY: Record<ReplenishmentReason, number> = { DEMAND: 0, SHORT: 0, MIN: 1 };
 
-/** The fullest reserve slot of the product of `face` (a product_slots row), holding at least a unit. */
-const fullestReserve = (tenantId: string) => sql`
+/**
+ * The pick faces (of the given products, when given) as `face`: each product at a location once,
+ * with what its pick slots hold together (one per lot) and the highest `min` and `max` they carry.
+ */
+const faces = (tenantId: string, productIds?: readonly string[]) => sql`(
+  SELECT product_id, location_code, sum(quantity) AS quantity, max(min) AS min, max(max) AS max FROM product_slots
+  WHERE tenant_id = ${tenantId} AND role = 'pick' ${productIds ? sql`AND product_id = ANY (${productIds}::uuid[])` : sql``}
+  GROUP BY product_id, location_code
+) AS face`;
+
+/**
+ * The reserve slot a task for the product of `face` takes from, as `reserve`: of those holding a
+ * unit whose lot expires on `firstDay` or later (or has no expiry), the one expiring first (undated
+ * after dated), then the fullest, then the lowest location code (module comment).
+ */
+const firstReserve = (tenantId: string, firstDay: string) => sql`
   JOIN LATERAL (
-    SELECT r.location_code, r.quantity FROM product_slots r
-    WHERE r.tenant_id = ${tenantId} AND r.product_id = face.product_id AND r.role = 'reserve' AND r.quantity > 0 AND r.lot = ''
-    ORDER BY r.quantity DESC, r.location_code
+    SELECT r.location_code, r.lot, r.expires_on, r.quantity FROM product_slots r
+    WHERE r.tenant_id = ${tenantId} AND r.product_id = face.product_id AND r.role = 'reserve' AND r.quantity > 0
+      AND (r.expires_on IS NULL OR r.expires_on >= ${firstDay}::date)
+    ORDER BY r.expires_on NULLS LAST, r.quantity DESC, r.location_code, r.lot
     LIMIT 1
   ) AS reserve ON true`;
 
+/** The first expiry date a task may move now: the one a line may take (firstDayNow). */
+async function firstMovableDay(db: Executor, tenantId: string): Promise<string> {
+  return firstDayNow(await readSettings(db, tenantId));
+}
+
 /**
  * Makes a MIN task for every pick face with bounds that stands at its `min` or below and has no open
- * task, for `max` less what it holds, from the fullest reserve slot and no more than it holds; of
- * the given products only, when given. The caller holds the products' row locks or writes their
- * slots itself.
+ * task, for `max` less what it holds, from the reserve slot first expiry first out and no more than
+ * it holds; of the given products only, when given. The caller holds the products' row locks or
+ * writes their slots itself.
  */
 export async function topUpFaces(tx: Tx, tenantId: string, productIds?: readonly string[]): Promise<void> {
+  const firstDay = await firstMovableDay(tx, tenantId);
   await sql`
-    INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, quantity, reason, urgency)
-    SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code, least(reserve.quantity, face.max - face.quantity), 'MIN', ${URGENCY.MIN}
-    FROM product_slots face
-    ${fullestReserve(tenantId)}
-    WHERE face.tenant_id = ${tenantId} AND face.role = 'pick' AND face.min IS NOT NULL AND face.quantity <= face.min AND face.max > face.quantity
-      ${productIds ? sql`AND face.product_id = ANY (${productIds}::uuid[])` : sql``}
+    INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, lot, expires_on, quantity, reason, urgency)
+    SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code, reserve.lot, reserve.expires_on,
+      least(reserve.quantity, face.max - face.quantity), 'MIN', ${URGENCY.MIN}
+    FROM ${faces(tenantId, productIds)}
+    ${firstReserve(tenantId, firstDay)}
+    WHERE face.min IS NOT NULL AND face.quantity <= face.min AND face.max > face.quantity
     ORDER BY face.product_id, face.location_code
     ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING`.execute(tx);
 }
@@ -81,9 +113,9 @@ export async function facesAtMin(db: Executor, tenantId: string, limit: number):
     SELECT p.external_id, p.sku, face.location_code, face.quantity, face.min, face.max, count(*) OVER () AS total,
       EXISTS (SELECT FROM replenishments t WHERE t.tenant_id = ${tenantId} AND t.product_id = face.product_id AND t.to_location_code = face.location_code
         AND t.status IN ('OPEN', 'IN_PROGRESS')) AS replenishing
-    FROM product_slots face
-    JOIN products p ON p.tenant_id = face.tenant_id AND p.id = face.product_id
-    WHERE face.tenant_id = ${tenantId} AND face.role = 'pick' AND face.min IS NOT NULL AND face.quantity <= face.min
+    FROM ${faces(tenantId)}
+    JOIN products p ON p.tenant_id = ${tenantId} AND p.id = face.product_id
+    WHERE face.min IS NOT NULL AND face.quantity <= face.min
     ORDER BY face.quantity, p.sku, face.location_code
     LIMIT ${limit}`.execute(db);
   return {
@@ -111,42 +143,43 @@ export interface Demand {
 /**
  * Makes a task an order waits for (`reason` DEMAND, or SHORT for a face a short pick emptied) for
  * each demand whose face has no open task, first in line: for the units needed, or to fill the
- * face to its `max` when that is more, from the fullest reserve slot and no more than it holds. A
- * face that has an open task moves it to the head of the line. One statement, so that it is done
- * whole or not at all outside a transaction too: the update sees the tasks as they stood before
- * the insert, and those it makes are first in line already.
+ * face to its `max` when that is more, from the reserve slot first expiry first out and no more
+ * than it holds. A face that has an open task moves it to the head of the line. One statement, so
+ * that it is done whole or not at all outside a transaction too: the update sees the tasks as
+ * they stood before the insert, and those it makes are first in line already.
  */
 export async function askForDemand(db: Executor, tenantId: string, demands: readonly Demand[], reason: 'DEMAND' | 'SHORT' = 'DEMAND'): Promise<void> {
   if (demands.length === 0) return;
   const products = demands.map((demand) => demand.productId);
-  const faces = demands.map((demand) => demand.face);
+  const codes = demands.map((demand) => demand.face);
+  const firstDay = await firstMovableDay(db, tenantId);
   await sql`
     WITH made AS (
-      INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, quantity, reason, urgency)
-      SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code,
+      INSERT INTO replenishments (tenant_id, product_id, from_location_code, to_location_code, lot, expires_on, quantity, reason, urgency)
+      SELECT ${tenantId}, face.product_id, reserve.location_code, face.location_code, reserve.lot, reserve.expires_on,
         least(reserve.quantity, greatest(d.units, coalesce(face.max - face.quantity, 0))), ${reason}, ${URGENCY[reason]}
-      FROM unnest(${products}::uuid[], ${faces}::text[], ${demands.map((demand) => demand.units)}::numeric[]) AS d(product_id, face, units)
-      JOIN product_slots face ON face.tenant_id = ${tenantId} AND face.product_id = d.product_id AND face.location_code = d.face AND face.role = 'pick'
-      ${fullestReserve(tenantId)}
+      FROM unnest(${products}::uuid[], ${codes}::text[], ${demands.map((demand) => demand.units)}::numeric[]) AS d(product_id, face, units)
+      JOIN ${faces(tenantId, products)} ON face.product_id = d.product_id AND face.location_code = d.face
+      ${firstReserve(tenantId, firstDay)}
       ORDER BY face.product_id, face.location_code
       ON CONFLICT (tenant_id, product_id, to_location_code) WHERE status IN ('OPEN', 'IN_PROGRESS') DO NOTHING
     )
     UPDATE replenishments t SET urgency = ${URGENCY[reason]}
-    FROM unnest(${products}::uuid[], ${faces}::text[]) AS d(product_id, face)
+    FROM unnest(${products}::uuid[], ${codes}::text[]) AS d(product_id, face)
     WHERE t.tenant_id = ${tenantId} AND t.product_id = d.product_id AND t.to_location_code = d.face
       AND t.status IN ('OPEN', 'IN_PROGRESS') AND t.urgency <> ${URGENCY[reason]}`.execute(db);
 }
 
 /**
- * Cancels the open tasks (of the given products, when given) whose pick face or reserve slot is no
- * longer one: the slots were written since the task was made.
+ * Cancels the open tasks (of the given products, when given) whose pick face or reserve slot (of
+ * the task's lot) is no longer one: the slots were written since the task was made.
  */
 export async function cancelStaleTasks(tx: Tx, tenantId: string, productIds?: readonly string[]): Promise<void> {
   await sql`
     UPDATE replenishments t SET status = 'CANCELLED', done_at = now(), done_by = NULL, taken_by = NULL
     WHERE t.tenant_id = ${tenantId} AND t.status IN ('OPEN', 'IN_PROGRESS') ${productIds ? sql`AND t.product_id = ANY (${productIds}::uuid[])` : sql``}
       AND (NOT EXISTS (SELECT FROM product_slots s WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.to_location_code AND s.role = 'pick')
-        OR NOT EXISTS (SELECT FROM product_slots s WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.from_location_code AND s.role = 'reserve'))`.execute(tx);
+        OR NOT EXISTS (SELECT FROM product_slots s WHERE s.tenant_id = ${tenantId} AND s.product_id = t.product_id AND s.location_code = t.from_location_code AND s.lot = t.lot AND s.role = 'reserve'))`.execute(tx);
 }
 
 /** A task as the API answers it. */
@@ -156,6 +189,9 @@ export interface Replenishment {
   sku: string;
   fromLocationCode: string;
   toLocationCode: string;
+  /** The lot it moves and that lot's expiry (null: none, or unknown). */
+  lot: string | null;
+  expiresOn: string | null;
   quantity: number;
   movedQuantity: number | null;
   reason: ReplenishmentReason;
@@ -185,7 +221,9 @@ function tasks(db: Executor, tenantId: string) {
       't.done_by',
       'p.name',
       'p.barcode',
+      't.lot',
     ])
+    .select(sql<string | null>`to_char(t.expires_on, 'YYYY-MM-DD')`.as('expires_on'))
     .where('t.tenant_id', '=', tenantId);
 }
 
@@ -197,6 +235,8 @@ const view = (row: TaskRow): Replenishment => ({
   sku: row.sku,
   fromLocationCode: row.from_location_code,
   toLocationCode: row.to_location_code,
+  lot: row.lot === '' ? null : row.lot,
+  expiresOn: row.expires_on,
   quantity: Number(row.quantity),
   movedQuantity: row.moved_quantity === null ? null : Number(row.moved_quantity),
   reason: row.reason,
@@ -334,36 +374,50 @@ export async function releaseReplenishment(tx: Tx, tenantId: string, id: string,
 }
 
 /**
- * Completes the task: `quantity` units move from its reserve slot to its pick face, the task is
- * DONE with what moved, and the face is checked against its `min` again. The product's stock does
- * not change. 409 (nothing changed) when the task is not open, when someone other than `by` holds
- * it, when either slot is no longer what the task names, or when the reserve slot holds fewer than
- * `quantity`. `doneBy` is `by`'s username (null without one: the warehouse API).
+ * Completes the task: `quantity` units of its lot move from its reserve slot to its pick face's
+ * slot of that lot (made, with the face's bounds, when the face holds none of it), the task is DONE
+ * with what moved, and the face is checked against its `min` again. The product's stock does not
+ * change. 409 (nothing changed) when the task is not open, when someone other than `by` holds it,
+ * when either slot is no longer what the task names, when the reserve slot holds fewer than
+ * `quantity`, or when its lot now expires before the first day a line may take.
+ * `doneBy` is `by`'s username (null without one: the warehouse API).
  */
 export async function completeReplenishment(tx: Tx, tenantId: string, id: string, quantity: number, by?: Replenisher): Promise<{ id: string }> {
   const task = await lockOpenTask(tx, tenantId, id, 'completed');
   checkHolder(task, by, 'complete');
   const slots = await tx
     .selectFrom('product_slots')
-    .select(['location_code', 'role', 'quantity'])
+    .select(['location_code', 'lot', 'role', 'quantity', 'min', 'max'])
+    .select(sql<string | null>`to_char(expires_on, 'YYYY-MM-DD')`.as('expires_on'))
     .where('tenant_id', '=', tenantId)
     .where('product_id', '=', task.product_id)
     .where('location_code', 'in', [task.from_location_code, task.to_location_code])
-    // Tasks move units of slots without a lot: lots are not moved between slots yet.
-    .where('lot', '=', '')
     .execute();
-  const reserve = slots.find((slot) => slot.location_code === task.from_location_code && slot.role === 'reserve');
-  const face = slots.find((slot) => slot.location_code === task.to_location_code && slot.role === 'pick');
-  if (!reserve) throw conflict(`${task.from_location_code} is no longer a reserve slot of the product; cancel the task`);
-  if (!face) throw conflict(`${task.to_location_code} is no longer a pick face of the product; cancel the task`);
+  const reserve = slots.find((slot) => slot.location_code === task.from_location_code && slot.lot === task.lot && slot.role === 'reserve');
+  const faceSlots = slots.filter((slot) => slot.location_code === task.to_location_code && slot.role === 'pick');
+  const lotName = task.lot === '' ? '' : ` of lot ${task.lot}`;
+  if (!reserve) throw conflict(`${task.from_location_code} is no longer a reserve slot${lotName} of the product; cancel the task`);
+  if (faceSlots.length === 0 || slots.some((slot) => slot.location_code === task.to_location_code && slot.lot === task.lot && slot.role !== 'pick')) {
+    throw conflict(`${task.to_location_code} is no longer a pick face of the product; cancel the task`);
+  }
+  const firstDay = await firstMovableDay(tx, tenantId);
+  if (reserve.expires_on !== null && reserve.expires_on < firstDay) {
+    throw conflict(`Lot ${task.lot} expires on ${reserve.expires_on}, before ${firstDay}, the first expiry a line may take: it is not moved to a face; cancel the task`);
+  }
   if (Number(reserve.quantity) < quantity) {
     throw new ApiError('CONFLICT', `The reserve slot ${task.from_location_code} holds ${Number(reserve.quantity)} units; ${quantity} cannot be taken from it`, [
       { field: 'quantity', message: `must be at most ${Number(reserve.quantity)}, what the reserve slot ${task.from_location_code} holds` },
     ]);
   }
+  const bound = (of: 'min' | 'max') => faceSlots.reduce<number | null>((high, slot) => (slot[of] === null ? high : Math.max(high ?? slot[of], slot[of])), null);
   await sql`
-    UPDATE product_slots SET quantity = quantity + CASE WHEN location_code = ${task.to_location_code} THEN ${quantity}::numeric ELSE -${quantity}::numeric END
-    WHERE tenant_id = ${tenantId} AND product_id = ${task.product_id} AND location_code IN (${task.from_location_code}, ${task.to_location_code}) AND lot = ''`.execute(tx);
+    WITH taken AS (
+      UPDATE product_slots SET quantity = quantity - ${quantity}::numeric
+      WHERE tenant_id = ${tenantId} AND product_id = ${task.product_id} AND location_code = ${task.from_location_code} AND lot = ${task.lot}
+    )
+    INSERT INTO product_slots (tenant_id, product_id, location_code, lot, expires_on, quantity, role, min, max)
+    VALUES (${tenantId}, ${task.product_id}, ${task.to_location_code}, ${task.lot}, ${reserve.expires_on}::date, ${quantity}::numeric, 'pick', ${bound('min')}::integer, ${bound('max')}::integer)
+    ON CONFLICT (tenant_id, product_id, location_code, lot) DO UPDATE SET quantity = product_slots.quantity + excluded.quantity`.execute(tx);
   await tx
     .updateTable('replenishments')
     .set({ status: 'DONE', moved_quantity: quantity, done_at: sql<Date>`now()`, done_by: by?.username ?? null, taken_by: null })

@@ -340,6 +340,8 @@ export const Replenishment = Type.Object({
   sku: Type.String(),
   fromLocationCode: Type.String({ description: 'The reserve slot to take from' }),
   toLocationCode: Type.String({ description: 'The pick face to fill' }),
+  lot: Type.Union([Type.String(), Type.Null()], { description: 'The lot it moves, from the reserve slot of that lot to the face\'s slot of it (first expiry, first out); null for units without a lot' }),
+  expiresOn: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The expiry of `lot` when the task was made; null when unknown or without a lot' }),
   quantity: Type.Integer({ minimum: 1, description: 'Units asked for: never more than the reserve slot held when the task was made' }),
   movedQuantity: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Units completing moved; null until DONE' }),
   reason: Type.Union([Type.Literal('MIN'), Type.Literal('DEMAND'), Type.Literal('SHORT')], {
@@ -379,11 +381,12 @@ export const Count = Type.Object({
     Type.Object({
       productExternalId: Type.String(),
       sku: Type.String(),
+      lot: Type.Union([Type.String(), Type.Null()], { description: 'The lot counted; null for units without a lot' }),
       recordedQuantity: Type.Integer({ description: 'What the records said stands there: the slot, less the units waves still PICKING recorded as picked there' }),
       countedQuantity: Type.Integer({ description: 'What was counted' }),
       difference: Type.Integer({ description: 'countedQuantity less recordedQuantity: what the stock changed by (never below 0)' }),
     }),
-    { description: 'What finishing found, per product at the location, by externalId; [] until DONE' },
+    { description: 'What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE' },
   ),
 });
 export const CountResponse = Success(Count);
@@ -404,8 +407,13 @@ export const CountedLines = Type.Array(
   Type.Object({
     productExternalId: ExternalId,
     quantity: Type.Integer({ minimum: 0, maximum: MAX_STOCK, description: 'Units counted at the location, a whole number of 0 or more' }),
+    lot: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The lot counted (a lot-tracked product); left out, the units without a lot' })),
+    expiresOn: Type.Optional(Type.String({ description: 'The expiry of `lot`, YYYY-MM-DD, for a lot the location has no slot of yet (its new slot takes it)' })),
   }),
-  { maxItems: 10_000, description: 'What was counted, each product once; a product with a slot at the location that is not listed counts 0' },
+  {
+    maxItems: 10_000,
+    description: 'What was counted, each (product, lot) once; a slot at the location (a product, or a lot of one) that is not listed counts 0',
+  },
 );
 export const FinishCountBody = Type.Object({ lines: CountedLines }, { examples: [{ lines: [{ productExternalId: 'JAR', quantity: 4 }] }] });
 

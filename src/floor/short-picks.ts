@@ -7,7 +7,7 @@ import { placeMissingUnits } from './plan/short-stops';
 import { askForCounts } from './counts';
 import { askForDemand } from './replenishment';
 import { fefoNeeds } from './plan/fefo';
-import { facesOf, firstDayNow, freeSlots, reserveOf } from './slots';
+import { facesOf, firstDayNow, freeSlots, recordedPicks, reserveOf } from './slots';
 
 /*
  * Short picks find the stock. A pick recorded below what its part planned says the slot held
@@ -53,21 +53,13 @@ export interface PickedPart {
   quantity: number;
 }
 
-/** The units the PICKING waves recorded as picked at a slot for their orders still in picking (but the `except` part). */
-function recordedAt(tenantId: string, productExternalId: string, locationCode: string, lot: string, waveId: string, except?: PickedPart) {
-  const skip = except
-    ? sql`AND NOT (l.wave_id = ${waveId} AND l.order_id = ${except.orderId} AND l.item_position = ${except.itemPosition} AND l.part = ${except.part})`
-    : sql``;
-  return sql<string>`(
-    SELECT coalesce(sum(l.picked_quantity), 0) FROM waves w
-    CROSS JOIN LATERAL (
-      SELECT l.wave_id, l.order_id, l.item_position, l.part, l.picked_quantity FROM wave_lines l
-      WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code = ${locationCode} AND l.lot = ${lot} AND l.product_external_id = ${productExternalId}
-        AND l.picked_quantity IS NOT NULL
-      ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
-    ) AS l
-    WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' ${skip}
-      AND EXISTS (SELECT FROM orders o WHERE o.tenant_id = ${tenantId} AND o.id = l.order_id AND o.status = 'IN_PICKING'))`;
+/**
+ * The units the PICKING waves recorded as picked at the part's slot (at `locationCode`) for their
+ * orders still in picking, but the part itself when `butThePart`: a scalar subquery.
+ */
+function recordedAt(tenantId: string, waveId: string, part: PickedPart, locationCode: string, butThePart = false) {
+  const at = { locationCode, productExternalId: part.productExternalId, lot: part.lot };
+  return sql<string>`(SELECT coalesce(sum(r.picked), 0) FROM (${recordedPicks(tenantId, at, butThePart ? { ...part, waveId } : undefined)}) AS r)`;
 }
 
 /**
@@ -78,7 +70,7 @@ function recordedAt(tenantId: string, productExternalId: string, locationCode: s
 export async function slotShortfall(db: Executor, tenantId: string, waveId: string, part: PickedPart, picked: number): Promise<number | undefined> {
   if (part.locationCode === null) return undefined;
   const { rows } = await sql<{ shortfall: string }>`
-    SELECT s.quantity - ${recordedAt(tenantId, part.productExternalId, part.locationCode, part.lot, waveId, part)} - ${picked}::numeric AS shortfall
+    SELECT s.quantity - ${recordedAt(tenantId, waveId, part, part.locationCode, true)} - ${picked}::numeric AS shortfall
     FROM product_slots s
     WHERE s.tenant_id = ${tenantId} AND s.product_id = ${part.productId} AND s.location_code = ${part.locationCode} AND s.lot = ${part.lot}`.execute(db);
   return rows[0] ? Math.max(Number(rows[0].shortfall), 0) : undefined;
@@ -96,7 +88,7 @@ export async function settleShortPick(tx: Tx, tenantId: string, waveId: string, 
     await askForCounts(tx, tenantId, [part.locationCode], 'SHORT_PICK');
     const { rows } = await sql<{ role: string; quantity: string; recorded: string }>`
       UPDATE product_slots s SET quantity = least(s.quantity, greatest(s.quantity - ${shortfall}::numeric, r.recorded))
-      FROM (SELECT ${recordedAt(tenantId, part.productExternalId, part.locationCode, part.lot, waveId)} AS recorded) AS r
+      FROM (SELECT ${recordedAt(tenantId, waveId, part, part.locationCode)} AS recorded) AS r
       WHERE s.tenant_id = ${tenantId} AND s.product_id = ${part.productId} AND s.location_code = ${part.locationCode} AND s.lot = ${part.lot}
       RETURNING s.role, s.quantity, r.recorded`.execute(tx);
     const slot = rows[0];

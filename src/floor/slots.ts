@@ -95,8 +95,8 @@ export function isCalendarDay(value: string): boolean {
   return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value;
 }
 
-/** The rules of a slot's lot, as 400s naming the field: an expiry is a day of the calendar, and needs a lot. */
-function lotProblems({ lot, expiresOn, field }: SentSlot): FieldProblem[] {
+/** The rules of a lot sent with a slot or a count's line, as 400s naming the field: an expiry is a day of the calendar, and needs a lot. */
+export function lotProblems({ lot, expiresOn, field }: { lot?: string | undefined; expiresOn?: string | undefined; field: string }): FieldProblem[] {
   if (expiresOn === undefined) return [];
   if (!isCalendarDay(expiresOn)) return [{ field: `${field}.expiresOn`, message: `must be a date written YYYY-MM-DD: ${expiresOn}` }];
   return lot === undefined ? [{ field: `${field}.expiresOn`, message: 'is for a lot: send the lot it is the expiry of' }] : [];
@@ -345,7 +345,7 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
       JOIN warehouse_locations l ON l.tenant_id = ${tenantId} AND l.code = s.location_code
       WHERE s.tenant_id = ${tenantId} AND s.product_id = ANY (${productIds}::uuid[])
       ORDER BY s.product_id, s.location_code, s.lot`.execute(db),
-    pickingWaveUnits(db, tenantId, productIds, 'planned'),
+    pickingWaveUnits(db, tenantId, productIds),
   ]);
   const slots = new Map<string, FreeSlot[]>();
   for (const row of rows) {
@@ -358,19 +358,18 @@ export async function freeSlots(db: Executor, tenantId: string, productIds: read
 }
 
 /**
- * Units of the PICKING waves' orders still in picking, by slot (slotKey): those they
- * plan to take (`planned`: a part's quantity, or once its pick is recorded what was picked, for a
- * short pick takes no more), or those recorded as picked (`picked`), which completing the wave takes
- * from the slots. Read from the PICKING waves (by their status), each wave's lines by its key, and
- * each line's product by its key: every step ordered by the key it is read by, so that tables
- * without statistics (a fresh database) are never joined over every wave's lines or every product.
+ * Units the PICKING waves plan to take for their orders still in picking, by slot (slotKey): a
+ * part's quantity, or once its pick is recorded what was picked, for a short pick takes no more.
+ * Read from the PICKING waves (by their status), each wave's lines by its key, and each line's
+ * product by its key: every step ordered by the key it is read by, so that tables without
+ * statistics (a fresh database) are never joined over every wave's lines or every product.
  */
-export async function pickingWaveUnits(db: Executor, tenantId: string, productIds: readonly string[], units: 'planned' | 'picked'): Promise<Map<string, number>> {
+export async function pickingWaveUnits(db: Executor, tenantId: string, productIds: readonly string[]): Promise<Map<string, number>> {
   const { rows } = await sql<{ product_id: string; location_code: string; lot: string; units: string }>`
     SELECT p.id AS product_id, wl.location_code, wl.lot, sum(wl.units) AS units
     FROM waves w
     CROSS JOIN LATERAL (
-      SELECT l.order_id, l.location_code, l.lot, l.product_external_id, ${units === 'planned' ? sql`coalesce(l.picked_quantity, l.quantity)` : sql`l.picked_quantity`} AS units FROM wave_lines l
+      SELECT l.order_id, l.location_code, l.lot, l.product_external_id, coalesce(l.picked_quantity, l.quantity) AS units FROM wave_lines l
       WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code IS NOT NULL
       ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
     ) AS wl
@@ -383,6 +382,37 @@ export async function pickingWaveUnits(db: Executor, tenantId: string, productId
     WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' AND p.id = ANY (${productIds}::uuid[]) AND wl.units IS NOT NULL
     GROUP BY p.id, wl.location_code, wl.lot`.execute(db);
   return new Map(rows.map((row) => [slotKey(row.product_id, row.location_code, row.lot), Number(row.units)]));
+}
+
+/** A part of a wave line: its wave, order, item and part number. */
+export interface PartKey {
+  waveId: string;
+  orderId: string;
+  itemPosition: number;
+  part: number;
+}
+
+/**
+ * SQL rows (product_external_id, lot, picked): the picks the PICKING waves recorded at a location
+ * for their orders still in picking, one row per part, of one product and lot when given, but the
+ * `except` part. Those units are on a cart, not on the shelf: the slot loses them only when their
+ * wave completes (counts and short picks net them). Read from the PICKING waves (by their status),
+ * each wave's lines by its key.
+ */
+export function recordedPicks(tenantId: string, at: { locationCode: string; productExternalId?: string; lot?: string }, except?: PartKey) {
+  const skip = except
+    ? sql`AND NOT (l.wave_id = ${except.waveId} AND l.order_id = ${except.orderId} AND l.item_position = ${except.itemPosition} AND l.part = ${except.part})`
+    : sql``;
+  return sql`
+    SELECT l.product_external_id, l.lot, l.picked_quantity AS picked FROM waves w
+    CROSS JOIN LATERAL (
+      SELECT l.wave_id, l.order_id, l.item_position, l.part, l.product_external_id, l.lot, l.picked_quantity FROM wave_lines l
+      WHERE l.tenant_id = ${tenantId} AND l.wave_id = w.id AND l.location_code = ${at.locationCode} AND l.picked_quantity IS NOT NULL
+        ${at.productExternalId === undefined ? sql`` : sql`AND l.product_external_id = ${at.productExternalId}`} ${at.lot === undefined ? sql`` : sql`AND l.lot = ${at.lot}`}
+      ORDER BY l.tenant_id, l.wave_id, l.order_id, l.item_position
+    ) AS l
+    WHERE w.tenant_id = ${tenantId} AND w.status = 'PICKING' ${skip}
+      AND EXISTS (SELECT FROM orders o WHERE o.tenant_id = ${tenantId} AND o.id = l.order_id AND o.status = 'IN_PICKING')`;
 }
 
 /** Codes holding slots that are not among `placed` (at most a few, to name in a refusal). */

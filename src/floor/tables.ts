@@ -86,6 +86,9 @@ export interface FloorTables {
     done_by: ColumnType<string | null, string | null | undefined, string | null>;
     /** The console user holding the task: set exactly while it is IN_PROGRESS. */
     taken_by: ColumnType<string | null, string | null | undefined, string | null>;
+    /** The lot it moves ('' without one) and that lot's expiry when the task was made. */
+    lot: ColumnType<string, string | undefined, string>;
+    expires_on: ColumnType<string | null, string | null | undefined, string | null>;
   };
   /** A count of every product at one location (counts.ts). */
   counts: {
@@ -98,11 +101,12 @@ export interface FloorTables {
     done_at: ColumnType<Date | null, Date | null | undefined, Date | string | null>;
     done_by: ColumnType<string | null, string | null | undefined, string | null>;
   };
-  /** What finishing a count found for one product: what the records said, and what was counted. */
+  /** What finishing a count found for one lot of a product ('' without one): what the records said, and what was counted. */
   count_lines: {
     tenant_id: string;
     count_id: string;
     product_id: string;
+    lot: ColumnType<string, string | undefined, string>;
     recorded_quantity: Numeric;
     counted_quantity: Numeric;
   };

@@ -457,7 +457,7 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
   if (pick.pickedLot !== undefined && line.lot !== '' && pick.pickedLot !== line.lot && productId !== null && locationCode !== null) {
     await tx.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('id', '=', productId).forUpdate().execute();
     const siblingLots = parts.filter((other) => other !== line && other.location_code === locationCode).map((other) => other.lot);
-    const lotPart = { productId, locationCode, lot: line.lot, expiresOn: line.expires_on, siblingLots };
+    const lotPart = { productId, productExternalId: pick.productExternalId, locationCode, lot: line.lot, expiresOn: line.expires_on, siblingLots };
     taken = { lot: pick.pickedLot, expires_on: await pickedLotExpiry(tx, tenantId, lotPart, pick.pickedLot, pick.quantity) };
     line.lot = pick.pickedLot;
   }

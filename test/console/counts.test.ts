@@ -40,14 +40,14 @@ describe('console: the count screen', () => {
         reason: 'REQUESTED',
         status: 'OPEN',
         createdAt: expect.any(String),
-        products: [{ productExternalId: 'MUG', sku: 'SKU-MUG', name: 'Product MUG', barcode: '4006381333931', packagings: [] }],
+        products: [{ productExternalId: 'MUG', sku: 'SKU-MUG', name: 'Product MUG', barcode: '4006381333931', packagings: [], keptByLot: false }],
       },
     ]);
     // Blind: nothing the screen reads says what the records hold.
     expect(JSON.stringify(open.body)).not.toMatch(/"(quantity|stock|recordedQuantity)"/);
 
     const found = await picker.get('/counting/products/SKU-CUP');
-    expect(found.body.data).toEqual({ productExternalId: 'CUP', sku: 'SKU-CUP', name: 'Product CUP', barcode: null, packagings: [] });
+    expect(found.body.data).toEqual({ productExternalId: 'CUP', sku: 'SKU-CUP', name: 'Product CUP', barcode: null, packagings: [], keptByLot: false });
     const finished = await picker.post(`/counts/${id}/finish`, { lines: [{ productExternalId: 'MUG', quantity: 5 }, { productExternalId: 'CUP', quantity: 1 }] });
     expect(finished.status, JSON.stringify(finished.body)).toBe(200);
     expect(finished.body.data).toMatchObject({ id, status: 'DONE' });
@@ -74,6 +74,24 @@ describe('console: the count screen', () => {
     const again = await picker.post(`/counts/${id}/finish`, { lines: [] });
     expect(again.status).toBe(409);
     expect(again.body.error.message).toContain('DONE');
+  });
+
+  it('names a product kept by lot once, as kept by lot, however many lots it has at the location, and finishes its lots', async () => {
+    expect((await setup.tenant.api.post('/products', { externalId: 'OAT', sku: 'SKU-OAT', name: 'Oat milk', stock: 5, lotTracked: true })).status).toBeLessThan(300);
+    const slots = [
+      { productExternalId: 'OAT', locationCode: 'B-03', quantity: 2, lot: 'L-1' },
+      { productExternalId: 'OAT', locationCode: 'B-03', quantity: 3, lot: 'L-2' },
+    ];
+    expect((await setup.floor.put('/slots', { slots })).status).toBe(200);
+    const made = await setup.floor.post('/counts', { locationCodes: ['B-03'] });
+    const picker = await signedIn(setup.ctx, setup.tenant, 'picker');
+    const open = (await picker.get('/counts')).body.data.find((count) => count.locationCode === 'B-03')!;
+    expect(open.products).toEqual([{ productExternalId: 'OAT', sku: 'SKU-OAT', name: 'Oat milk', barcode: null, packagings: [], keptByLot: true }]);
+    expect((await picker.get('/counting/products/SKU-OAT')).body.data.keptByLot).toBe(true);
+    const finished = await picker.post(`/counts/${made.body.data[0]!.id}/finish`, { lines: [{ productExternalId: 'OAT', lot: 'L-2', quantity: 3 }] });
+    expect(finished.status, JSON.stringify(finished.body)).toBe(200);
+    expect(JSON.stringify(finished.body)).not.toMatch(/"(recordedQuantity|difference)"/);
+    expect(await stockOf(setup.tenant, 'OAT')).toBe(3);
   });
 
   it('is for pickers and supervisors signed in, from the console itself, of their own warehouse', async () => {

@@ -68,10 +68,36 @@ describe('replenishing from the console', () => {
       name: 'Product NEAR',
       fromLocationCode: 'A-03',
       toLocationCode: 'A-02',
+      lot: null,
+      expiresOn: null,
       quantity: 5,
       reason: 'MIN',
       status: 'OPEN',
     });
+  });
+
+  it('names the lot a task moves in the trip, and completing it fills the face with that lot', async () => {
+    const tenant = await ctx.tenant();
+    const floor = await floorOf(ctx, tenant, LOCATIONS);
+    await seedPlacedProducts(tenant, [{ externalId: 'OAT', stock: 30, lotTracked: true }]);
+    const slots = [
+      { locationCode: 'A-02', quantity: 1, lot: 'OLD', expiresOn: '2031-01-01', min: 2, max: 6 },
+      { locationCode: 'A-03', quantity: 20, role: 'reserve', lot: 'LATE', expiresOn: '2031-09-01' },
+      { locationCode: 'D-10', quantity: 9, role: 'reserve', lot: 'SOON', expiresOn: '2031-03-01' },
+    ];
+    expect((await floor.put('/products/OAT/slots', { slots })).status).toBe(200);
+    const picker = await signedIn(ctx, tenant, 'picker');
+    const [task] = (await tripOf(picker)).tasks;
+    expect(task).toMatchObject({ productExternalId: 'OAT', fromLocationCode: 'D-10', toLocationCode: 'A-02', lot: 'SOON', expiresOn: '2031-03-01', quantity: 5 });
+    expect((await picker.post(`/replenishments/${task!.id}/take`)).status).toBe(200);
+    expect((await picker.post(`/replenishments/${task!.id}/complete`, { quantity: 5 })).status).toBe(200);
+    const after = (await floor.get('/slots?productExternalId=OAT')).body.data;
+    expect(after.map((slot: { locationCode: string; lot: string | null; quantity: number }) => [slot.locationCode, slot.lot, slot.quantity])).toEqual([
+      ['A-02', 'OLD', 1],
+      ['A-02', 'SOON', 5],
+      ['A-03', 'LATE', 20],
+      ['D-10', 'SOON', 4],
+    ]);
   });
 
   it('takes a task in hand (IN_PROGRESS, doneBy the user), puts it first in the trip, and completes it moving the units', async () => {

@@ -24,11 +24,13 @@ describe.skipIf(!haveChromium)('console in a real browser: a blind count', { tim
       locations: [
         { code: 'A-01', aisle: 1, position: 1 },
         { code: 'B-03', aisle: 2, position: 3 },
+        { code: 'C-05', aisle: 3, position: 5 },
       ],
       products: [
         { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 5, barcode: '4006381333931' },
         { externalId: 'TEA', sku: 'SKU-TEA', name: 'Tea tin', stock: 3 },
         { externalId: 'HAT', sku: 'SKU-HAT', name: 'Wool hat', stock: 2, barcode: '7312345678906' },
+        { externalId: 'MILK', sku: 'SKU-MILK', name: 'Oat milk', stock: 10, barcode: '9521234543213', lotTracked: true },
       ],
       staff: [{ username: 'ana', name: 'Ana Alves', role: 'picker' }],
       pin: PIN,
@@ -38,6 +40,8 @@ describe.skipIf(!haveChromium)('console in a real browser: a blind count', { tim
       { productExternalId: 'MUG', locationCode: 'A-01', quantity: 5 },
       { productExternalId: 'TEA', locationCode: 'A-01', quantity: 3 },
       { productExternalId: 'HAT', locationCode: 'B-03', quantity: 2 },
+      { productExternalId: 'MILK', locationCode: 'C-05', quantity: 4, lot: 'EARLY', expiresOn: '2031-05-01' },
+      { productExternalId: 'MILK', locationCode: 'C-05', quantity: 6, lot: 'LATER', expiresOn: '2031-06-01' },
     ];
     expect((await warehouse(ctx, tenant).put('/slots', { slots })).status).toBe(200);
   });
@@ -87,7 +91,10 @@ describe.skipIf(!haveChromium)('console in a real browser: a blind count', { tim
       ['MUG', 5, 4, -1],
       ['TEA', 3, 3, 0],
     ]);
-    const slots = (await warehouse(ctx, tenant).get('/slots')).body.data.map((slot) => [slot.productExternalId, slot.locationCode, slot.quantity]).sort();
+    const slots = (await warehouse(ctx, tenant).get('/slots')).body.data
+      .filter((slot) => slot.productExternalId !== 'MILK')
+      .map((slot) => [slot.productExternalId, slot.locationCode, slot.quantity])
+      .sort();
     expect(slots).toEqual([
       ['HAT', 'A-01', 1],
       ['HAT', 'B-03', 2],
@@ -95,6 +102,58 @@ describe.skipIf(!haveChromium)('console in a real browser: a blind count', { tim
       ['TEA', 'A-01', 3],
     ]);
     expect([await stockOf(tenant, 'MUG'), await stockOf(tenant, 'TEA'), await stockOf(tenant, 'HAT')]).toEqual([4, 3, 3]);
+    expect(counter.errors).toEqual([]);
+  });
+
+  it('counts a product kept by lot lot by lot: a GS1 label names the lot, a plain scan asks for it; finishing sets the lot slots', async () => {
+    const made = await warehouse(ctx, tenant).post('/counts', { locationCodes: ['C-05'] });
+    expect(made.status).toBe(201);
+    const counter = await floor.signedIn('ana');
+    const { page } = counter;
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Count' }).click();
+    await page.getByRole('button', { name: 'Count C-05' }).click();
+    const card = page.getByRole('article', { name: 'C-05' });
+    await card.waitFor();
+    // Blind: what the records hold of each lot (4, 6) is nowhere on the screen.
+    expect(await card.innerText()).not.toMatch(/\b[46]\b/);
+    await scan(page, 'C-05');
+    await card.getByRole('status').getByText('Location C-05 confirmed. Scan each unit there.').waitFor();
+    // A GS1 label's (10) counts into that lot.
+    for (let unit = 1; unit <= 2; unit++) {
+      await scan(page, '(01)09521234543213(10)EARLY');
+      await card.getByRole('status').getByText(`Counted ${unit} × Oat milk, lot EARLY.`).waitFor();
+    }
+    // A lot the location had no slot of, with its expiry from (17).
+    await scan(page, '(01)09521234543213(10)NEW(17)310701');
+    await card.getByRole('status').getByText('Counted 1 × Oat milk, lot NEW.').waitFor();
+    // A plain barcode asks for the lot.
+    await scan(page, '9521234543213');
+    await card.getByRole('status').getByText('Oat milk is counted by lot: type its lot into Lot, or scan its GS1 label.').waitFor();
+    await card.getByLabel('Lot', { exact: true }).fill('LATER');
+    await card.getByLabel('Lot', { exact: true }).press('Enter');
+    await card.getByRole('status').getByText('Counted 1 × Oat milk, lot LATER.').waitFor();
+    await card.getByRole('button', { name: 'Lot LATER' }).click();
+    await card.getByLabel('Counted').fill('5');
+    await card.getByLabel('Counted').press('Enter');
+    await card.getByRole('status').getByText('Counted 5 × Oat milk, lot LATER.').waitFor();
+    await card.getByRole('list', { name: 'Lots of Oat milk' }).getByText('Lot NEW').waitFor();
+    await checkScreen(page, 'count-lots');
+
+    await card.getByRole('button', { name: 'Finish count' }).click();
+    await page.getByRole('status').getByText('Count of C-05 finished: 8 units counted.').waitFor();
+    const done = (await warehouse(ctx, tenant).get(`/counts/${made.body.data[0]!.id}`)).body.data;
+    expect(done.lines.map((line) => [line.lot, line.recordedQuantity, line.countedQuantity])).toEqual([
+      ['EARLY', 4, 2],
+      ['LATER', 6, 5],
+      ['NEW', 0, 1],
+    ]);
+    const slots = (await warehouse(ctx, tenant).get('/slots?productExternalId=MILK')).body.data.map((slot) => [slot.lot, slot.quantity, slot.expiresOn]);
+    expect(slots).toEqual([
+      ['EARLY', 2, '2031-05-01'],
+      ['LATER', 5, '2031-06-01'],
+      ['NEW', 1, '2031-07-01'],
+    ]);
+    expect(await stockOf(tenant, 'MILK')).toBe(8);
     expect(counter.errors).toEqual([]);
   });
 });

@@ -133,9 +133,9 @@ describe('floor: finishing a count', () => {
     expect(finished.status, JSON.stringify(finished.body)).toBe(200);
     expect(finished.body.data).toMatchObject({ status: 'DONE', doneBy: null, doneAt: expect.any(String) });
     expect(finished.body.data.lines).toEqual([
-      { productExternalId: 'JAR', sku: 'SKU-JAR', recordedQuantity: 12, countedQuantity: 10, difference: -2 },
-      { productExternalId: 'LID', sku: 'SKU-LID', recordedQuantity: 8, countedQuantity: 0, difference: -8 },
-      { productExternalId: 'TEA', sku: 'SKU-TEA', recordedQuantity: 0, countedQuantity: 2, difference: 2 },
+      { productExternalId: 'JAR', sku: 'SKU-JAR', lot: null, recordedQuantity: 12, countedQuantity: 10, difference: -2 },
+      { productExternalId: 'LID', sku: 'SKU-LID', lot: null, recordedQuantity: 8, countedQuantity: 0, difference: -8 },
+      { productExternalId: 'TEA', sku: 'SKU-TEA', lot: null, recordedQuantity: 0, countedQuantity: 2, difference: 2 },
     ]);
     expect(await slotsOf(setup.floor, 'JAR')).toEqual([['A-01', 10], ['R-09', 8]]);
     expect(await slotsOf(setup.floor, 'LID')).toEqual([['A-01', 0]]);
@@ -158,7 +158,7 @@ describe('floor: finishing a count', () => {
     const count = await countOf(setup.floor, 'B-03');
     const eventsBefore = (await eventsOf(setup.ctx, setup.tenant, 'product.stock_updated')).length;
     const finished = await setup.floor.post(`/counts/${count.id}/finish`, { lines: [{ productExternalId: 'TEA', quantity: 5 }] });
-    expect(finished.body.data.lines).toEqual([{ productExternalId: 'TEA', sku: 'SKU-TEA', recordedQuantity: 5, countedQuantity: 5, difference: 0 }]);
+    expect(finished.body.data.lines).toEqual([{ productExternalId: 'TEA', sku: 'SKU-TEA', lot: null, recordedQuantity: 5, countedQuantity: 5, difference: 0 }]);
     expect(await stockOf(setup.tenant, 'TEA')).toBe(5);
     expect((await eventsOf(setup.ctx, setup.tenant, 'product.stock_updated')).length).toBe(eventsBefore);
   });
@@ -274,7 +274,7 @@ describe('floor: a count while a wave is picking at the location', () => {
     const count = await countOf(setup.floor, 'A-01');
     // 3 of the 10 are on the cart: 7 stand on the shelf.
     const finished = await setup.floor.post(`/counts/${count.id}/finish`, { lines: [{ productExternalId: 'BOWL', quantity: 7 }] });
-    expect(finished.body.data.lines).toEqual([{ productExternalId: 'BOWL', sku: 'SKU-BOWL', recordedQuantity: 7, countedQuantity: 7, difference: 0 }]);
+    expect(finished.body.data.lines).toEqual([{ productExternalId: 'BOWL', sku: 'SKU-BOWL', lot: null, recordedQuantity: 7, countedQuantity: 7, difference: 0 }]);
     expect(await slotsOf(setup.floor, 'BOWL')).toEqual([['A-01', 10]]);
     expect(await stockOf(setup.tenant, 'BOWL')).toBe(10);
     expect((await setup.floor.post(`/waves/${waveId}/complete`)).status).toBe(200);
@@ -286,7 +286,7 @@ describe('floor: a count while a wave is picking at the location', () => {
     const waveId = await pickedNotCompleted('C-2');
     const count = await countOf(setup.floor, 'A-01');
     const finished = await setup.floor.post(`/counts/${count.id}/finish`, { lines: [{ productExternalId: 'BOWL', quantity: 5 }] });
-    expect(finished.body.data.lines).toEqual([{ productExternalId: 'BOWL', sku: 'SKU-BOWL', recordedQuantity: 7, countedQuantity: 5, difference: -2 }]);
+    expect(finished.body.data.lines).toEqual([{ productExternalId: 'BOWL', sku: 'SKU-BOWL', lot: null, recordedQuantity: 7, countedQuantity: 5, difference: -2 }]);
     expect(await slotsOf(setup.floor, 'BOWL')).toEqual([['A-01', 8]]);
     expect(await stockOf(setup.tenant, 'BOWL')).toBe(8);
     expect((await setup.floor.post(`/waves/${waveId}/complete`)).status).toBe(200);

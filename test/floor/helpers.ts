@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, expect } from 'vitest';
 import type { TestContext, TestTenant } from '../helpers/context';
 import { useTenant, type TenantSetup } from '../helpers/setup';
@@ -102,4 +103,75 @@ export async function expectAdminTokenNeeded(ctx: TestContext, tenant: TestTenan
     const withKey = await ctx.app.inject({ method, url, payload, headers: { authorization: `Bearer ${tenant.key}` } });
     expect(withKey.statusCode, `${method} ${url} with the tenant's key`).toBe(401);
   }
+}
+
+/** Two pick faces by the depot (A-01, B-02) and two reserve locations at the back of aisle 4 (R-09, R-10): the property tests' floor. */
+export const FACES_AND_RESERVE = [
+  { code: 'A-01', aisle: 1, position: 1 },
+  { code: 'B-02', aisle: 2, position: 2 },
+  { code: 'R-09', aisle: 4, position: 9 },
+  { code: 'R-10', aisle: 4, position: 10 },
+];
+
+type WaveLineRead = Wave['stops'][number]['lines'][number];
+
+/**
+ * Records the wave's parts picked in walking order, `shortBy` units short in all; a short pick
+ * may add parts, picked in their turn. `afterShort` sees the wave's parts before and after each
+ * short pick. Answers whether any pick was short.
+ */
+export async function pickShortBy(
+  api: ReturnType<typeof warehouse>,
+  made: Wave,
+  shortBy: number,
+  afterShort: (before: Wave, after: Wave, part: WaveLineRead) => Promise<void> = async () => {},
+): Promise<boolean> {
+  let short = shortBy;
+  let foundShort = false;
+  for (let wave = made; ; ) {
+    const next = wave.stops.flatMap((stop) => stop.lines.filter((line) => line.pickedQuantity === null).map((line) => ({ stop, line })))[0];
+    if (!next) return foundShort;
+    const quantity = Math.max(next.line.quantity - short, 0);
+    short -= next.line.quantity - quantity;
+    const picked = await api.post(`/waves/${wave.id}/picks`, {
+      orderExternalId: next.line.orderExternalId,
+      productExternalId: next.line.productExternalId,
+      quantity,
+      locationCode: next.stop.locationCode,
+      ...(next.line.lot === null ? {} : { lot: next.line.lot }),
+    });
+    expect(picked.status, JSON.stringify(picked.body)).toBe(200);
+    if (quantity < next.line.quantity) {
+      foundShort = true;
+      await afterShort(wave, picked.body.data, next.line);
+    }
+    wave = picked.body.data;
+  }
+}
+
+/** A step of a property test: an order of some of `products` products (by index, each once) made into a wave from the pool and picked `shortBy` short. */
+export type WaveStep = { kind: 'wave'; lines: [number, number][]; shortBy: number };
+/** A step of a property test: the first open task completed with `quantity`, or cancelled. */
+export type TaskStep = { kind: 'replenish'; quantity: number } | { kind: 'cancel' };
+
+export const waveStep = (products: number, units: number, shortBy: number): fc.Arbitrary<WaveStep> =>
+  fc.record({
+    kind: fc.constant('wave' as const),
+    // An order names each product once.
+    lines: fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: products - 1 }), fc.integer({ min: 1, max: units })), {
+      minLength: 1,
+      maxLength: products,
+      selector: ([product]) => product,
+    }),
+    shortBy: fc.integer({ min: 0, max: shortBy }),
+  });
+export const replenishStep = (quantity: number): fc.Arbitrary<TaskStep> => fc.record({ kind: fc.constant('replenish' as const), quantity: fc.integer({ min: 1, max: quantity }) });
+export const cancelStep: fc.Arbitrary<TaskStep> = fc.record({ kind: fc.constant('cancel' as const) });
+
+/** Completes (with `quantity`) or cancels the first open task, if any: answered 200, or 409 when refused. */
+export async function actOnFirstTask(api: ReturnType<typeof warehouse>, action: TaskStep): Promise<void> {
+  const [task] = (await api.get('/replenishments?status=OPEN')).body.data;
+  if (!task) return;
+  const answer = action.kind === 'cancel' ? await api.post(`/replenishments/${task.id}/cancel`) : await api.post(`/replenishments/${task.id}/complete`, { quantity: action.quantity });
+  expect([200, 409]).toContain(answer.status);
 }

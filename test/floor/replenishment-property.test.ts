@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { UNLIMITED } from '../helpers/context';
 import { useTestContext } from '../helpers/setup';
 import { item, order, stockOf } from '../orders/helpers';
-import { floorOf, seedPlacedProducts } from './helpers';
+import { actOnFirstTask, cancelStep, FACES_AND_RESERVE, floorOf, pickShortBy, replenishStep, seedPlacedProducts, waveStep, type TaskStep, type WaveStep } from './helpers';
 
 /*
  * For products with slots, the sum of a product's slots equals its stock after any sequence of
@@ -11,33 +11,9 @@ import { floorOf, seedPlacedProducts } from './helpers';
  * any quantity, refused or not, or cancelled), and no slot goes below 0. Once a pick is short, the
  * slot it lowered to what was found keeps the slots at or below the stock.
  */
-const LOCATIONS = [
-  { code: 'A-01', aisle: 1, position: 1 },
-  { code: 'B-02', aisle: 2, position: 2 },
-  { code: 'R-09', aisle: 4, position: 9 },
-  { code: 'R-10', aisle: 4, position: 10 },
-];
 const PRODUCTS = ['SOAP', 'BRUSH'];
 
-type Step =
-  | { kind: 'wave'; lines: [number, number][]; shortBy: number }
-  | { kind: 'replenish'; quantity: number }
-  | { kind: 'cancel' };
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({
-    kind: fc.constant('wave' as const),
-    // An order names each product once.
-    lines: fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: PRODUCTS.length - 1 }), fc.integer({ min: 1, max: 6 })), {
-      minLength: 1,
-      maxLength: PRODUCTS.length,
-      selector: ([product]) => product,
-    }),
-    shortBy: fc.integer({ min: 0, max: 2 }),
-  }),
-  fc.record({ kind: fc.constant('replenish' as const), quantity: fc.integer({ min: 1, max: 25 }) }),
-  fc.record({ kind: fc.constant('cancel' as const) }),
-);
+const step: fc.Arbitrary<WaveStep | TaskStep> = fc.oneof(waveStep(PRODUCTS.length, 6, 2), replenishStep(25), cancelStep);
 
 describe('floor: slots and stock stay in step through picks and replenishments (property)', () => {
   const setup = useTestContext();
@@ -48,7 +24,7 @@ describe('floor: slots and stock stay in step through picks and replenishments (
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), async (steps, pickFromReserve) => {
         const { ctx } = setup;
         const tenant = await ctx.tenant(UNLIMITED);
-        const floor = await floorOf(ctx, tenant, LOCATIONS);
+        const floor = await floorOf(ctx, tenant, FACES_AND_RESERVE);
         await seedPlacedProducts(tenant, PRODUCTS.map((externalId) => ({ externalId, stock: 40 })));
         expect((await floor.put('/settings', { pickFromReserve })).status).toBe(200);
         const slots = PRODUCTS.flatMap((productExternalId, i) => [
@@ -67,30 +43,10 @@ describe('floor: slots and stock stay in step through picks and replenishments (
             const made = await floor.post('/waves', {});
             if (made.status === 409) continue;
             expect(made.status, JSON.stringify(made.body)).toBe(201);
-            // Parts are picked in walking order, `shortBy` units short in all; a short pick may add stops.
-            let short = action.shortBy;
-            for (let wave = made.body.data; ; ) {
-              const next = wave.stops.flatMap((stop) => stop.lines.filter((line) => line.pickedQuantity === null).map((line) => ({ stop, line })))[0];
-              if (!next) break;
-              const quantity = Math.max(next.line.quantity - short, 0);
-              short -= next.line.quantity - quantity;
-              if (quantity < next.line.quantity) foundShort = true;
-              const picked = await floor.post(`/waves/${wave.id}/picks`, {
-                orderExternalId: next.line.orderExternalId,
-                productExternalId: next.line.productExternalId,
-                quantity,
-                locationCode: next.stop.locationCode,
-              });
-              expect(picked.status, JSON.stringify(picked.body)).toBe(200);
-              wave = picked.body.data;
-            }
+            if (await pickShortBy(floor, made.body.data, action.shortBy)) foundShort = true;
             expect((await floor.post(`/waves/${made.body.data.id}/complete`)).status).toBe(200);
           } else {
-            const [task] = (await floor.get('/replenishments?status=OPEN')).body.data;
-            if (!task) continue;
-            const answer =
-              action.kind === 'cancel' ? await floor.post(`/replenishments/${task.id}/cancel`) : await floor.post(`/replenishments/${task.id}/complete`, { quantity: action.quantity });
-            expect([200, 409]).toContain(answer.status);
+            await actOnFirstTask(floor, action);
           }
 
           for (const product of PRODUCTS) {

@@ -727,8 +727,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Complete a task: the units move from its reserve slot to its pick face (stock unchanged)
-         * @description 409 (nothing changed) when the task is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, or when either slot is no longer what the task names.
+         * Complete a task: the units of its lot move from its reserve slot to the face's slot of that lot (stock unchanged)
+         * @description 409 (nothing changed) when the task is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, when either slot is no longer what the task names, or when its lot now expires before the first day a line may take.
          */
         post: operations["completeReplenishment"];
         delete?: never;
@@ -806,7 +806,7 @@ export interface paths {
         put?: never;
         /**
          * Finish a count: the location's slots are set to what was counted and the stock changes by the difference
-         * @description Units picked there by waves still PICKING are added to the slot (completing the wave takes them). 400 naming the line for a product listed twice or one without any slot; 404 for an unknown product; 409 when the count is DONE or CANCELLED.
+         * @description A line is a product and a lot (`lot`, left out for units without one); every slot at the location not listed counts 0, and a lot found without a slot there gets one (its `expiresOn` from the line). Units picked there by waves still PICKING are added to the slot (completing the wave takes them); the stock changes once per product, by the sum over its lots. 400 naming the line for a (product, lot) listed twice, a lot of a product that is not lot-tracked, or a product without any slot; 404 for an unknown product; 409 when the count is DONE or CANCELLED.
          */
         post: operations["finishCount"];
         delete?: never;
@@ -1253,7 +1253,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a task as POST /replenishments/{id}/complete of the warehouse API does; its doneBy is the caller
-         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, or when either slot is no longer what the task names.
+         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, when either slot is no longer what the task names, or when its lot now expires before the first day a line may take.
          */
         post: operations["completeConsoleReplenishment"];
         delete?: never;
@@ -10445,6 +10445,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -10590,6 +10594,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -10739,6 +10747,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -10889,6 +10901,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -11057,10 +11073,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11220,10 +11238,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11288,10 +11308,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11432,10 +11454,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11534,11 +11558,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What was counted, each product once; a product with a slot at the location that is not listed counts 0 */
+                    /** @description What was counted, each (product, lot) once; a slot at the location (a product, or a lot of one) that is not listed counts 0 */
                     lines: {
                         productExternalId: string;
                         /** @description Units counted at the location, a whole number of 0 or more */
                         quantity: number;
+                        /** @description The lot counted (a lot-tracked product); left out, the units without a lot */
+                        lot?: string;
+                        /** @description The expiry of `lot`, YYYY-MM-DD, for a lot the location has no slot of yet (its new slot takes it) */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -11597,10 +11625,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -11746,10 +11776,12 @@ export interface operations {
                             doneAt: string | null;
                             /** @description The console user's username who finished or cancelled it; null through the warehouse API */
                             doneBy: string | null;
-                            /** @description What finishing found, per product at the location, by externalId; [] until DONE */
+                            /** @description What finishing found, per product and lot at the location, by externalId, then lot; [] until DONE */
                             lines: {
                                 productExternalId: string;
                                 sku: string;
+                                /** @description The lot counted; null for units without a lot */
+                                lot: string | null;
                                 /** @description What the records said stands there: the slot, less the units waves still PICKING recorded as picked there */
                                 recordedQuantity: number;
                                 /** @description What was counted */
@@ -17843,6 +17875,10 @@ export interface operations {
                                 fromLocationCode: string;
                                 /** @description The pick face to fill */
                                 toLocationCode: string;
+                                /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Units asked for: never more than the reserve slot held when the task was made */
                                 quantity: number;
                                 /** @description Units completing moved; null until DONE */
@@ -17979,6 +18015,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -18128,6 +18168,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -18289,6 +18333,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -18438,6 +18486,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -18617,6 +18669,8 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                                keptByLot: boolean;
                             }[];
                         }[];
                         /**
@@ -18732,6 +18786,8 @@ export interface operations {
                                 /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                 barcode?: string;
                             }[];
+                            /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                            keptByLot: boolean;
                         };
                         /**
                          * Format: uuid
@@ -18835,11 +18891,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What was counted, each product once; a product with a slot at the location that is not listed counts 0 */
+                    /** @description What was counted, each (product, lot) once; a slot at the location (a product, or a lot of one) that is not listed counts 0 */
                     lines: {
                         productExternalId: string;
                         /** @description Units counted at the location, a whole number of 0 or more */
                         quantity: number;
+                        /** @description The lot counted (a lot-tracked product); left out, the units without a lot */
+                        lot?: string;
+                        /** @description The expiry of `lot`, YYYY-MM-DD, for a lot the location has no slot of yet (its new slot takes it) */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -18914,6 +18974,8 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                                keptByLot: boolean;
                             }[];
                         };
                         /**
@@ -19982,6 +20044,10 @@ export interface operations {
                                     fromLocationCode: string;
                                     /** @description The pick face to fill */
                                     toLocationCode: string;
+                                    /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Units asked for: never more than the reserve slot held when the task was made */
                                     quantity: number;
                                     /** @description Units completing moved; null until DONE */

@@ -194,7 +194,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a task as POST /replenishments/{id}/complete of the warehouse API does; its doneBy is the caller
-         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, or when either slot is no longer what the task names.
+         * @description 409 (nothing changed) when someone else holds it, when it is DONE or CANCELLED, when the reserve slot holds fewer units than `quantity`, when either slot is no longer what the task names, or when its lot now expires before the first day a line may take.
          */
         post: operations["completeConsoleReplenishment"];
         delete?: never;
@@ -3020,6 +3020,10 @@ export interface operations {
                                 fromLocationCode: string;
                                 /** @description The pick face to fill */
                                 toLocationCode: string;
+                                /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                                lot: string | null;
+                                /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                                expiresOn: string | null;
                                 /** @description Units asked for: never more than the reserve slot held when the task was made */
                                 quantity: number;
                                 /** @description Units completing moved; null until DONE */
@@ -3156,6 +3160,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -3305,6 +3313,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -3466,6 +3478,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -3615,6 +3631,10 @@ export interface operations {
                             fromLocationCode: string;
                             /** @description The pick face to fill */
                             toLocationCode: string;
+                            /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                            lot: string | null;
+                            /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                            expiresOn: string | null;
                             /** @description Units asked for: never more than the reserve slot held when the task was made */
                             quantity: number;
                             /** @description Units completing moved; null until DONE */
@@ -3794,6 +3814,8 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                                keptByLot: boolean;
                             }[];
                         }[];
                         /**
@@ -3909,6 +3931,8 @@ export interface operations {
                                 /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                 barcode?: string;
                             }[];
+                            /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                            keptByLot: boolean;
                         };
                         /**
                          * Format: uuid
@@ -4012,11 +4036,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What was counted, each product once; a product with a slot at the location that is not listed counts 0 */
+                    /** @description What was counted, each (product, lot) once; a slot at the location (a product, or a lot of one) that is not listed counts 0 */
                     lines: {
                         productExternalId: string;
                         /** @description Units counted at the location, a whole number of 0 or more */
                         quantity: number;
+                        /** @description The lot counted (a lot-tracked product); left out, the units without a lot */
+                        lot?: string;
+                        /** @description The expiry of `lot`, YYYY-MM-DD, for a lot the location has no slot of yet (its new slot takes it) */
+                        expiresOn?: string;
                     }[];
                 };
             };
@@ -4091,6 +4119,8 @@ export interface operations {
                                     /** @description No other packaging's nor any product's barcode, case aside; a scan of it counts `quantity` units */
                                     barcode?: string;
                                 }[];
+                                /** @description Whether a slot of it holds a lot: it is counted lot by lot (the lot typed, or read from a GS1 label) */
+                                keptByLot: boolean;
                             }[];
                         };
                         /**
@@ -5159,6 +5189,10 @@ export interface operations {
                                     fromLocationCode: string;
                                     /** @description The pick face to fill */
                                     toLocationCode: string;
+                                    /** @description The lot it moves, from the reserve slot of that lot to the face's slot of it (first expiry, first out); null for units without a lot */
+                                    lot: string | null;
+                                    /** @description The expiry of `lot` when the task was made; null when unknown or without a lot */
+                                    expiresOn: string | null;
                                     /** @description Units asked for: never more than the reserve slot held when the task was made */
                                     quantity: number;
                                     /** @description Units completing moved; null until DONE */

@@ -167,7 +167,7 @@ export function Replenish() {
   );
 }
 
-/** What a task asks: the product, from where to where, how many, and why. */
+/** What a task asks: the product (and the lot to move), from where to where, how many, and why. */
 function TaskLines({ task }: { task: TripTask }) {
   return (
     <div class="line">
@@ -175,6 +175,7 @@ function TaskLines({ task }: { task: TripTask }) {
       <p class="sku">
         SKU {task.sku}
         {task.barcode ? ` · barcode ${task.barcode}` : ''}
+        {task.lot === null ? '' : ` · lot ${task.lot}${task.expiresOn === null ? '' : `, expires ${task.expiresOn}`}`}
       </p>
       <p>
         From <strong>{task.fromLocationCode}</strong> to <strong>{task.toLocationCode}</strong>: <strong>{task.quantity}</strong> units
