@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { GS } from '../../src/catalog/gs1';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
 
@@ -194,12 +195,16 @@ export async function scan(page: Page, code: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/** DevTools' modifier bit for Ctrl. */
+const CTRL = 2;
+
 /**
  * A keyboard-wedge scanner as a handheld has it: the code's keystrokes 5 to 10 ms apart, then
  * Enter, into whatever has focus (unlike `scan`, nothing is focused first). The device stamps each
  * keystroke when the scanner sends it, and the page tells a scan by those stamps however late a
  * busy device hands the keys over; so the keys go through Chromium's input with the scanner's
  * times (DevTools' `timestamp`), and a busy test machine cannot make a scan look typed by hand.
+ * GS1's group separator goes as Ctrl+], as such scanners type it.
  */
 export async function wedge(page: Page, code: string): Promise<void> {
   const input = await inputOf(page);
@@ -212,7 +217,20 @@ export async function wedge(page: Page, code: string): Promise<void> {
     await input.send('Input.dispatchKeyEvent', { type: 'keyUp', key, ...stamp });
     at += 5 + Math.random() * 5;
   };
-  for (const char of code) await send(char, char, /^[a-z0-9]$/i.test(char) ? char.toUpperCase().charCodeAt(0) : 0);
+  // GS1's group separator, as a scanner emulating a keyboard types it: Ctrl+] (no key types GS itself).
+  const sendGroupSeparator = async () => {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+    const stamp = { timestamp: at / 1000, modifiers: CTRL };
+    await input.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key: 'Control', code: 'ControlLeft', windowsVirtualKeyCode: 17, ...stamp });
+    await input.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key: ']', code: 'BracketRight', windowsVirtualKeyCode: 221, ...stamp });
+    await input.send('Input.dispatchKeyEvent', { type: 'keyUp', key: ']', code: 'BracketRight', windowsVirtualKeyCode: 221, ...stamp });
+    await input.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'Control', code: 'ControlLeft', windowsVirtualKeyCode: 17, timestamp: at / 1000 });
+    at += 5 + Math.random() * 5;
+  };
+  for (const char of code) {
+    if (char === GS) await sendGroupSeparator();
+    else await send(char, char, /^[a-z0-9]$/i.test(char) ? char.toUpperCase().charCodeAt(0) : 0);
+  }
   await send('Enter', '\r', 13);
 }
 

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { GS } from '../../../src/catalog/gs1';
 import { SCAN_MAX_GAP_MS, scanStart } from './bursts';
 
 /**
@@ -33,7 +34,19 @@ let keys: Keystroke[] = [];
 let held: { code: string; at: number }[] = [];
 const HELD_FOR_MS = 5_000;
 
-const MODIFIERS = new Set(['Shift', 'CapsLock']);
+const MODIFIERS = new Set(['Shift', 'CapsLock', 'Control']);
+
+/**
+ * What a keystroke adds to a scan: its character, '\n' for Enter, GS for Ctrl+] (the only key a
+ * scanner emulating a keyboard can type GS with, and what most send for it), or undefined for a
+ * key no scan types (which ends any burst).
+ */
+function scannedChar(event: KeyboardEvent): string | undefined {
+  if (event.isComposing || event.altKey || event.metaKey) return undefined;
+  if (event.ctrlKey) return event.code === 'BracketRight' ? GS : undefined;
+  if (event.key === 'Enter') return '\n';
+  return event.key.length === 1 ? event.key : undefined;
+}
 
 function fieldOf(element: Element | null): Field | null {
   if (element instanceof HTMLInputElement) return element.type === 'checkbox' || element.type === 'radio' ? null : element;
@@ -57,14 +70,15 @@ function restore(scanned: Keystroke[]): void {
 }
 
 function onKeyDown(event: KeyboardEvent): void {
-  if (event.isComposing || event.ctrlKey || event.altKey || event.metaKey) {
+  if (MODIFIERS.has(event.key)) return;
+  const char = scannedChar(event);
+  if (char === undefined) {
     keys = [];
     return;
   }
-  if (MODIFIERS.has(event.key)) return;
   const now = event.timeStamp;
   if (keys.length > 0 && now - keys.at(-1)!.at > SCAN_MAX_GAP_MS) keys = [];
-  if (event.key === 'Enter') {
+  if (char === '\n') {
     const start = scanStart(keys.map((key) => key.at), now);
     const scanned = start === null ? [] : keys.slice(start);
     const listener = listeners.at(-1);
@@ -80,12 +94,8 @@ function onKeyDown(event: KeyboardEvent): void {
     else held.push({ code, at: now });
     return;
   }
-  if (event.key.length !== 1) {
-    keys = [];
-    return;
-  }
   const field = fieldOf(document.activeElement);
-  keys.push({ char: event.key, at: now, field, before: field?.value ?? '' });
+  keys.push({ char, at: now, field, before: field?.value ?? '' });
 }
 
 // Capture phase: seen before any field or form handles the key. From the page's first moment,
