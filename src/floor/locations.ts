@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { conflict, validationError, type FieldProblem } from '../http/errors';
 import { readSettings } from '../settings/store';
-import { fefoNeeds } from './plan/fefo';
+import { faceThenReserveNeeds } from './plan/fefo';
 import { nearestItemsRoute, routeItems, type ItemNeed, type ItemSlot, type Location } from './plan/items';
 import type { Layout, Place, Policy } from './plan/layout';
 import { optimalIsQuick, routePicks, type Route } from './plan/walks';
@@ -152,7 +152,7 @@ export async function routeThrough(db: Executor, planner: Planner, tenantId: str
  * listed twice counts once with the sum of its quantities. A product is taken from its pick faces,
  * each with the units free there (freeSlots: what PICKING waves plan to take counts as taken); with
  * the warehouse's pickFromReserve, what the faces cannot cover from its reserve slots, never
- * otherwise. Lots are taken first expiry, first out (fefoNeeds), never one expiring before the
+ * otherwise. Lots are taken first expiry, first out (faceThenReserveNeeds), never one expiring before the
  * first day the warehouse's minShelfLifeDays allows. A product without slots contributes its own location holding its stock. Products
  * unknown, or without slots and without a placed location, are left out and listed in `unplaced`,
  * in the order given; what the slots of the others cannot cover is `short`. When the planner
@@ -187,10 +187,9 @@ export async function routeForItems(
       continue;
     }
     // First expiry, first out at the faces, then in the reserve; what neither holds is short.
-    const faces = fefoNeeds(quantity, stands.slots);
-    const reserve = fefoNeeds(faces.left, stands.reserve);
-    for (const { quantity: units, slots } of [...faces.needs, ...reserve.needs]) need(product, units, slots);
-    if (reserve.left > 0) need(product, reserve.left, []);
+    const { needs: dated, left } = faceThenReserveNeeds(quantity, stands.slots, stands.reserve);
+    for (const { quantity: units, slots } of dated) need(product, units, slots);
+    if (left > 0) need(product, left, []);
   }
   const route =
     policy === 'optimal'

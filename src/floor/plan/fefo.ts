@@ -69,3 +69,17 @@ export function fefoNeeds<L extends Location>(quantity: number, slots: readonly 
   }
   return { needs, left };
 }
+
+/**
+ * First expiry, first out at the pick faces, then in the reserve for what the faces cannot cover
+ * (pass none without pickFromReserve): the faces' needs, then the reserve's, and what neither holds.
+ */
+export function faceThenReserveNeeds<L extends Location>(
+  quantity: number,
+  faces: readonly ItemSlot<L>[],
+  reserve: readonly ItemSlot<L>[],
+): { needs: ExpiryNeed<L>[]; left: number } {
+  const fromFaces = fefoNeeds(quantity, faces);
+  const fromReserve = fefoNeeds(fromFaces.left, reserve);
+  return { needs: [...fromFaces.needs, ...fromReserve.needs], left: fromReserve.left };
+}

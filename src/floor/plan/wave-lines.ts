@@ -1,4 +1,4 @@
-import { fefoNeeds } from './fefo';
+import { faceThenReserveNeeds } from './fefo';
 import { routeItems, type ItemNeed, type ItemSlot, type Location } from './items';
 import type { Layout, Policy } from './layout';
 import { routePicks } from './walks';
@@ -54,7 +54,7 @@ interface Piece {
  *   slots, when given; what those cannot cover either is planned at its own location when that is
  *   placed (the picker looks there and records what is missing short), else added to its last
  *   part on the route; a line with no part on the route is unplaced, picked after the route.
- * - Lots are taken first expiry, first out (fefoNeeds), at the faces, then in the reserve.
+ * - Lots are taken first expiry, first out, at the faces, then in the reserve (faceThenReserveNeeds).
  * - Several orders wanting one product share its chosen slots tote by tote (each order's items by
  *   position): the first tote takes the lots that expire first, from the stops walked first, what
  *   the slots cover before what they do not.
@@ -77,10 +77,8 @@ export function planWaveLines(layout: Layout, items: readonly WaveItem[], tote: 
   for (const [product, lines] of linesOf) {
     const total = lines.reduce((sum, line) => sum + line.quantity, 0);
     const { own, slots, reserve = [] } = places.get(product) ?? { own: null, slots: [] };
-    const faces = fefoNeeds(total, slots);
-    const fromReserve = fefoNeeds(faces.left, reserve);
-    for (const { quantity, slots: dated } of [...faces.needs, ...fromReserve.needs]) need(product, quantity, dated);
-    const { left } = fromReserve;
+    const { needs: dated, left } = faceThenReserveNeeds(total, slots, reserve);
+    for (const { quantity, slots: ofDate } of dated) need(product, quantity, ofDate);
     if (left > 0 && own) need(product, left, [{ place: own, quantity: left }]);
   }
   const route = routeItems(layout, needs, policy);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fefoNeeds, firstTakeableDay, isTakeable } from '../../../src/floor/plan/fefo';
+import { faceThenReserveNeeds, fefoNeeds, firstTakeableDay, isTakeable } from '../../../src/floor/plan/fefo';
 import { routeItems, type ItemNeed, type ItemSlot, type Location } from '../../../src/floor/plan/items';
 import type { Layout } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
@@ -140,5 +140,17 @@ describe('first expiry, first out (property)', () => {
     const slots = [{ place: place('A'), quantity: 2 }, { place: place('B'), quantity: 3 }];
     expect(fefoNeeds(4, slots)).toEqual({ needs: [{ quantity: 4, slots }], left: 0 });
     expect(fefoNeeds(9, slots)).toEqual({ needs: [{ quantity: 5, slots }], left: 4 });
+  });
+
+  it('takes the faces first expiry first, and the reserve only for what the faces cannot cover, even when its lot expires sooner', () => {
+    const lot = (code: string, expiresOn: string) => ({ place: { code, aisle: 1, position: 1, lot: code, expiresOn }, quantity: 2 });
+    const [soon, late] = [lot('FACE-SOON', '2027-03-12'), lot('FACE-LATE', '2027-04-01')];
+    const reserve = lot('RESERVE-SOONEST', '2027-03-11');
+    expect(faceThenReserveNeeds(3, [late, soon], [reserve])).toEqual({ needs: [{ quantity: 2, slots: [soon] }, { quantity: 1, slots: [late] }], left: 0 });
+    expect(faceThenReserveNeeds(5, [late, soon], [reserve])).toEqual({
+      needs: [{ quantity: 2, slots: [soon] }, { quantity: 2, slots: [late] }, { quantity: 1, slots: [reserve] }],
+      left: 0,
+    });
+    expect(faceThenReserveNeeds(7, [soon], [reserve])).toEqual({ needs: [{ quantity: 2, slots: [soon] }, { quantity: 2, slots: [reserve] }], left: 3 });
   });
 });
