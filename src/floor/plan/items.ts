@@ -1,3 +1,4 @@
+import { fefoNeeds } from './fefo';
 import { aisleX, positionY, type Layout, type Place, type Policy } from './layout';
 import { chooseScattered } from './scattered';
 import { routePicks } from './walks';
@@ -153,14 +154,16 @@ function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNe
 }
 
 /**
- * Where a line is taken from before its wave's route chooses: its slots nearest the depot that
- * hold it, and the product's own place for what they cannot; without slots, its own place.
+ * Where a line is taken from before its wave's route chooses: first expiry, first out (fefoNeeds),
+ * each expiry date's slots nearest the depot that hold it, and the product's own place for what
+ * they cannot; without slots, its own place.
  */
 export function placesOfLine(layout: Layout, quantity: number, slots: readonly ItemSlot<Location>[], own: Place | null): Place[] {
   if (slots.length === 0) return own ? [own] : [];
-  const { chosen, short } = nearestSlots(layout, [{ item: '', quantity, slots }]);
+  const { needs, left } = fefoNeeds(quantity, slots);
+  const { chosen } = nearestSlots(layout, needs.map((need, date) => ({ item: String(date), ...need })));
   const places: Place[] = chosen.map(({ aisle, position }) => ({ aisle, position }));
-  if (short.length > 0 && own) places.push(own);
+  if (left > 0 && own) places.push(own);
   return places;
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { faceThenReserveNeeds, fefoNeeds, firstTakeableDay, isTakeable } from '../../../src/floor/plan/fefo';
-import { routeItems, type ItemNeed, type ItemSlot, type Location } from '../../../src/floor/plan/items';
+import { placesOfLine, routeItems, type ItemNeed, type ItemSlot, type Location } from '../../../src/floor/plan/items';
 import type { Layout } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
 import { layoutArbitrary, placeArbitrary } from './arbitraries';
@@ -152,5 +152,14 @@ describe('first expiry, first out (property)', () => {
       left: 0,
     });
     expect(faceThenReserveNeeds(7, [soon], [reserve])).toEqual({ needs: [{ quantity: 2, slots: [soon] }, { quantity: 2, slots: [reserve] }], left: 3 });
+  });
+
+  it("places a line where first expiry, first out takes it, for the plan of carts: each date's slots nearest the depot", () => {
+    const layout: Layout = { aisles: 4, positionsPerAisle: 10, aisleSpacing: 3, positionSpacing: 1, crossAisleOffset: 2, depotAisle: 1, crossAisles: [] };
+    const at = (aisle: number, position: number, lot: string, expiresOn: string, quantity: number) => ({ place: { code: `${aisle}-${position}`, aisle, position, lot, expiresOn }, quantity });
+    const slots = [at(1, 1, 'LATE', '2027-05-01', 9), at(4, 9, 'SOON', '2027-03-12', 2), at(3, 2, 'NEXT', '2027-04-01', 5), at(2, 8, 'NEXT-FAR', '2027-04-01', 5)];
+    const own = { aisle: 1, position: 10 };
+    expect(placesOfLine(layout, 4, slots, own)).toEqual([{ aisle: 4, position: 9 }, { aisle: 3, position: 2 }]);
+    expect(placesOfLine(layout, 25, slots, own)).toEqual([{ aisle: 4, position: 9 }, { aisle: 3, position: 2 }, { aisle: 2, position: 8 }, { aisle: 1, position: 1 }, own]);
   });
 });
