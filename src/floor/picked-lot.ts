@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../db';
 import { validationError } from '../http/errors';
 import { readSettings } from '../settings/store';
-import { lotText } from './plan/fefo';
+import { lotInPlaceProblem, lotText } from './plan/fefo';
 import { firstDayNow, recordedPicks } from './slots';
 
 /*
@@ -25,9 +25,6 @@ export interface LotPart {
   /** The lots of the line's other parts at the same location. */
   siblingLots: readonly string[];
 }
-
-/** Undated lots come after every dated one ('~' sorts after every digit), as fefoNeeds takes them. */
-const expiryRank = (expiresOn: string | null) => expiresOn ?? '~';
 
 /**
  * The expiry of `pickedLot` when first expiry, first out allows `quantity` of it in place of the
@@ -54,9 +51,8 @@ export async function pickedLotExpiry(tx: Tx, tenantId: string, part: LotPart, p
   ]);
   if (!slot) throw refuse(`is not a lot of the product at ${part.locationCode}`);
   const expiresOn = slot.expires_on;
-  if (expiryRank(expiresOn) > expiryRank(part.expiresOn)) throw refuse(`${expiresOn === null ? 'has no expiry' : `expires ${expiresOn}`}, after ${part.lot}`);
-  const firstDay = firstDayNow(settings);
-  if (expiresOn !== null && expiresOn < firstDay) throw refuse(`expires ${expiresOn}, before ${firstDay}, the first expiry a line may take`);
+  const why = lotInPlaceProblem(part, expiresOn, firstDayNow(settings));
+  if (why) throw refuse(why);
   const free = Number(slot.quantity) - Number(slot.recorded);
   if (free < quantity) throw refuse(`holds ${Math.max(free, 0)} units at ${part.locationCode} not yet picked, fewer than ${quantity}`);
   return expiresOn;

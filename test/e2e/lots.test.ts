@@ -65,8 +65,13 @@ describe.skipIf(!haveChromium)('console in a real browser: lots and expiry', { t
 
     await scan(page, 'A-01');
     await page.getByText('Location A-01 confirmed').waitFor();
+    // The label's expiry is later than the stop's lot: refused at the scan.
     await wedge(page, dataMatrix('L-0501', day(40), '0001'));
-    await page.getByRole('alert').getByText(`Wrong lot: L-0501. Take lot ${planned} (expires ${SOON}).`).waitFor();
+    await page.getByRole('alert').getByText(`Wrong lot: L-0501, expires ${day(40)}, after ${planned}. Take lot ${planned} (expires ${SOON}).`).waitFor();
+    await expect.poll(() => stop.innerText()).toContain('0 of 1');
+    // A label without expiry: the service finds no lot L-0999 at A-01 and refuses the pick.
+    await scan(page, '(01)09521234543213(10)L-0999');
+    await page.getByRole('alert').getByText(`Wrong lot: L-0999. Take lot ${planned} (expires ${SOON}).`).waitFor();
     await expect.poll(() => stop.innerText()).toContain('0 of 1');
     expect((await floor.orderOf('LOT-1')).status).toBe('IN_PICKING');
     await checkScreen(page, 'picker-wrong-lot');

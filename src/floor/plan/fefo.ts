@@ -22,6 +22,9 @@ export function firstTakeableDay(now: Date, minShelfLifeDays: number): string {
   return day.toISOString().slice(0, 10);
 }
 
+/** Where a lot without expiry sorts among expiry dates: '~' sorts after every digit, so after every date. */
+const UNDATED = '~';
+
 /** A first day that lets every lot be taken: for reads that only look where units stand, not what a line may take. */
 export const EVERY_LOT = '0000-01-01';
 
@@ -32,6 +35,17 @@ export function isTakeable(slot: ItemSlot<Location>, firstDay: string): boolean 
 
 /** How a lot is named to people, on the floor and in the console: "lot L-0425 (expires 2027-03-11)". */
 export const lotText = (lot: string, expiresOn: string | null) => `lot ${lot} (${expiresOn === null ? 'no expiry' : `expires ${expiresOn}`})`;
+
+/**
+ * Why a lot expiring on `expiresOn` (null: no expiry) may not be taken in place of `expected`, the
+ * lot a stop names, as far as expiry decides: it expires after it (a lot without expiry comes after
+ * every dated one), or before `firstDay`, the first a line may take. Null when its expiry allows it.
+ */
+export function lotInPlaceProblem(expected: { lot: string; expiresOn: string | null }, expiresOn: string | null, firstDay: string): string | null {
+  if ((expiresOn ?? UNDATED) > (expected.expiresOn ?? UNDATED)) return `${expiresOn === null ? 'has no expiry' : `expires ${expiresOn}`}, after ${expected.lot}`;
+  if (expiresOn !== null && expiresOn < firstDay) return `expires ${expiresOn}, before ${firstDay}, the first expiry a line may take`;
+  return null;
+}
 
 /** What a line takes of one expiry date: `quantity` units among `slots`. */
 export interface ExpiryNeed<L extends Location> {
@@ -53,9 +67,8 @@ export function fefoNeeds<L extends Location>(quantity: number, slots: readonly 
     return { needs: taken > 0 ? [{ quantity: taken, slots: holding }] : [], left: quantity - taken };
   }
   const byDate = new Map<string, ItemSlot<L>[]>();
-  // '~' sorts after every digit: undated slots come last.
   for (const slot of holding) {
-    const date = slot.place.expiresOn ?? '~';
+    const date = slot.place.expiresOn ?? UNDATED;
     byDate.set(date, [...(byDate.get(date) ?? []), slot]);
   }
   const needs: ExpiryNeed<L>[] = [];

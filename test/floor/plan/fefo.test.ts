@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { faceThenReserveNeeds, fefoNeeds, firstTakeableDay, isTakeable } from '../../../src/floor/plan/fefo';
+import { faceThenReserveNeeds, fefoNeeds, firstTakeableDay, isTakeable, lotInPlaceProblem } from '../../../src/floor/plan/fefo';
 import { placesOfLine, routeItems, type ItemNeed, type ItemSlot, type Location } from '../../../src/floor/plan/items';
 import type { Layout } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
@@ -161,5 +161,16 @@ describe('first expiry, first out (property)', () => {
     const own = { aisle: 1, position: 10 };
     expect(placesOfLine(layout, 4, slots, own)).toEqual([{ aisle: 4, position: 9 }, { aisle: 3, position: 2 }]);
     expect(placesOfLine(layout, 25, slots, own)).toEqual([{ aisle: 4, position: 9 }, { aisle: 3, position: 2 }, { aisle: 2, position: 8 }, { aisle: 1, position: 1 }, own]);
+  });
+
+  it('lets a lot stand in for the stop\'s when it expires no later and may be taken, a dated lot for an undated one', () => {
+    const expected = { lot: 'L-0425', expiresOn: '2027-03-12' };
+    expect(lotInPlaceProblem(expected, '2027-03-12', FIRST_DAY)).toBeNull();
+    expect(lotInPlaceProblem(expected, '2027-03-11', FIRST_DAY)).toBeNull();
+    expect(lotInPlaceProblem(expected, '2027-03-13', FIRST_DAY)).toBe('expires 2027-03-13, after L-0425');
+    expect(lotInPlaceProblem(expected, null, FIRST_DAY)).toBe('has no expiry, after L-0425');
+    expect(lotInPlaceProblem(expected, '2027-03-09', FIRST_DAY)).toBe('expires 2027-03-09, before 2027-03-10, the first expiry a line may take');
+    expect(lotInPlaceProblem({ lot: 'U', expiresOn: null }, '2027-04-01', FIRST_DAY)).toBeNull();
+    expect(lotInPlaceProblem({ lot: 'U', expiresOn: null }, null, FIRST_DAY)).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, ApiError, describe, isNetworkFailure, type PickBody, type PickerWave, type ShortReason, type WaveLine } from './api';
 import { accepted, rejected } from './feedback';
 import { quantityText, readScan } from '../../../src/catalog/scan';
-import { lotText } from '../../../src/floor/plan/fefo';
+import { firstTakeableDay, lotInPlaceProblem, lotText } from '../../../src/floor/plan/fefo';
 import { allRecorded, isLocation, lineOfPick, lineScanned, nextVisit, pendingLines, pickAt, productLabel, shortPickGoesOn, totesFor, totesToLabel, withPicks, type Visit } from './picking';
 import { PickQueue } from './queue';
 import { MessageLine, ScanField, type Message, type ScanRef } from './scan-field';
@@ -223,6 +223,7 @@ export function Picker() {
           scanRef={cardScan}
           message={message}
           setMessage={setMessage}
+          firstDay={firstTakeableDay(new Date(), settings.minShelfLifeDays)}
         />
       ) : (
         <AllPicked wave={wave} waiting={pending.length} busy={busy} onFinish={finish} message={message} />
@@ -293,6 +294,8 @@ interface VisitProps {
   scanRef: ScanRef;
   message: Message;
   setMessage(message: Message): void;
+  /** The first expiry a line may take today (the warehouse's minShelfLifeDays). */
+  firstDay: string;
 }
 
 /** The lot of the units counted, when a GS1 scan named another than the line's. */
@@ -320,7 +323,7 @@ function storedCount(waveId: string, visit: Visit, line: WaveLine): { count: num
  * and the service records it if first expiry, first out allows it there (else the pick is refused,
  * naming the lot to take). Every unit of a pick is of one lot.
  */
-function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef, message, setMessage }: VisitProps) {
+function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef, message, setMessage, firstDay }: VisitProps) {
   const stored = storedCount(waveId, visit, line);
   // Refs as well as state: two scans may arrive before the screen redraws.
   const counted = useRef(stored.count);
@@ -374,6 +377,9 @@ function VisitCard({ waveId, visit, line, confirmed, onConfirm, onPick, scanRef,
     if (counted.current > 0 && lot !== holding.lot) {
       return wrong(`Wrong lot: ${lot}. The ${counted.current} counted are of ${lotText(holding.lot, holding.expiresOn)}: take the rest from that lot.`);
     }
+    // The expiry the label carries refuses a lot at once; the service checks the rest when the pick is sent.
+    const why = lot === line.lot || expiresOn === undefined ? null : lotInPlaceProblem({ lot: line.lot, expiresOn: line.expiresOn }, expiresOn, firstDay);
+    if (why) return wrong(`Wrong lot: ${lot}, ${why}. Take ${lotText(line.lot, line.expiresOn)}.`);
     countTo(counted.current + units, lot === line.lot ? null : { lot, expiresOn: expiresOn ?? null });
   };
   scanRef.current = onScan;
