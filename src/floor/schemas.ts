@@ -205,7 +205,7 @@ export const PickBody = Type.Object(
     locationCode: Type.Optional(
       Type.String({ minLength: 1, maxLength: 50, description: 'The stop of the part recorded; required for a line planned at several stops' }),
     ),
-    lot: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The lot of the part recorded; required for a line planned at one location in several lots' })),
+    lot: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The lot of the part recorded, for a line planned at one location in several lots; left out there, the part without a lot' })),
     pickedLot: Type.Optional(
       Type.String({
         minLength: 1,

@@ -484,7 +484,8 @@ export async function recordPick(tx: Tx, tenantId: string, waveId: string, pick:
 
 /**
  * The part a pick records: the one at `locationCode` (of `lot`, when the line has parts of several
- * lots there), or the only one; 400 naming `locationCode` or `lot` otherwise. A part that already
+ * lots there: left out, the part without a lot), or the only one; 400 naming `locationCode` or
+ * `lot` otherwise. A part that already
  * names `pickedLot` answers for `lot`: the pick is sent again after it was taken from that lot.
  */
 function pickedPart<P extends { location_code: string | null; lot: string }>(parts: P[], locationCode: string | undefined, lot: string | undefined, pickedLot: string | undefined): P {
@@ -497,7 +498,8 @@ function pickedPart<P extends { location_code: string | null; lot: string }>(par
   const there = parts.filter((candidate) => candidate.location_code === locationCode);
   if (there.length === 0) throw validationError([{ field: 'locationCode', message: `must be where the line is planned: ${where}` }]);
   if (lot === undefined && there.length === 1) return there[0]!;
-  const part = there.find((candidate) => candidate.lot === lot) ?? there.find(named);
+  // Left out, `lot` means the part without a lot, as in slots and counts.
+  const part = there.find((candidate) => candidate.lot === (lot ?? '')) ?? there.find(named);
   if (!part) throw validationError([{ field: 'lot', message: `must be a lot the line is planned in at ${locationCode}: ${there.map((candidate) => candidate.lot || 'without lot').join(', ')}` }]);
   return part;
 }

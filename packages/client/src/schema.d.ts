@@ -13888,7 +13888,7 @@ export interface operations {
                     quantity: number;
                     /** @description The stop of the part recorded; required for a line planned at several stops */
                     locationCode?: string;
-                    /** @description The lot of the part recorded; required for a line planned at one location in several lots */
+                    /** @description The lot of the part recorded, for a line planned at one location in several lots; left out there, the part without a lot */
                     lot?: string;
                     /** @description The lot the units were taken from, when not the part's (a scan's GS1 (10)): allowed when it has a slot at the part's location, expires no later, is takeable and holds the units; the part then names it. Ignored for a part without a lot */
                     pickedLot?: string;
@@ -17188,7 +17188,7 @@ export interface operations {
                     quantity: number;
                     /** @description The stop of the part recorded; required for a line planned at several stops */
                     locationCode?: string;
-                    /** @description The lot of the part recorded; required for a line planned at one location in several lots */
+                    /** @description The lot of the part recorded, for a line planned at one location in several lots; left out there, the part without a lot */
                     lot?: string;
                     /** @description The lot the units were taken from, when not the part's (a scan's GS1 (10)): allowed when it has a slot at the part's location, expires no later, is takeable and holds the units; the part then names it. Ignored for a part without a lot */
                     pickedLot?: string;
