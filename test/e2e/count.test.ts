@@ -126,12 +126,16 @@ describe.skipIf(!haveChromium)('console in a real browser: a blind count', { tim
     // A lot the location had no slot of, with its expiry from (17).
     await scan(page, '(01)09521234543213(10)NEW(17)310701');
     await card.getByRole('status').getByText('Counted 1 × Oat milk, lot NEW.').waitFor();
-    // A plain barcode asks for the lot.
+    // A plain barcode asks for the lot; the units scanned wait for it, and another product is not counted meanwhile.
     await scan(page, '9521234543213');
-    await card.getByRole('status').getByText('Oat milk is counted by lot: type its lot into Lot, or scan its GS1 label.').waitFor();
+    await card.getByRole('status').getByText('Oat milk is counted by lot: type the lot of the 1 unit scanned into Lot, or scan the GS1 label of the next unit.').waitFor();
+    await scan(page, '9521234543213');
+    await card.getByRole('status').getByText('Oat milk is counted by lot: type the lot of the 2 units scanned into Lot, or scan the GS1 label of the next unit.').waitFor();
+    await scan(page, '4006381333931');
+    await card.getByRole('alert').getByText('Not counted: first type the lot of the 2 units of Oat milk scanned into Lot, or scan the GS1 label of the next one.').waitFor();
     await card.getByLabel('Lot', { exact: true }).fill('LATER');
     await card.getByLabel('Lot', { exact: true }).press('Enter');
-    await card.getByRole('status').getByText('Counted 1 × Oat milk, lot LATER.').waitFor();
+    await card.getByRole('status').getByText('Counted 2 × Oat milk, lot LATER.').waitFor();
     await card.getByRole('button', { name: 'Lot LATER' }).click();
     await card.getByLabel('Counted').fill('5');
     await card.getByLabel('Counted').press('Enter');

@@ -159,12 +159,13 @@ function CountCard({ count, scanRef, message, setMessage, onDone }: CountCardPro
     setMessage({ kind: 'info', text: `Counted ${units} × ${product.name}${lot === undefined ? '' : `, lot ${lot}`}.` });
   };
 
-  /** A product kept by lot without its lot: ask for it, keeping the units the scan counted. */
+  /** A product kept by lot without its lot: ask for it, keeping the units scanned until it is given. */
   const askLot = (product: CountedProduct, units: number) => {
     accepted();
     setAsking({ product, units });
     setTypedLot('');
-    setMessage({ kind: 'info', text: `${product.name} is counted by lot: type its lot into Lot, or scan its GS1 label.` });
+    const what = units === 0 ? 'its lot' : `the lot of the ${plural(units, 'unit')} scanned`;
+    setMessage({ kind: 'info', text: `${product.name} is counted by lot: type ${what} into Lot, or scan the GS1 label of the next unit.` });
   };
 
   const onScan = async (code: string) => {
@@ -178,17 +179,23 @@ function CountCard({ count, scanRef, message, setMessage, onDone }: CountCardPro
     if (sameCode(count.locationCode, code)) return setMessage({ kind: 'info', text: `At location ${count.locationCode}. Scan each unit there.` });
     const scan = readScan(code);
     if (scan.error) return wrong(`Wrong scan: ${scan.error}`);
-    let product = products.find((known) => unitsOf(known, scan) !== null);
-    if (!product) {
-      try {
-        product = await api('GET', '/counting/products/{ref}', { params: { ref: code } });
-      } catch (error) {
-        return wrong(error instanceof ApiError && error.status === 404 ? `No product has the code ${code}.` : describe(error));
-      }
+    const listed = products.find((known) => unitsOf(known, scan) !== null);
+    let product: CountedProduct;
+    try {
+      product = listed ?? (await api('GET', '/counting/products/{ref}', { params: { ref: code } }));
+    } catch (error) {
+      return wrong(error instanceof ApiError && error.status === 404 ? `No product has the code ${code}.` : describe(error));
+    }
+    // Units scanned while the lot is asked for wait for it: another product is not counted until it is given.
+    const waiting = asking?.product.productExternalId === product.productExternalId ? asking.units : 0;
+    if (asking && asking.units > 0 && waiting === 0) {
+      return wrong(`Not counted: first type the lot of the ${plural(asking.units, 'unit')} of ${asking.product.name} scanned into Lot, or scan the GS1 label of the next one.`);
+    }
+    if (!listed) {
       const found = product;
       setProducts((known) => (known.some((other) => other.productExternalId === found.productExternalId) ? known : [...known, found]));
     }
-    const units = unitsOf(product, scan) ?? 1;
+    const units = waiting + (unitsOf(product, scan) ?? 1);
     // Only a product kept by lot is counted by lot: the lot on another's label is not its slots'.
     if (!product.keptByLot) return tally({ product }, unitsAt({ product }) + units);
     const lot = scan.gs1?.lot;
