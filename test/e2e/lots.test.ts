@@ -14,9 +14,12 @@ const dataMatrix = (lot: string, expiresOn: string, serial: string) => `]d201095
  * MILK is kept by lot: L-0424 and L-0425 at A-01 expire the same day (in 10 days), L-0501 there in
  * 40 days, and L-0399 at B-02 expired two days ago. An order of 1 takes one of the first two; the
  * picker scans a unit of L-0501 (refused: it expires later), then one of the other lot of the same
- * day (recorded in its place). A case barcode counting 12 units is packaging.test.ts's.
+ * day (recorded in its place). A case barcode counting 12 units is packaging.test.ts's. YOG is
+ * kept at B-02 in 101 lots of one unit, expiring from 100 days on: one more than a page of the
+ * supervisor's Lots expiring.
  */
 const SOON = day(10);
+const YOGURT_LOTS = 101;
 
 const FLOOR: FloorSetup = {
   layout: LAYOUT,
@@ -24,7 +27,10 @@ const FLOOR: FloorSetup = {
     { code: 'A-01', aisle: 1, position: 1 },
     { code: 'B-02', aisle: 2, position: 2 },
   ],
-  products: [{ externalId: 'MILK', sku: 'SKU-MILK', name: 'Milk 1 l', stock: 13, barcode: '9521234543213', lotTracked: true }],
+  products: [
+    { externalId: 'MILK', sku: 'SKU-MILK', name: 'Milk 1 l', stock: 13, barcode: '9521234543213', lotTracked: true },
+    { externalId: 'YOG', sku: 'SKU-YOG', name: 'Yogurt', stock: YOGURT_LOTS, lotTracked: true },
+  ],
   staff: [
     { username: 'ines', role: 'picker' },
     { username: 'pat', role: 'packer' },
@@ -41,6 +47,8 @@ async function seed(floor: ConsoleFloor): Promise<void> {
     { locationCode: 'B-02', quantity: 2, lot: 'L-0399', expiresOn: day(-2) },
   ];
   expect((await warehouse(floor.ctx, floor.tenant).put('/products/MILK/slots', { slots })).status).toBe(200);
+  const yogurt = Array.from({ length: YOGURT_LOTS }, (_, index) => ({ locationCode: 'B-02', quantity: 1, lot: `Y-${String(index + 1).padStart(3, '0')}`, expiresOn: day(100 + index) }));
+  expect((await warehouse(floor.ctx, floor.tenant).put('/products/YOG/slots', { slots: yogurt })).status).toBe(200);
 }
 
 describeInBrowser('console in a real browser: lots and expiry', { floor: FLOOR, seed }, (floor) => {
@@ -99,6 +107,17 @@ describeInBrowser('console in a real browser: lots and expiry', { floor: FLOOR, 
     ]);
     await panel.getByLabel('Expiring within').selectOption({ label: '60 days' });
     await expect.poll(async () => (await rows(table)).map((row) => row[1])).toEqual(['L-0399', 'L-0424', 'L-0425', 'L-0501']);
+    const showMore = panel.getByRole('button', { name: 'Show more lots' });
+    expect(await showMore.count()).toBe(0);
+
+    // A year holds 105 lots: the 100 soonest, then the rest on "Show more lots".
+    await panel.getByLabel('Expiring within').selectOption({ label: '365 days' });
+    await panel.getByText('The 100 soonest shown').waitFor();
+    expect((await rows(table)).map((row) => row[1]).slice(-2)).toEqual(['Y-095', 'Y-096']);
+    await showMore.click();
+    await panel.getByText('All 105 shown').waitFor();
+    expect((await rows(table)).map((row) => row[1]).slice(-6)).toEqual(['Y-096', 'Y-097', 'Y-098', 'Y-099', 'Y-100', 'Y-101']);
+    expect(await showMore.count()).toBe(0);
     await panel.getByLabel('Expiring within').selectOption({ label: '7 days' });
     await expect.poll(async () => (await rows(table)).map((row) => row[1])).toEqual(['L-0399']);
     await panel.scrollIntoViewIfNeeded();
