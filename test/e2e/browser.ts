@@ -4,15 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { GS } from '../../src/catalog/gs1';
 import { createTestContext, type TestContext, type TestTenant, UNLIMITED } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
 
 /** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const haveChromium = existsSync(CHROMIUM);
-export const SKIP_LINE = `console browser tests skipped: no Chromium at ${CHROMIUM}; to run them: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const haveChromium = existsSync(CHROMIUM);
+const SKIP_LINE = `console browser tests skipped: no Chromium at ${CHROMIUM}; to run them: apt-get install -y chromium (or set CHROMIUM_PATH)`;
 
 export const PHONE = { width: 360, height: 640 };
 export const DESKTOP = { width: 1280, height: 800 };
@@ -122,6 +122,30 @@ export class ConsoleFloor {
     await this.browser.close();
     await this.ctx.close();
   }
+}
+
+/**
+ * A block of browser tests on one `ConsoleFloor`: started as `floor` says and seeded before its
+ * tests, closed after them; skipped, with a warning, where this machine has no Chromium. The body
+ * reads the floor through its argument once the tests run.
+ */
+export function describeInBrowser(
+  name: string,
+  options: { timeout?: number; floor: FloorSetup; seed?: (floor: ConsoleFloor) => Promise<void> },
+  body: (floor: () => ConsoleFloor) => void,
+): void {
+  if (!haveChromium) console.warn(SKIP_LINE);
+  describe.skipIf(!haveChromium)(name, { timeout: options.timeout ?? 90_000 }, () => {
+    let floor: ConsoleFloor | undefined;
+    beforeAll(async () => {
+      floor = await ConsoleFloor.start(options.floor);
+      await options.seed?.(floor);
+    });
+    afterAll(async () => {
+      await floor?.close();
+    });
+    body(() => floor!);
+  });
 }
 
 export interface Device {

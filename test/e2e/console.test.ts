@@ -1,13 +1,12 @@
 import pino from 'pino';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker';
 import { LAYOUT } from '../floor/helpers';
-import type { TestContext, TestTenant } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
 import { item, order, stockOf, warehouse } from '../orders/helpers';
 import { Receiver } from '../webhooks/receiver';
-import { checkScreen, ConsoleFloor, DESKTOP, type Device, feedbackOf, haveChromium, PHONE, scan, signIn, SKIP_LINE, submitSignIn } from './browser';
+import { checkScreen, describeInBrowser, DESKTOP, type Device, feedbackOf, type FloorSetup, PHONE, scan, signIn, submitSignIn } from './browser';
 
 const PIN = '246810';
 const SECRET = 'whsec_console_e2e_0123456789abcdef';
@@ -30,48 +29,41 @@ const PRODUCTS = [
 ];
 const STOCK = 100;
 
-if (!haveChromium) console.warn(SKIP_LINE);
+const FLOOR: FloorSetup = {
+  layout: TWO_BLOCKS,
+  locations: LOCATIONS,
+  products: PRODUCTS.map((product) => ({ sku: `SKU-${product.externalId}`, stock: STOCK, ...product })),
+  staff: [
+    { username: 'ana', name: 'Ana Alves', role: 'picker' },
+    { username: 'ben', name: 'Ben Brook', role: 'picker' },
+    { username: 'pat', name: 'Pat Park', role: 'packer' },
+    { username: 'sam', name: 'Sam Stone', role: 'supervisor' },
+  ],
+  pin: PIN,
+};
 
-describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  let users: Record<string, string>;
+describeInBrowser('console in a real browser (issue 14)', { floor: FLOOR }, (floor) => {
   let worker: DeliveryWorker;
   let receiver: Receiver;
 
   beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: TWO_BLOCKS,
-      locations: LOCATIONS,
-      products: PRODUCTS.map((product) => ({ sku: `SKU-${product.externalId}`, stock: STOCK, ...product })),
-      staff: [
-        { username: 'ana', name: 'Ana Alves', role: 'picker' },
-        { username: 'ben', name: 'Ben Brook', role: 'picker' },
-        { username: 'pat', name: 'Pat Park', role: 'packer' },
-        { username: 'sam', name: 'Sam Stone', role: 'supervisor' },
-      ],
-      pin: PIN,
-    });
-    ({ ctx, tenant, users } = floor);
     receiver = await new Receiver().start();
-    worker = await startDeliveryWorker({ database: ctx.database, config: ctx.config, log: pino({ level: 'silent' }), pollIntervalMs: 100 });
-    const hook = await tenant.api.post('/webhooks', { url: receiver.url, events: ['order.status_changed', 'order.items_adjusted', 'product.stock_updated'], secret: SECRET });
+    worker = await startDeliveryWorker({ database: floor().ctx.database, config: floor().ctx.config, log: pino({ level: 'silent' }), pollIntervalMs: 100 });
+    const hook = await floor().tenant.api.post('/webhooks', { url: receiver.url, events: ['order.status_changed', 'order.items_adjusted', 'product.stock_updated'], secret: SECRET });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
   });
   afterAll(async () => {
     await worker?.stop();
     await receiver?.close();
-    await floor?.close();
   });
 
-  const open = (viewport = PHONE): Promise<Device> => floor.open(viewport);
+  const open = (viewport = PHONE): Promise<Device> => floor().open(viewport);
 
   const placeOrder = async (externalId: string, items: Record<string, number>) => {
-    const response = await tenant.api.post('/orders', order(externalId, Object.entries(items).map(([id, quantity]) => item(id, quantity))));
+    const response = await floor().tenant.api.post('/orders', order(externalId, Object.entries(items).map(([id, quantity]) => item(id, quantity))));
     expect(response.status, JSON.stringify(response.body)).toBe(201);
   };
-  const orderOf = async (externalId: string) => (await tenant.api.get(`/orders/${externalId}`)).body.data;
+  const orderOf = async (externalId: string) => (await floor().tenant.api.get(`/orders/${externalId}`)).body.data;
   const statusChanges = (externalId: string) =>
     receiver.requests.filter((r) => r.body.event === 'order.status_changed' && r.body.data.externalId === externalId).map((r) => r.body.data);
 
@@ -112,11 +104,11 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     ana = await open();
     const { page } = ana;
     await checkScreen(page, 'sign-in');
-    await signIn(page, tenant.slug, 'ana', PIN);
+    await signIn(page, floor().tenant.slug, 'ana', PIN);
     await checkScreen(page, 'picker-start');
     await page.getByRole('button', { name: 'Start picking' }).click();
     await page.getByText('Stops done: 0 of 5').waitFor();
-    const wave = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data[0]!;
+    const wave = (await warehouse(floor().ctx, floor().tenant).get('/waves?status=PICKING')).body.data[0]!;
     expect(wave.orders.map((o) => o.externalId).sort()).toEqual(['O-1', 'O-2', 'O-3']);
 
     // Big touch targets for gloved hands.
@@ -158,9 +150,9 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
 
     for (const externalId of ['O-1', 'O-2', 'O-3']) expect((await orderOf(externalId)).status).toBe('PICKED');
     expect((await orderOf('O-3')).items).toEqual([item('MUG', 1), item('BOOT', 1)].map((line) => expect.objectContaining(line)));
-    expect(await stockOf(tenant, 'MUG')).toBe(STOCK - 3);
-    expect(await stockOf(tenant, 'BOOT')).toBe(STOCK - 1);
-    expect(await stockOf(tenant, 'COAT')).toBe(STOCK - 2);
+    expect(await stockOf(floor().tenant, 'MUG')).toBe(STOCK - 3);
+    expect(await stockOf(floor().tenant, 'BOOT')).toBe(STOCK - 1);
+    expect(await stockOf(floor().tenant, 'COAT')).toBe(STOCK - 2);
     for (const externalId of ['O-1', 'O-2', 'O-3']) {
       await waitFor(`${externalId} PICKED at the receiver`, () => statusChanges(externalId).some((data) => data.status === 'PICKED'));
     }
@@ -178,7 +170,7 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     await placeOrder('O-5', { HAT: 2, BOOT: 1 });
     ben = await open();
     const { page, context } = ben;
-    await signIn(page, tenant.slug, 'ben', PIN);
+    await signIn(page, floor().tenant.slug, 'ben', PIN);
     await page.getByRole('button', { name: 'Start picking' }).click();
     await pickShownLine(page);
     const before = await shownStop(page);
@@ -198,7 +190,7 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
 
     await context.setOffline(false);
     await waitFor('the queued pick to be sent', async () => !(await page.getByText('not sent yet').isVisible()));
-    const waves = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data;
+    const waves = (await warehouse(floor().ctx, floor().tenant).get('/waves?status=PICKING')).body.data;
     const lines = waves.flatMap((wave) => wave.stops.flatMap((stop) => stop.lines));
     const line = lines.find((candidate) => candidate.productSku === offline.sku)!;
     expect(line.pickedQuantity).toBe(line.quantity);
@@ -212,7 +204,7 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
 
   it('a packer scans an order, checks its items, marks it packed and dispatches it with carrier and tracking number', async () => {
     const { page, errors } = await open(DESKTOP);
-    await signIn(page, tenant.slug, 'pat', PIN);
+    await signIn(page, floor().tenant.slug, 'pat', PIN);
     await page.getByLabel('Scan order').fill('N-O-1');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: /Order N-O-1/ }).waitFor();
@@ -233,7 +225,7 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
   it("a supervisor sees the board and the plan, creates and releases a wave and adjusts a product's stock", async () => {
     await placeOrder('O-6', { MUG: 1 });
     const { page, errors } = await open(DESKTOP);
-    await signIn(page, tenant.slug, 'sam', PIN);
+    await signIn(page, floor().tenant.slug, 'sam', PIN);
     await page.getByRole('heading', { name: 'Waves in progress' }).waitFor();
     await page.getByRole('heading', { name: /^W-\d{4} \(Ben Brook\)$/ }).waitFor();
     await page.getByRole('img', { name: /Floor plan/ }).waitFor();
@@ -267,7 +259,7 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     await page.getByLabel('Amount').fill('50');
     await page.getByRole('button', { name: 'Adjust stock' }).click();
     await page.getByText('Blue mug (SKU-MUG) now has 50 in stock.').waitFor();
-    expect(await stockOf(tenant, 'MUG')).toBe(50);
+    expect(await stockOf(floor().tenant, 'MUG')).toBe(50);
     expect(errors).toEqual([]);
   });
 
@@ -279,17 +271,17 @@ describe.skipIf(!haveChromium)('console in a real browser (issue 14)', { timeout
     expect(await status('/console/api/waves', 'POST')).toBe(403);
 
     // Ana has no wave in hand: her next request after being disabled is refused and the screen signs her out.
-    expect((await ctx.admin('POST', `/api/v1/admin/users/${users.ana}/disable`)).status).toBe(200);
+    expect((await floor().ctx.admin('POST', `/api/v1/admin/users/${floor().users.ana}/disable`)).status).toBe(200);
     await page.getByRole('button', { name: 'Start picking' }).click();
     await page.getByText('Your session has ended. Sign in again.').waitFor();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await status('/console/api/session')).toBe(401);
 
     // Ben is mid-wave: a reload finds the session gone.
-    expect((await ctx.admin('POST', `/api/v1/admin/users/${users.ben}/disable`)).status).toBe(200);
+    expect((await floor().ctx.admin('POST', `/api/v1/admin/users/${floor().users.ben}/disable`)).status).toBe(200);
     await ben.page.reload();
     await ben.page.getByRole('button', { name: 'Sign in' }).waitFor();
-    await submitSignIn(ben.page, tenant.slug, 'ben', PIN);
+    await submitSignIn(ben.page, floor().tenant.slug, 'ben', PIN);
     await ben.page.getByText('Warehouse, user or PIN not recognised.').waitFor();
   });
 });

@@ -1,58 +1,48 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
-import type { TestContext, TestTenant } from '../helpers/context';
 import { stockOf, warehouse } from '../orders/helpers';
-import { checkScreen, ConsoleFloor, feedbackOf, haveChromium, scan, SKIP_LINE } from './browser';
+import { checkScreen, ConsoleFloor, describeInBrowser, feedbackOf, type FloorSetup, scan } from './browser';
 
 const PIN = '246813';
-
-if (!haveChromium) console.warn(SKIP_LINE);
 
 /*
  * A picker counts A-01, blind: the screen names the products expected there but never how many
  * the records hold. A-01 should hold 5 mugs and 3 tea tins; the picker finds 4 mugs, 3 tins and a
  * hat whose slot is at B-03.
  */
-describe.skipIf(!haveChromium)('console in a real browser: a blind count', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
-  let ctx: TestContext;
-  let tenant: TestTenant;
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [
+    { code: 'A-01', aisle: 1, position: 1 },
+    { code: 'B-03', aisle: 2, position: 3 },
+    { code: 'C-05', aisle: 3, position: 5 },
+  ],
+  products: [
+    { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 5, barcode: '4006381333931' },
+    { externalId: 'TEA', sku: 'SKU-TEA', name: 'Tea tin', stock: 3 },
+    { externalId: 'HAT', sku: 'SKU-HAT', name: 'Wool hat', stock: 2, barcode: '7312345678906' },
+    { externalId: 'MILK', sku: 'SKU-MILK', name: 'Oat milk', stock: 10, barcode: '9521234543213', lotTracked: true },
+  ],
+  staff: [{ username: 'ana', name: 'Ana Alves', role: 'picker' }],
+  pin: PIN,
+};
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [
-        { code: 'A-01', aisle: 1, position: 1 },
-        { code: 'B-03', aisle: 2, position: 3 },
-        { code: 'C-05', aisle: 3, position: 5 },
-      ],
-      products: [
-        { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 5, barcode: '4006381333931' },
-        { externalId: 'TEA', sku: 'SKU-TEA', name: 'Tea tin', stock: 3 },
-        { externalId: 'HAT', sku: 'SKU-HAT', name: 'Wool hat', stock: 2, barcode: '7312345678906' },
-        { externalId: 'MILK', sku: 'SKU-MILK', name: 'Oat milk', stock: 10, barcode: '9521234543213', lotTracked: true },
-      ],
-      staff: [{ username: 'ana', name: 'Ana Alves', role: 'picker' }],
-      pin: PIN,
-    });
-    ({ ctx, tenant } = floor);
-    const slots = [
-      { productExternalId: 'MUG', locationCode: 'A-01', quantity: 5 },
-      { productExternalId: 'TEA', locationCode: 'A-01', quantity: 3 },
-      { productExternalId: 'HAT', locationCode: 'B-03', quantity: 2 },
-      { productExternalId: 'MILK', locationCode: 'C-05', quantity: 4, lot: 'EARLY', expiresOn: '2031-05-01' },
-      { productExternalId: 'MILK', locationCode: 'C-05', quantity: 6, lot: 'LATER', expiresOn: '2031-06-01' },
-    ];
-    expect((await warehouse(ctx, tenant).put('/slots', { slots })).status).toBe(200);
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
+async function seed(floor: ConsoleFloor): Promise<void> {
+  const slots = [
+    { productExternalId: 'MUG', locationCode: 'A-01', quantity: 5 },
+    { productExternalId: 'TEA', locationCode: 'A-01', quantity: 3 },
+    { productExternalId: 'HAT', locationCode: 'B-03', quantity: 2 },
+    { productExternalId: 'MILK', locationCode: 'C-05', quantity: 4, lot: 'EARLY', expiresOn: '2031-05-01' },
+    { productExternalId: 'MILK', locationCode: 'C-05', quantity: 6, lot: 'LATER', expiresOn: '2031-06-01' },
+  ];
+  expect((await warehouse(floor.ctx, floor.tenant).put('/slots', { slots })).status).toBe(200);
+}
 
+describeInBrowser('console in a real browser: a blind count', { floor: FLOOR, seed }, (floor) => {
   it('confirms the location, counts by scans and by a number typed in Counted, and finishing corrects slots and stock', async () => {
-    const made = await warehouse(ctx, tenant).post('/counts', { locationCodes: ['A-01'] });
+    const made = await warehouse(floor().ctx, floor().tenant).post('/counts', { locationCodes: ['A-01'] });
     expect(made.status).toBe(201);
-    const counter = await floor.signedIn('ana');
+    const counter = await floor().signedIn('ana');
     const { page } = counter;
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Count' }).click();
     await page.getByRole('heading', { name: 'Open counts' }).waitFor();
@@ -84,14 +74,14 @@ describe.skipIf(!haveChromium)('console in a real browser: a blind count', { tim
     await page.getByRole('status').getByText('Count of A-01 finished: 8 units counted.').waitFor();
     await page.getByText('No count is open.').waitFor();
 
-    const done = (await warehouse(ctx, tenant).get(`/counts/${made.body.data[0]!.id}`)).body.data;
+    const done = (await warehouse(floor().ctx, floor().tenant).get(`/counts/${made.body.data[0]!.id}`)).body.data;
     expect(done).toMatchObject({ status: 'DONE', doneBy: 'ana' });
     expect(done.lines.map((line) => [line.productExternalId, line.recordedQuantity, line.countedQuantity, line.difference])).toEqual([
       ['HAT', 0, 1, 1],
       ['MUG', 5, 4, -1],
       ['TEA', 3, 3, 0],
     ]);
-    const slots = (await warehouse(ctx, tenant).get('/slots')).body.data
+    const slots = (await warehouse(floor().ctx, floor().tenant).get('/slots')).body.data
       .filter((slot) => slot.productExternalId !== 'MILK')
       .map((slot) => [slot.productExternalId, slot.locationCode, slot.quantity])
       .sort();
@@ -101,14 +91,14 @@ describe.skipIf(!haveChromium)('console in a real browser: a blind count', { tim
       ['MUG', 'A-01', 4],
       ['TEA', 'A-01', 3],
     ]);
-    expect([await stockOf(tenant, 'MUG'), await stockOf(tenant, 'TEA'), await stockOf(tenant, 'HAT')]).toEqual([4, 3, 3]);
+    expect([await stockOf(floor().tenant, 'MUG'), await stockOf(floor().tenant, 'TEA'), await stockOf(floor().tenant, 'HAT')]).toEqual([4, 3, 3]);
     expect(counter.errors).toEqual([]);
   });
 
   it('counts a product kept by lot lot by lot: a GS1 label names the lot, a plain scan asks for it; finishing sets the lot slots', async () => {
-    const made = await warehouse(ctx, tenant).post('/counts', { locationCodes: ['C-05'] });
+    const made = await warehouse(floor().ctx, floor().tenant).post('/counts', { locationCodes: ['C-05'] });
     expect(made.status).toBe(201);
-    const counter = await floor.signedIn('ana');
+    const counter = await floor().signedIn('ana');
     const { page } = counter;
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Count' }).click();
     await page.getByRole('button', { name: 'Count C-05' }).click();
@@ -145,19 +135,19 @@ describe.skipIf(!haveChromium)('console in a real browser: a blind count', { tim
 
     await card.getByRole('button', { name: 'Finish count' }).click();
     await page.getByRole('status').getByText('Count of C-05 finished: 8 units counted.').waitFor();
-    const done = (await warehouse(ctx, tenant).get(`/counts/${made.body.data[0]!.id}`)).body.data;
+    const done = (await warehouse(floor().ctx, floor().tenant).get(`/counts/${made.body.data[0]!.id}`)).body.data;
     expect(done.lines.map((line) => [line.lot, line.recordedQuantity, line.countedQuantity])).toEqual([
       ['EARLY', 4, 2],
       ['LATER', 6, 5],
       ['NEW', 0, 1],
     ]);
-    const slots = (await warehouse(ctx, tenant).get('/slots?productExternalId=MILK')).body.data.map((slot) => [slot.lot, slot.quantity, slot.expiresOn]);
+    const slots = (await warehouse(floor().ctx, floor().tenant).get('/slots?productExternalId=MILK')).body.data.map((slot) => [slot.lot, slot.quantity, slot.expiresOn]);
     expect(slots).toEqual([
       ['EARLY', 2, '2031-05-01'],
       ['LATER', 5, '2031-06-01'],
       ['NEW', 1, '2031-07-01'],
     ]);
-    expect(await stockOf(tenant, 'MILK')).toBe(8);
+    expect(await stockOf(floor().tenant, 'MILK')).toBe(8);
     expect(counter.errors).toEqual([]);
   });
 });

@@ -1,13 +1,10 @@
 import type { Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
-import type { TestTenant } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
-import { checkScreen, ConsoleFloor, DESKTOP, haveChromium, PHONE, signIn, SKIP_LINE } from './browser';
+import { checkScreen, ConsoleFloor, describeInBrowser, DESKTOP, type FloorSetup, PHONE, signIn } from './browser';
 
 const PIN = '246813';
-
-if (!haveChromium) console.warn(SKIP_LINE);
 
 /** A UTC day as the screen's tables name it ("24 Nov"). */
 const dayLabel = (date: Date) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(date);
@@ -24,45 +21,39 @@ async function within(region: Locator, element: Locator): Promise<boolean> {
  * A supervisor opens Insight after a wave of three orders was picked through the warehouse API
  * (one of MUG short, "damaged"): the heat map and the charts read the same numbers as text.
  */
-describe.skipIf(!haveChromium)('console in a real browser: the Insight screen', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
-  let tenant: TestTenant;
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [
+    { code: 'A-01', aisle: 1, position: 1 },
+    { code: 'B-04', aisle: 2, position: 4 },
+    { code: 'D-09', aisle: 4, position: 9 },
+  ],
+  products: [
+    { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 50, locationCode: 'A-01' },
+    { externalId: 'TEA', sku: 'SKU-TEA', name: 'Green tea', stock: 50, locationCode: 'D-09' },
+  ],
+  staff: [{ username: 'sue', role: 'supervisor', name: 'Sue Park' }],
+  pin: PIN,
+};
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [
-        { code: 'A-01', aisle: 1, position: 1 },
-        { code: 'B-04', aisle: 2, position: 4 },
-        { code: 'D-09', aisle: 4, position: 9 },
-      ],
-      products: [
-        { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 50, locationCode: 'A-01' },
-        { externalId: 'TEA', sku: 'SKU-TEA', name: 'Green tea', stock: 50, locationCode: 'D-09' },
-      ],
-      staff: [{ username: 'sue', role: 'supervisor', name: 'Sue Park' }],
-      pin: PIN,
-    });
-    tenant = floor.tenant;
-    const api = warehouse(floor.ctx, tenant);
-    for (const id of ['I-1', 'I-2', 'I-3']) expect((await tenant.api.post('/orders', order(id, [item('MUG', 2), item('TEA', 1)]))).status).toBe(201);
-    const wave = (await api.post('/waves', {})).body.data;
-    for (const id of ['I-1', 'I-2', 'I-3']) {
-      const short = id === 'I-2';
-      expect((await api.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'MUG', quantity: short ? 1 : 2, ...(short ? { reason: 'damaged' } : {}) })).status).toBe(200);
-      expect((await api.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'TEA', quantity: 1 })).status).toBe(200);
-    }
-    expect((await api.post(`/waves/${wave.id}/complete`)).status).toBe(200);
-    await api.advance('I-1', 'pack', 'dispatch');
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
+async function seed(floor: ConsoleFloor): Promise<void> {
+  const api = warehouse(floor.ctx, floor.tenant);
+  for (const id of ['I-1', 'I-2', 'I-3']) expect((await floor.tenant.api.post('/orders', order(id, [item('MUG', 2), item('TEA', 1)]))).status).toBe(201);
+  const wave = (await api.post('/waves', {})).body.data;
+  for (const id of ['I-1', 'I-2', 'I-3']) {
+    const short = id === 'I-2';
+    expect((await api.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'MUG', quantity: short ? 1 : 2, ...(short ? { reason: 'damaged' } : {}) })).status).toBe(200);
+    expect((await api.post(`/waves/${wave.id}/picks`, { orderExternalId: id, productExternalId: 'TEA', quantity: 1 })).status).toBe(200);
+  }
+  expect((await api.post(`/waves/${wave.id}/complete`)).status).toBe(200);
+  await api.advance('I-1', 'pack', 'dispatch');
+}
 
+describeInBrowser('console in a real browser: the Insight screen', { floor: FLOOR, seed }, (floor) => {
   for (const viewport of [PHONE, DESKTOP]) {
     it(`shows the heat map and the charts with their numbers as text at ${viewport.width} px`, async () => {
-      const { page, errors } = await floor.open(viewport);
-      await signIn(page, tenant.slug, 'sue', PIN);
+      const { page, errors } = await floor().open(viewport);
+      await signIn(page, floor().tenant.slug, 'sue', PIN);
       await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Insight' }).click();
       await page.getByRole('heading', { name: 'Insight', level: 2 }).waitFor();
 
@@ -105,8 +96,8 @@ describe.skipIf(!haveChromium)('console in a real browser: the Insight screen', 
   }
 
   it('shows a period by the hour when asked', async () => {
-    const { page } = await floor.open(DESKTOP);
-    await signIn(page, tenant.slug, 'sue', PIN);
+    const { page } = await floor().open(DESKTOP);
+    await signIn(page, floor().tenant.slug, 'sue', PIN);
     await page.goto('/console/insight');
     await page.getByRole('img', { name: 'Heat map of picks per location' }).waitFor();
     await page.getByLabel('One point per').selectOption('hour');

@@ -1,63 +1,65 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Locator } from 'playwright-core';
 import { GS } from '../../src/catalog/gs1';
 import { day, LAYOUT } from '../floor/helpers';
 import { warehouse } from '../orders/helpers';
-import { checkScreen, ConsoleFloor, DESKTOP, haveChromium, scan, SKIP_LINE, wedge } from './browser';
+import { checkScreen, ConsoleFloor, describeInBrowser, DESKTOP, type FloorSetup, scan, wedge } from './browser';
 
 const PIN = '135790';
 
-if (!haveChromium) console.warn(SKIP_LINE);
-
 /** The GS1 DataMatrix a unit of MILK carries, as a scanner hands it over (`wedge`): (01) GTIN, (17) expiry, (10) lot, GS, (21) serial. */
 const dataMatrix = (lot: string, expiresOn: string, serial: string) => `]d2010952123454321317${expiresOn.slice(2).replaceAll('-', '')}10${lot}${GS}21${serial}`;
-
 
 /*
  * MILK is kept by lot: L-0424 and L-0425 at A-01 expire the same day (in 10 days), L-0501 there in
  * 40 days, and L-0399 at B-02 expired two days ago. An order of 1 takes one of the first two; the
  * picker scans a unit of L-0501 (refused: it expires later), then one of the other lot of the same
- * day (recorded in its place). A case barcode counting 12 units is packaging.test.ts's.
+ * day (recorded in its place). A case barcode counting 12 units is packaging.test.ts's. YOG is
+ * kept at B-02 in 101 lots of one unit, expiring from 100 days on: one more than a page of the
+ * supervisor's Lots expiring.
  */
-describe.skipIf(!haveChromium)('console in a real browser: lots and expiry', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
-  const SOON = day(10);
+const SOON = day(10);
+const YOGURT_LOTS = 101;
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [
-        { code: 'A-01', aisle: 1, position: 1 },
-        { code: 'B-02', aisle: 2, position: 2 },
-      ],
-      products: [{ externalId: 'MILK', sku: 'SKU-MILK', name: 'Milk 1 l', stock: 13, barcode: '9521234543213', lotTracked: true }],
-      staff: [
-        { username: 'ines', role: 'picker' },
-        { username: 'pat', role: 'packer' },
-        { username: 'sara', role: 'supervisor' },
-      ],
-      pin: PIN,
-    });
-    const slots = [
-      { locationCode: 'A-01', quantity: 3, lot: 'L-0424', expiresOn: SOON },
-      { locationCode: 'A-01', quantity: 3, lot: 'L-0425', expiresOn: SOON },
-      { locationCode: 'A-01', quantity: 5, lot: 'L-0501', expiresOn: day(40) },
-      { locationCode: 'B-02', quantity: 2, lot: 'L-0399', expiresOn: day(-2) },
-    ];
-    expect((await warehouse(floor.ctx, floor.tenant).put('/products/MILK/slots', { slots })).status).toBe(200);
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [
+    { code: 'A-01', aisle: 1, position: 1 },
+    { code: 'B-02', aisle: 2, position: 2 },
+  ],
+  products: [
+    { externalId: 'MILK', sku: 'SKU-MILK', name: 'Milk 1 l', stock: 13, barcode: '9521234543213', lotTracked: true },
+    { externalId: 'YOG', sku: 'SKU-YOG', name: 'Yogurt', stock: YOGURT_LOTS, lotTracked: true },
+  ],
+  staff: [
+    { username: 'ines', role: 'picker' },
+    { username: 'pat', role: 'packer' },
+    { username: 'sara', role: 'supervisor' },
+  ],
+  pin: PIN,
+};
 
+async function seed(floor: ConsoleFloor): Promise<void> {
+  const slots = [
+    { locationCode: 'A-01', quantity: 3, lot: 'L-0424', expiresOn: SOON },
+    { locationCode: 'A-01', quantity: 3, lot: 'L-0425', expiresOn: SOON },
+    { locationCode: 'A-01', quantity: 5, lot: 'L-0501', expiresOn: day(40) },
+    { locationCode: 'B-02', quantity: 2, lot: 'L-0399', expiresOn: day(-2) },
+  ];
+  expect((await warehouse(floor.ctx, floor.tenant).put('/products/MILK/slots', { slots })).status).toBe(200);
+  const yogurt = Array.from({ length: YOGURT_LOTS }, (_, index) => ({ locationCode: 'B-02', quantity: 1, lot: `Y-${String(index + 1).padStart(3, '0')}`, expiresOn: day(100 + index) }));
+  expect((await warehouse(floor.ctx, floor.tenant).put('/products/YOG/slots', { slots: yogurt })).status).toBe(200);
+}
+
+describeInBrowser('console in a real browser: lots and expiry', { floor: FLOOR, seed }, (floor) => {
   it('the stop names the lot; a scanned lot that expires later is refused naming the lot to take, one of the same day is recorded; the packer and the slip list it', async () => {
-    await floor.placeOrder('LOT-1', { MILK: 1 });
-    const picker = await floor.signedIn('ines');
+    await floor().placeOrder('LOT-1', { MILK: 1 });
+    const picker = await floor().signedIn('ines');
     const { page } = picker;
     await page.getByRole('button', { name: 'Start picking' }).click();
     const stop = page.getByRole('article');
     await expect.poll(() => stop.getByRole('heading', { level: 2 }).innerText()).toBe('A-01');
-    const [wave] = (await warehouse(floor.ctx, floor.tenant).get('/waves?status=PICKING')).body.data;
+    const [wave] = (await warehouse(floor().ctx, floor().tenant).get('/waves?status=PICKING')).body.data;
     const planned = wave!.stops[0]!.lines[0]!.lot!;
     const other = planned === 'L-0424' ? 'L-0425' : 'L-0424';
     await stop.getByText(`Lot ${planned} · expires ${SOON}`).waitFor();
@@ -73,17 +75,17 @@ describe.skipIf(!haveChromium)('console in a real browser: lots and expiry', { t
     await scan(page, '(01)09521234543213(10)L-0999');
     await page.getByRole('alert').getByText(`Wrong lot: L-0999. Take lot ${planned} (expires ${SOON}).`).waitFor();
     await expect.poll(() => stop.innerText()).toContain('0 of 1');
-    expect((await floor.orderOf('LOT-1')).status).toBe('IN_PICKING');
+    expect((await floor().orderOf('LOT-1')).status).toBe('IN_PICKING');
     await checkScreen(page, 'picker-wrong-lot');
 
     await wedge(page, dataMatrix(other, SOON, '0002'));
     await page.getByText(`Picked 1 × Milk 1 l into tote 1, lot ${other} (expires ${SOON}) in place of ${planned}.`).waitFor();
     await page.getByRole('button', { name: 'Finish wave' }).click();
     await page.getByRole('heading', { name: 'Wave finished' }).waitFor();
-    expect((await floor.orderOf('LOT-1')).items[0]!.lots).toEqual([{ lot: other, expiresOn: SOON, quantity: 1 }]);
+    expect((await floor().orderOf('LOT-1')).items[0]!.lots).toEqual([{ lot: other, expiresOn: SOON, quantity: 1 }]);
     expect(picker.errors).toEqual([]);
 
-    const packer = await floor.signedIn('pat', DESKTOP);
+    const packer = await floor().signedIn('pat', DESKTOP);
     await packer.page.getByLabel('Scan order').fill('N-LOT-1');
     await packer.page.keyboard.press('Enter');
     await packer.page.getByRole('heading', { name: /Order N-LOT-1/ }).waitFor();
@@ -98,7 +100,7 @@ describe.skipIf(!haveChromium)('console in a real browser: lots and expiry', { t
   });
 
   it('the supervisor lists the lots expiring within the period chosen, soonest first, the expired marked', async () => {
-    const supervisor = await floor.signedIn('sara', DESKTOP);
+    const supervisor = await floor().signedIn('sara', DESKTOP);
     const { page } = supervisor;
     const panel = page.getByRole('region', { name: 'Lots expiring' });
     const table = panel.getByRole('table', { name: 'Lots expiring' });
@@ -110,6 +112,17 @@ describe.skipIf(!haveChromium)('console in a real browser: lots and expiry', { t
     ]);
     await panel.getByLabel('Expiring within').selectOption({ label: '60 days' });
     await expect.poll(async () => (await rows(table)).map((row) => row[1])).toEqual(['L-0399', 'L-0424', 'L-0425', 'L-0501']);
+    const showMore = panel.getByRole('button', { name: 'Show more lots' });
+    expect(await showMore.count()).toBe(0);
+
+    // A year holds 105 lots: the 100 soonest, then the rest on "Show more lots".
+    await panel.getByLabel('Expiring within').selectOption({ label: '365 days' });
+    await panel.getByText('The 100 soonest shown').waitFor();
+    expect((await rows(table)).map((row) => row[1]).slice(-2)).toEqual(['Y-095', 'Y-096']);
+    await showMore.click();
+    await panel.getByText('All 105 shown').waitFor();
+    expect((await rows(table)).map((row) => row[1]).slice(-6)).toEqual(['Y-096', 'Y-097', 'Y-098', 'Y-099', 'Y-100', 'Y-101']);
+    expect(await showMore.count()).toBe(0);
     await panel.getByLabel('Expiring within').selectOption({ label: '7 days' });
     await expect.poll(async () => (await rows(table)).map((row) => row[1])).toEqual(['L-0399']);
     await panel.scrollIntoViewIfNeeded();

@@ -1,47 +1,38 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
 import { warehouse } from '../orders/helpers';
-import { checkScreen, ConsoleFloor, haveChromium, scan, signIn, SKIP_LINE } from './browser';
+import { checkScreen, describeInBrowser, type FloorSetup, scan, signIn } from './browser';
 
 const PIN = '246801';
-
-if (!haveChromium) console.warn(SKIP_LINE);
 
 /*
  * MUG comes in cases of 12 (their own barcode) and carries a GTIN-13 barcode. An order of 15: the
  * picker scans the case (12), then a GS1 label in its bracketed form with (01) and a (37) count of 3.
  */
-describe.skipIf(!haveChromium)('console in a real browser: scanning packagings and GS1 labels', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [{ code: 'A-01', aisle: 1, position: 1 }],
+  products: [
+    {
+      externalId: 'MUG',
+      sku: 'SKU-MUG',
+      name: 'Red mug',
+      stock: 40,
+      locationCode: 'A-01',
+      barcode: '9521234543213',
+      packagings: [{ name: 'case', quantity: 12, barcode: 'CASE-MUG-12' }],
+    },
+  ],
+  staff: [{ username: 'ines', role: 'picker' }],
+  pin: PIN,
+};
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [{ code: 'A-01', aisle: 1, position: 1 }],
-      products: [
-        {
-          externalId: 'MUG',
-          sku: 'SKU-MUG',
-          name: 'Red mug',
-          stock: 40,
-          locationCode: 'A-01',
-          barcode: '9521234543213',
-          packagings: [{ name: 'case', quantity: 12, barcode: 'CASE-MUG-12' }],
-        },
-      ],
-      staff: [{ username: 'ines', role: 'picker' }],
-      pin: PIN,
-    });
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
-
+describeInBrowser('console in a real browser: scanning packagings and GS1 labels', { floor: FLOOR }, (floor) => {
   it('a case scan counts 12, a GS1 string with (01) and (37) counts its units, and the stop shows the packagings', async () => {
-    await floor.placeOrder('PK-1', { MUG: 15 });
-    const picker = await floor.open();
+    await floor().placeOrder('PK-1', { MUG: 15 });
+    const picker = await floor().open();
     const { page } = picker;
-    await signIn(page, floor.tenant.slug, 'ines', PIN);
+    await signIn(page, floor().tenant.slug, 'ines', PIN);
     await page.getByRole('button', { name: 'Start picking' }).click();
     const stop = page.getByRole('article');
     await expect.poll(() => stop.getByRole('heading', { level: 2 }).innerText()).toBe('A-01');
@@ -64,18 +55,18 @@ describe.skipIf(!haveChromium)('console in a real browser: scanning packagings a
     await page.getByRole('button', { name: 'Finish wave' }).click();
     await page.getByRole('heading', { name: 'Wave finished' }).waitFor();
 
-    const picked = await floor.orderOf('PK-1');
+    const picked = await floor().orderOf('PK-1');
     expect(picked.status).toBe('PICKED');
     expect(picked.items).toEqual([expect.objectContaining({ productExternalId: 'MUG', quantity: 15 })]);
     expect(picker.errors).toEqual([]);
   });
 
   it('a count takes a case scan as 12 units and a GS1 count as its units', async () => {
-    const plan = warehouse(floor.ctx, floor.tenant);
+    const plan = warehouse(floor().ctx, floor().tenant);
     expect((await plan.put('/products/MUG/slots', { slots: [{ locationCode: 'A-01', quantity: 25 }] })).status).toBe(200);
     const made = await plan.post('/counts', { locationCodes: ['A-01'] });
     expect(made.status).toBe(201);
-    const counter = await floor.signedIn('ines');
+    const counter = await floor().signedIn('ines');
     const { page } = counter;
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Count' }).click();
     await page.getByRole('button', { name: 'Count A-01' }).click();

@@ -1,9 +1,8 @@
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { clearPool, completeWaveOf, LAYOUT } from '../floor/helpers';
-import type { TestContext, TestTenant } from '../helpers/context';
 import { stockOf, warehouse } from '../orders/helpers';
-import { accessibilityProblems, ConsoleFloor, DESKTOP, type Device, haveChromium, PHONE, SCREENSHOTS, SKIP_LINE, wedge } from './browser';
+import { accessibilityProblems, describeInBrowser, DESKTOP, type Device, type FloorSetup, PHONE, SCREENSHOTS, wedge } from './browser';
 
 /*
  * The console's screens as people meet them on a shift: waves told apart by their
@@ -20,8 +19,6 @@ const PRODUCTS = [
 ];
 const STOCK = 100;
 
-if (!haveChromium) console.warn(SKIP_LINE);
-
 /** Whether the element stands wholly inside the page's viewport, where the person looking sees it. */
 async function inView(page: Page, element: Locator): Promise<boolean> {
   const box = await element.boundingBox();
@@ -29,36 +26,26 @@ async function inView(page: Page, element: Locator): Promise<boolean> {
   return box !== null && box.y >= 0 && box.y + box.height <= viewport.height && box.x >= 0 && box.x + box.width <= viewport.width;
 }
 
-describe.skipIf(!haveChromium)('console in a real browser: run like a product', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
-  let ctx: TestContext;
-  let tenant: TestTenant;
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [
+    { code: 'A-01', aisle: 1, position: 1 },
+    { code: 'B-03', aisle: 2, position: 3 },
+    { code: 'D-02', aisle: 4, position: 2 },
+  ],
+  products: PRODUCTS.map((product) => ({ sku: `SKU-${product.externalId}`, stock: STOCK, ...product })),
+  staff: [
+    { username: 'ana', name: 'Ana Alves', role: 'picker' },
+    { username: 'ben', name: 'Ben Brook', role: 'picker' },
+    { username: 'pat', name: 'Pat Park', role: 'packer' },
+    { username: 'sam', name: 'Sam Stone', role: 'supervisor' },
+  ],
+  pin: PIN,
+};
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [
-        { code: 'A-01', aisle: 1, position: 1 },
-        { code: 'B-03', aisle: 2, position: 3 },
-        { code: 'D-02', aisle: 4, position: 2 },
-      ],
-      products: PRODUCTS.map((product) => ({ sku: `SKU-${product.externalId}`, stock: STOCK, ...product })),
-      staff: [
-        { username: 'ana', name: 'Ana Alves', role: 'picker' },
-        { username: 'ben', name: 'Ben Brook', role: 'picker' },
-        { username: 'pat', name: 'Pat Park', role: 'packer' },
-        { username: 'sam', name: 'Sam Stone', role: 'supervisor' },
-      ],
-      pin: PIN,
-    });
-    ({ ctx, tenant } = floor);
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
-
-  const placeOrder = (externalId: string, items: Record<string, number>) => floor.placeOrder(externalId, items);
-  const open = (username: string, viewport = PHONE): Promise<Device> => floor.signedIn(username, viewport);
+describeInBrowser('console in a real browser: run like a product', { floor: FLOOR }, (floor) => {
+  const placeOrder = (externalId: string, items: Record<string, number>) => floor().placeOrder(externalId, items);
+  const open = (username: string, viewport = PHONE): Promise<Device> => floor().signedIn(username, viewport);
 
   it('waves made in the same minute carry their own numbers: on the board, the pick lists, the floor plan, the picker screen and the API', async () => {
     await placeOrder('N-1', { MUG: 1 });
@@ -97,12 +84,12 @@ describe.skipIf(!haveChromium)('console in a real browser: run like a product', 
     expect(ana.errors).toEqual([]);
 
     // The warehouse API reads the same numbers.
-    const read = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data;
+    const read = (await warehouse(floor().ctx, floor().tenant).get('/waves?status=PICKING')).body.data;
     expect(read.map((wave) => [wave.orders[0]!.externalId, wave.number])).toEqual([
       ['N-1', 1],
       ['N-2', 2],
     ]);
-    await clearPool({ tenant, floor: warehouse(ctx, tenant) });
+    await clearPool({ tenant: floor().tenant, floor: warehouse(floor().ctx, floor().tenant) });
   });
 
   it('on a phone, what an action did shows next to its control and is announced; Adjust stock takes a sku or a scanned barcode', async () => {
@@ -114,7 +101,7 @@ describe.skipIf(!haveChromium)('console in a real browser: run like a product', 
     const done = stock.getByRole('status');
     await done.getByText('Hiking socks (SKU-SOCK) now has 40 in stock.').waitFor();
     expect(await inView(page, done), 'the message stands where the supervisor pressed Adjust stock').toBe(true);
-    expect(await stockOf(tenant, 'SOCK')).toBe(40);
+    expect(await stockOf(floor().tenant, 'SOCK')).toBe(40);
 
     // A scanned barcode, wherever the focus is, is the product to adjust.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -124,7 +111,7 @@ describe.skipIf(!haveChromium)('console in a real browser: run like a product', 
     await stock.getByLabel('Amount').fill('-5');
     await stock.getByRole('button', { name: 'Adjust stock' }).click();
     await done.getByText('Blue mug (SKU-MUG) now has 95 in stock.').waitFor();
-    expect(await stockOf(tenant, 'MUG')).toBe(STOCK - 5);
+    expect(await stockOf(floor().tenant, 'MUG')).toBe(STOCK - 5);
     await stock.screenshot({ path: `${SCREENSHOTS}adjust-stock-phone.png`, animations: 'disabled', caret: 'hide' });
 
     // A refusal too: next to the control, read out at once.
@@ -160,7 +147,7 @@ describe.skipIf(!haveChromium)('console in a real browser: run like a product', 
   });
 
   it('an unplaced item is taken for its tote, not "here"', async () => {
-    await clearPool({ tenant, floor: warehouse(ctx, tenant) });
+    await clearPool({ tenant: floor().tenant, floor: warehouse(floor().ctx, floor().tenant) });
     await placeOrder('U-1', { HAT: 1 });
     const { page, errors } = await open('ben');
     await page.getByRole('button', { name: 'Start picking' }).click();
@@ -173,7 +160,7 @@ describe.skipIf(!haveChromium)('console in a real browser: run like a product', 
 
   it("the pack station speaks of the order's reference, not of the API's externalId", async () => {
     await placeOrder('P-1', { BOOT: 1 });
-    await completeWaveOf(warehouse(ctx, tenant), ['P-1']);
+    await completeWaveOf(warehouse(floor().ctx, floor().tenant), ['P-1']);
     const { page, errors } = await open('pat');
     await expect.poll(() => page.locator('main').innerText()).not.toMatch(/externalId/i);
     await page.getByLabel('Scan order').fill('P-1');

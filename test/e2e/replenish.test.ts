@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
 import { warehouse } from '../orders/helpers';
-import { checkScreen, ConsoleFloor, DESKTOP, haveChromium, scan, SKIP_LINE, wedge } from './browser';
+import { checkScreen, ConsoleFloor, describeInBrowser, DESKTOP, type FloorSetup, scan, wedge } from './browser';
 
 const PIN = '246810';
-
-if (!haveChromium) console.warn(SKIP_LINE);
 
 /*
  * Replenishment on the floor: JAR's pick face A-02 holds 1 (min 2, max 6) and its reserve D-10
@@ -13,42 +11,39 @@ if (!haveChromium) console.warn(SKIP_LINE);
  * supervisor sees both on the board; a replenisher (a picker) takes JAR's task, scans the reserve,
  * the units and the face, and the units move.
  */
-describe.skipIf(!haveChromium)('console in a real browser: replenishment', { timeout: 120_000 }, () => {
-  let floor: ConsoleFloor;
-  let api: ReturnType<typeof warehouse>;
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [
+    { code: 'A-02', aisle: 1, position: 2 },
+    { code: 'B-03', aisle: 2, position: 3 },
+    { code: 'D-10', aisle: 4, position: 10 },
+  ],
+  products: [
+    { externalId: 'JAR', sku: 'SKU-JAR', name: 'Glass jar', barcode: '4006381333931', stock: 21 },
+    { externalId: 'LID', sku: 'SKU-LID', name: 'Jar lid', stock: 0 },
+  ],
+  staff: [
+    { username: 'rae', role: 'picker', name: 'Rae Reyes' },
+    { username: 'sid', role: 'supervisor', name: 'Sid Shah' },
+  ],
+  pin: PIN,
+};
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [
-        { code: 'A-02', aisle: 1, position: 2 },
-        { code: 'B-03', aisle: 2, position: 3 },
-        { code: 'D-10', aisle: 4, position: 10 },
-      ],
-      products: [
-        { externalId: 'JAR', sku: 'SKU-JAR', name: 'Glass jar', barcode: '4006381333931', stock: 21 },
-        { externalId: 'LID', sku: 'SKU-LID', name: 'Jar lid', stock: 0 },
-      ],
-      staff: [
-        { username: 'rae', role: 'picker', name: 'Rae Reyes' },
-        { username: 'sid', role: 'supervisor', name: 'Sid Shah' },
-      ],
-      pin: PIN,
-    });
-    api = warehouse(floor.ctx, floor.tenant);
-    const jar = [
-      { locationCode: 'A-02', quantity: 1, min: 2, max: 6 },
-      { locationCode: 'D-10', quantity: 20, role: 'reserve' },
-    ];
-    expect((await api.put('/products/JAR/slots', { slots: jar })).status).toBe(200);
-    expect((await api.put('/products/LID/slots', { slots: [{ locationCode: 'B-03', quantity: 0, min: 0, max: 10 }] })).status).toBe(200);
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
+async function seed(floor: ConsoleFloor): Promise<void> {
+  const api = warehouse(floor.ctx, floor.tenant);
+  const jar = [
+    { locationCode: 'A-02', quantity: 1, min: 2, max: 6 },
+    { locationCode: 'D-10', quantity: 20, role: 'reserve' },
+  ];
+  expect((await api.put('/products/JAR/slots', { slots: jar })).status).toBe(200);
+  expect((await api.put('/products/LID/slots', { slots: [{ locationCode: 'B-03', quantity: 0, min: 0, max: 10 }] })).status).toBe(200);
+}
+
+describeInBrowser('console in a real browser: replenishment', { timeout: 120_000, floor: FLOOR, seed }, (floor) => {
+  const api = () => warehouse(floor().ctx, floor().tenant);
 
   it("shows the supervisor the open task and the faces at their min, and saves 'pick from reserve'", async () => {
-    const { page, errors } = await floor.signedIn('sid', DESKTOP);
+    const { page, errors } = await floor().signedIn('sid', DESKTOP);
     const tasks = page.getByRole('table', { name: 'Replenishment' });
     await tasks.waitFor();
     expect(await tasks.getByRole('row', { name: /JAR/ }).innerText()).toMatch(/JAR \(SKU-JAR\)\s+D-10 → A-02\s+5\s+top-up: the face is at its min\s+nobody yet/);
@@ -62,14 +57,14 @@ describe.skipIf(!haveChromium)('console in a real browser: replenishment', { tim
     await fromReserve.check();
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await settings.getByRole('status').getByText('Settings saved').waitFor();
-    expect((await api.get('/settings')).body.data.pickFromReserve).toBe(true);
+    expect((await api().get('/settings')).body.data.pickFromReserve).toBe(true);
     await tasks.scrollIntoViewIfNeeded();
     await checkScreen(page, 'supervisor-replenishment');
     expect(errors).toEqual([]);
   });
 
   it('a replenisher takes the first task, scans the reserve, the units and the face, and the units move', async () => {
-    const { page, errors } = await floor.signedIn('rae');
+    const { page, errors } = await floor().signedIn('rae');
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Replenish' }).click();
     const list = page.getByRole('region', { name: 'Tasks in walking order' });
     const first = list.getByRole('listitem').first();
@@ -80,7 +75,7 @@ describe.skipIf(!haveChromium)('console in a real browser: replenishment', { tim
     await list.getByRole('button', { name: 'Take Glass jar, D-10 to A-02' }).click();
     const card = page.getByRole('article');
     await expect.poll(() => card.getByRole('heading', { level: 2 }).innerText()).toBe('D-10');
-    expect((await api.get('/replenishments?status=IN_PROGRESS')).body.data.map((task) => task.doneBy)).toEqual(['rae']);
+    expect((await api().get('/replenishments?status=IN_PROGRESS')).body.data.map((task) => task.doneBy)).toEqual(['rae']);
 
     // The face first is a wrong scan: the reserve comes first.
     await scan(page, 'A-02');
@@ -101,9 +96,9 @@ describe.skipIf(!haveChromium)('console in a real browser: replenishment', { tim
     await page.getByRole('status').getByText('Moved 5 × Glass jar from D-10 to A-02.').waitFor();
     await page.getByText('No replenishment task is open.').waitFor();
 
-    const [task] = (await api.get('/replenishments?status=DONE')).body.data;
+    const [task] = (await api().get('/replenishments?status=DONE')).body.data;
     expect(task).toMatchObject({ productExternalId: 'JAR', movedQuantity: 5, doneBy: 'rae' });
-    const slots = (await api.get('/slots?productExternalId=JAR')).body.data;
+    const slots = (await api().get('/slots?productExternalId=JAR')).body.data;
     expect(slots.map((slot: { locationCode: string; quantity: number }) => [slot.locationCode, slot.quantity])).toEqual([
       ['A-02', 6],
       ['D-10', 15],

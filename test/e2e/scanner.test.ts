@@ -1,9 +1,8 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
-import type { TestContext, TestTenant } from '../helpers/context';
 import { warehouse } from '../orders/helpers';
-import { checkScreen, ConsoleFloor, type Device, feedbackOf, haveChromium, PHONE, SKIP_LINE, wedge } from './browser';
+import { checkScreen, describeInBrowser, type Device, feedbackOf, type FloorSetup, PHONE, wedge } from './browser';
 
 /*
  * A shift with a keyboard-wedge scanner and gloves: scans typed 5 to 10 ms apart into whatever
@@ -25,39 +24,27 @@ const PRODUCTS = [
 /** What each product's scan is: its barcode, or its sku when it has none. */
 const CODE: Record<string, string> = { 'Blue mug': '4006381333931', 'Hiking socks': '5012345678900', 'Trail boot': 'SKU-BOOT', 'Wool hat': 'SKU-HAT' };
 
-if (!haveChromium) console.warn(SKIP_LINE);
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: LOCATIONS,
+  products: PRODUCTS.map((product) => ({ sku: `SKU-${product.externalId}`, stock: 100, ...product })),
+  staff: (
+    [
+      ['ana', 'picker'],
+      ['ben', 'picker'],
+      ['cat', 'picker'],
+      ['pat', 'packer'],
+      ['sam', 'supervisor'],
+    ] as const
+  ).map(([username, role]) => ({ username, role, name: username.toUpperCase() })),
+  pin: PIN,
+};
 
-describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { timeout: 120_000 }, () => {
-  let floor: ConsoleFloor;
-  let ctx: TestContext;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: LOCATIONS,
-      products: PRODUCTS.map((product) => ({ sku: `SKU-${product.externalId}`, stock: 100, ...product })),
-      staff: (
-        [
-          ['ana', 'picker'],
-          ['ben', 'picker'],
-          ['cat', 'picker'],
-          ['pat', 'packer'],
-          ['sam', 'supervisor'],
-        ] as const
-      ).map(([username, role]) => ({ username, role, name: username.toUpperCase() })),
-      pin: PIN,
-    });
-    ({ ctx, tenant } = floor);
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
-
-  const open = (username: string): Promise<Device> => floor.signedIn(username, PHONE);
-  const settings = async (change: Record<string, boolean>) => expect((await warehouse(ctx, tenant).put('/settings', change)).status).toBe(200);
-  const placeOrder = (externalId: string, items: Record<string, number>) => floor.placeOrder(externalId, items);
-  const orderOf = (externalId: string) => floor.orderOf(externalId);
+describeInBrowser('the console with a keyboard-wedge scanner', { timeout: 120_000, floor: FLOOR }, (floor) => {
+  const open = (username: string): Promise<Device> => floor().signedIn(username, PHONE);
+  const settings = async (change: Record<string, boolean>) => expect((await warehouse(floor().ctx, floor().tenant).put('/settings', change)).status).toBe(200);
+  const placeOrder = (externalId: string, items: Record<string, number>) => floor().placeOrder(externalId, items);
+  const orderOf = (externalId: string) => floor().orderOf(externalId);
   // The stop's heading: waiting for the stop itself, not the heading shown before the wave arrives.
   const location = async (page: Page) => (await page.getByRole('article').getByRole('heading', { level: 2 }).innerText()).trim();
   const product = async (page: Page) => (await page.locator('.product-name').innerText()).trim();
@@ -144,7 +131,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     await wedge(page, 'TOTE-A');
     await expect.poll(() => alert(page).innerText()).toMatch(/^Label TOTE-A refused: Label TOTE-A is already on tote 1 of this wave \(order N-W-\d, not packed yet\)/);
     await wedge(page, 'TOTE-B');
-    const wave = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data.find((candidate) => candidate.picker?.username === 'ana')!;
+    const wave = (await warehouse(floor().ctx, floor().tenant).get('/waves?status=PICKING')).body.data.find((candidate) => candidate.picker?.username === 'ana')!;
     const inTote = (tote: number) => wave.orders.find((o) => o.tote === tote)!;
 
     let screenshot = false;
@@ -259,7 +246,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     await page.getByRole('checkbox', { name: "Mark an order packed on its last item's scan" }).check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('region', { name: 'Floor settings' }).getByRole('status').getByText('Settings saved').waitFor();
-    expect((await warehouse(ctx, tenant).get('/settings')).body.data).toEqual({ toteLabels: false, confirmLocation: true, packOnLastScan: true, pickFromReserve: false, minShelfLifeDays: 0 });
+    expect((await warehouse(floor().ctx, floor().tenant).get('/settings')).body.data).toEqual({ toteLabels: false, confirmLocation: true, packOnLastScan: true, pickFromReserve: false, minShelfLifeDays: 0 });
 
     await page.getByLabel('Max orders').fill('1');
     await page.getByRole('button', { name: 'Create wave' }).click();
@@ -302,7 +289,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     await refusal.waitFor();
     await expect.poll(() => pending.innerText(), { timeout: 10_000 }).toBe(String(pendingBefore + 1));
     expect(await refusal.isVisible()).toBe(true);
-    expect((await tenant.api.post('/orders/V-2/cancel')).status).toBe(200);
+    expect((await floor().tenant.api.post('/orders/V-2/cancel')).status).toBe(200);
     await stock.getByRole('button', { name: 'Dismiss' }).click();
     expect(await refusal.count()).toBe(0);
 
@@ -310,7 +297,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     await card.getByRole('button', { name: 'Yes, release' }).click();
     await page.getByText(`${created} released`).waitFor();
     expect((await orderOf('V-1')).status).toBe('PENDING');
-    expect((await tenant.api.post('/orders/V-1/cancel')).status).toBe(200);
+    expect((await floor().tenant.api.post('/orders/V-1/cancel')).status).toBe(200);
     expect(errors).toEqual([]);
   });
 
@@ -335,14 +322,14 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     expect((await banner.boundingBox())!.y).toBeLessThan((await page.getByRole('heading', { level: 2 }).boundingBox())!.y);
 
     // The wave is released at the desk meanwhile: back online, the pick kept for it is dropped, and said so.
-    const wave = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data.find((candidate) => candidate.picker?.username === 'ben')!;
-    expect((await warehouse(ctx, tenant).post(`/waves/${wave.id}/release`)).status).toBe(200);
+    const wave = (await warehouse(floor().ctx, floor().tenant).get('/waves?status=PICKING')).body.data.find((candidate) => candidate.picker?.username === 'ben')!;
+    expect((await warehouse(floor().ctx, floor().tenant).post(`/waves/${wave.id}/release`)).status).toBe(200);
     await context.setOffline(false);
     await page.getByText(/not recorded|were dropped/).first().waitFor();
     await page.getByRole('button', { name: 'Start picking' }).waitFor();
     const kept = await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('pickport.pending-picks')));
     expect(kept).toEqual([]);
-    for (const externalId of ['X-1', 'X-2']) expect((await tenant.api.post(`/orders/${externalId}/cancel`)).status).toBe(200);
+    for (const externalId of ['X-1', 'X-2']) expect((await floor().tenant.api.post(`/orders/${externalId}/cancel`)).status).toBe(200);
 
     // A second tab on the same device says so, and takes over once the first is closed.
     const second = await context.newPage();
@@ -363,7 +350,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     const created = /^(W-\d{4}) created/.exec(await page.getByText(/^W-\d{4} created/).innerText())![1]!;
     await page.getByRole('link', { name: `Print the pick list of ${created}` }).click();
     await page.getByRole('heading', { name: `Pick list: ${created} (unassigned)` }).waitFor();
-    const wave = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data.find((candidate) => candidate.number === Number(created.slice(2)))!;
+    const wave = (await warehouse(floor().ctx, floor().tenant).get('/waves?status=PICKING')).body.data.find((candidate) => candidate.number === Number(created.slice(2)))!;
     const table = page.locator('.pick-table');
     const locations = (await table.locator('tbody tr td:nth-child(2)').allInnerTexts()).filter(Boolean);
     expect(locations).toEqual([...wave.stops.map((stop) => stop.locationCode), 'Unplaced']);
@@ -386,7 +373,7 @@ describe.skipIf(!haveChromium)('the console with a keyboard-wedge scanner', { ti
     await expect.poll(mediaBox).toEqual([288, 432]);
     await page.getByRole('button', { name: 'Back' }).click();
     await page.getByRole('heading', { name: 'Waves in progress' }).waitFor();
-    expect((await warehouse(ctx, tenant).post(`/waves/${wave.id}/release`)).status).toBe(200);
+    expect((await warehouse(floor().ctx, floor().tenant).post(`/waves/${wave.id}/release`)).status).toBe(200);
 
     const packer = await open('pat');
     await wedge(packer.page, 'N-P-1');

@@ -1,49 +1,39 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
-import type { TestContext, TestTenant } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
-import { checkScreen, ConsoleFloor, haveChromium, scan, signIn, SKIP_LINE } from './browser';
+import { checkScreen, ConsoleFloor, describeInBrowser, type FloorSetup, scan, signIn } from './browser';
 
 const PIN = '135790';
-
-if (!haveChromium) console.warn(SKIP_LINE);
 
 /*
  * JAR has two pick faces: 2 at A-01 (near the depot) and 5 at C-08. An order of 2 is planned at
  * A-01; the picker finds 1 there, records a short pick, and is sent on to C-08 for the other.
  */
-describe.skipIf(!haveChromium)('console in a real browser: a short pick finds the stock', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
-  let ctx: TestContext;
-  let tenant: TestTenant;
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [
+    { code: 'A-01', aisle: 1, position: 1 },
+    { code: 'C-08', aisle: 3, position: 8 },
+  ],
+  products: [{ externalId: 'JAR', sku: 'SKU-JAR', name: 'Glass jar', stock: 7 }],
+  staff: [{ username: 'eva', role: 'picker' }],
+  pin: PIN,
+};
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [
-        { code: 'A-01', aisle: 1, position: 1 },
-        { code: 'C-08', aisle: 3, position: 8 },
-      ],
-      products: [{ externalId: 'JAR', sku: 'SKU-JAR', name: 'Glass jar', stock: 7 }],
-      staff: [{ username: 'eva', role: 'picker' }],
-      pin: PIN,
-    });
-    ({ ctx, tenant } = floor);
-    const slots = [
-      { locationCode: 'A-01', quantity: 2 },
-      { locationCode: 'C-08', quantity: 5 },
-    ];
-    expect((await warehouse(ctx, tenant).put('/products/JAR/slots', { slots })).status).toBe(200);
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
+async function seed(floor: ConsoleFloor): Promise<void> {
+  const slots = [
+    { locationCode: 'A-01', quantity: 2 },
+    { locationCode: 'C-08', quantity: 5 },
+  ];
+  expect((await warehouse(floor.ctx, floor.tenant).put('/products/JAR/slots', { slots })).status).toBe(200);
+}
 
+describeInBrowser('console in a real browser: a short pick finds the stock', { floor: FLOOR, seed }, (floor) => {
   it('records a short pick and shows the new stop at the face that holds the rest', async () => {
-    expect((await tenant.api.post('/orders', order('SP-1', [item('JAR', 2)]))).status).toBe(201);
-    const picker = await floor.open();
+    expect((await floor().tenant.api.post('/orders', order('SP-1', [item('JAR', 2)]))).status).toBe(201);
+    const picker = await floor().open();
     const { page } = picker;
-    await signIn(page, tenant.slug, 'eva', PIN);
+    await signIn(page, floor().tenant.slug, 'eva', PIN);
     await page.getByRole('button', { name: 'Start picking' }).click();
     await page.getByText('Stops done: 0 of 1').waitFor();
     const stop = page.getByRole('article');
@@ -69,10 +59,10 @@ describe.skipIf(!haveChromium)('console in a real browser: a short pick finds th
     await page.getByRole('button', { name: 'Finish wave' }).click();
     await page.getByRole('heading', { name: 'Wave finished' }).waitFor();
 
-    const picked = (await tenant.api.get('/orders/SP-1')).body.data;
+    const picked = (await floor().tenant.api.get('/orders/SP-1')).body.data;
     expect(picked.status).toBe('PICKED');
     expect(picked.items).toEqual([expect.objectContaining({ productExternalId: 'JAR', quantity: 2 })]);
-    const slots = (await warehouse(ctx, tenant).get('/slots?productExternalId=JAR')).body.data;
+    const slots = (await warehouse(floor().ctx, floor().tenant).get('/slots?productExternalId=JAR')).body.data;
     expect(slots.map((slot: { locationCode: string; quantity: number }) => [slot.locationCode, slot.quantity])).toEqual([
       ['A-01', 0],
       ['C-08', 4],

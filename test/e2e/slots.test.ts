@@ -1,55 +1,45 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LAYOUT } from '../floor/helpers';
-import type { TestContext, TestTenant } from '../helpers/context';
 import { item, order, stockOf, warehouse } from '../orders/helpers';
-import { accessibilityProblems, ConsoleFloor, DESKTOP, haveChromium, scan, signIn, SKIP_LINE } from './browser';
+import { accessibilityProblems, ConsoleFloor, describeInBrowser, DESKTOP, type FloorSetup, scan, signIn } from './browser';
 
 const PIN = '135790';
-
-if (!haveChromium) console.warn(SKIP_LINE);
 
 /*
  * MUG stands at two slots, 2 at A-01 and 2 at C-08: an order of 4 is planned as 2 at each. The
  * picker is told at each stop what to take there, and where the rest is.
  */
-describe.skipIf(!haveChromium)('console in a real browser: a line split over two slots', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
-  let ctx: TestContext;
-  let tenant: TestTenant;
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [
+    { code: 'A-01', aisle: 1, position: 1 },
+    { code: 'C-08', aisle: 3, position: 8 },
+  ],
+  products: [{ externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 4 }],
+  staff: [
+    { username: 'cy', role: 'picker' },
+    { username: 'di', role: 'supervisor' },
+  ],
+  pin: PIN,
+};
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [
-        { code: 'A-01', aisle: 1, position: 1 },
-        { code: 'C-08', aisle: 3, position: 8 },
-      ],
-      products: [{ externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 4 }],
-      staff: [
-        { username: 'cy', role: 'picker' },
-        { username: 'di', role: 'supervisor' },
-      ],
-      pin: PIN,
-    });
-    ({ ctx, tenant } = floor);
-    const slots = [
-      { locationCode: 'A-01', quantity: 2 },
-      { locationCode: 'C-08', quantity: 2 },
-    ];
-    expect((await warehouse(ctx, tenant).put('/products/MUG/slots', { slots })).status).toBe(200);
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
+async function seed(floor: ConsoleFloor): Promise<void> {
+  const slots = [
+    { locationCode: 'A-01', quantity: 2 },
+    { locationCode: 'C-08', quantity: 2 },
+  ];
+  expect((await warehouse(floor.ctx, floor.tenant).put('/products/MUG/slots', { slots })).status).toBe(200);
+}
 
+describeInBrowser('console in a real browser: a line split over two slots', { floor: FLOOR, seed }, (floor) => {
   it('picks 2 at each stop, each pick naming its stop, and completing lowers both slots', async () => {
-    expect((await tenant.api.post('/orders', order('S-1', [item('MUG', 4)]))).status).toBe(201);
-    const picker = await floor.open();
+    expect((await floor().tenant.api.post('/orders', order('S-1', [item('MUG', 4)]))).status).toBe(201);
+    const picker = await floor().open();
     const { page } = picker;
-    await signIn(page, tenant.slug, 'cy', PIN);
+    await signIn(page, floor().tenant.slug, 'cy', PIN);
     await page.getByRole('button', { name: 'Start picking' }).click();
     await page.getByText('Stops done: 0 of 2').waitFor();
-    const [first, second] = (await warehouse(ctx, tenant).get('/waves?status=PICKING')).body.data[0]!.stops.map((stop) => stop.locationCode) as [string, string];
+    const [first, second] = (await warehouse(floor().ctx, floor().tenant).get('/waves?status=PICKING')).body.data[0]!.stops.map((stop) => stop.locationCode) as [string, string];
     expect([first, second].sort()).toEqual(['A-01', 'C-08']);
 
     const stop = page.getByRole('article');
@@ -75,9 +65,9 @@ describe.skipIf(!haveChromium)('console in a real browser: a line split over two
     await page.getByRole('button', { name: 'Finish wave' }).click();
     await page.getByRole('heading', { name: 'Wave finished' }).waitFor();
 
-    expect((await tenant.api.get('/orders/S-1')).body.data.status).toBe('PICKED');
-    expect(await stockOf(tenant, 'MUG')).toBe(0);
-    const slots = (await warehouse(ctx, tenant).get('/slots?productExternalId=MUG')).body.data;
+    expect((await floor().tenant.api.get('/orders/S-1')).body.data.status).toBe('PICKED');
+    expect(await stockOf(floor().tenant, 'MUG')).toBe(0);
+    const slots = (await warehouse(floor().ctx, floor().tenant).get('/slots?productExternalId=MUG')).body.data;
     expect(slots.map((slot) => [slot.locationCode, slot.quantity])).toEqual([
       ['A-01', 0],
       ['C-08', 0],
@@ -86,10 +76,10 @@ describe.skipIf(!haveChromium)('console in a real browser: a line split over two
   });
 
   it("shows the supervisor the products whose slots disagree with stock, in a table named for it", async () => {
-    expect((await warehouse(ctx, tenant).put('/products/MUG/slots', { slots: [{ locationCode: 'C-08', quantity: 5 }] })).status).toBe(200);
-    const supervisor = await floor.open(DESKTOP);
+    expect((await warehouse(floor().ctx, floor().tenant).put('/products/MUG/slots', { slots: [{ locationCode: 'C-08', quantity: 5 }] })).status).toBe(200);
+    const supervisor = await floor().open(DESKTOP);
     const { page } = supervisor;
-    await signIn(page, tenant.slug, 'di', PIN);
+    await signIn(page, floor().tenant.slug, 'di', PIN);
     const table = page.getByRole('table', { name: 'Slots that disagree with stock' });
     await table.waitFor();
     expect(await table.getByRole('row', { name: /MUG/ }).innerText()).toMatch(/MUG \(SKU-MUG\)\s+0\s+5/);

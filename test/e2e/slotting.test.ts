@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { completeWaveOf, LAYOUT } from '../floor/helpers';
-import type { TestContext, TestTenant } from '../helpers/context';
 import { item, order, warehouse } from '../orders/helpers';
-import { accessibilityProblems, ConsoleFloor, DESKTOP, haveChromium, PHONE, SCREENSHOTS, signIn, SKIP_LINE } from './browser';
+import { accessibilityProblems, ConsoleFloor, describeInBrowser, DESKTOP, type FloorSetup, PHONE, SCREENSHOTS, signIn } from './browser';
 
 const PIN = '864209';
-
-if (!haveChromium) console.warn(SKIP_LINE);
 
 /*
  * Every wave picks the mug, which stands at D-10, the far corner from the depot (aisle 1); two
@@ -14,49 +11,43 @@ if (!haveChromium) console.warn(SKIP_LINE);
  * no wave picks them; the hat, picked once, stands between them. The advice exchanges the mug with
  * the candle, then the bowl with the soap: four moves, the first two saving most.
  */
-describe.skipIf(!haveChromium)('console in a real browser: slotting advice', { timeout: 90_000 }, () => {
-  let floor: ConsoleFloor;
-  let ctx: TestContext;
-  let tenant: TestTenant;
+const FLOOR: FloorSetup = {
+  layout: LAYOUT,
+  locations: [
+    { code: 'A-01', aisle: 1, position: 1 },
+    { code: 'A-02', aisle: 1, position: 2 },
+    { code: 'B-05', aisle: 2, position: 5 },
+    { code: 'D-09', aisle: 4, position: 9 },
+    { code: 'D-10', aisle: 4, position: 10 },
+  ],
+  products: [
+    { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 100, locationCode: 'D-10' },
+    { externalId: 'BOWL', sku: 'SKU-BOWL', name: 'Soup bowl', stock: 100, locationCode: 'D-09' },
+    { externalId: 'HAT', sku: 'SKU-HAT', name: 'Wool hat', stock: 100, locationCode: 'B-05' },
+    { externalId: 'CANDLE', sku: 'SKU-CANDLE', name: 'Pillar candle', stock: 100, locationCode: 'A-01' },
+    { externalId: 'SOAP', sku: 'SKU-SOAP', name: 'Olive soap', stock: 100, locationCode: 'A-02' },
+  ],
+  staff: [{ username: 'vi', name: 'Vi Vance', role: 'supervisor' }],
+  pin: PIN,
+};
 
-  beforeAll(async () => {
-    floor = await ConsoleFloor.start({
-      layout: LAYOUT,
-      locations: [
-        { code: 'A-01', aisle: 1, position: 1 },
-        { code: 'A-02', aisle: 1, position: 2 },
-        { code: 'B-05', aisle: 2, position: 5 },
-        { code: 'D-09', aisle: 4, position: 9 },
-        { code: 'D-10', aisle: 4, position: 10 },
-      ],
-      products: [
-        { externalId: 'MUG', sku: 'SKU-MUG', name: 'Blue mug', stock: 100, locationCode: 'D-10' },
-        { externalId: 'BOWL', sku: 'SKU-BOWL', name: 'Soup bowl', stock: 100, locationCode: 'D-09' },
-        { externalId: 'HAT', sku: 'SKU-HAT', name: 'Wool hat', stock: 100, locationCode: 'B-05' },
-        { externalId: 'CANDLE', sku: 'SKU-CANDLE', name: 'Pillar candle', stock: 100, locationCode: 'A-01' },
-        { externalId: 'SOAP', sku: 'SKU-SOAP', name: 'Olive soap', stock: 100, locationCode: 'A-02' },
-      ],
-      staff: [{ username: 'vi', name: 'Vi Vance', role: 'supervisor' }],
-      pin: PIN,
-    });
-    ({ ctx, tenant } = floor);
-    for (const [index, products] of [['MUG', 'HAT'], ['MUG', 'BOWL'], ['MUG', 'BOWL'], ['MUG']].entries()) await completedWave(`SA-${index + 1}`, products);
-  });
-  afterAll(async () => {
-    await floor?.close();
-  });
+/** One order of one unit of each product, picked in a wave of its own, completed through the warehouse API. */
+async function completedWave(floor: ConsoleFloor, externalId: string, products: string[]) {
+  expect((await floor.tenant.api.post('/orders', order(externalId, products.map((product) => item(product))))).status).toBe(201);
+  await completeWaveOf(warehouse(floor.ctx, floor.tenant), [externalId]);
+}
 
-  /** One order of one unit of each product, picked in a wave of its own, completed through the warehouse API. */
-  async function completedWave(externalId: string, products: string[]) {
-    expect((await tenant.api.post('/orders', order(externalId, products.map((product) => item(product))))).status).toBe(201);
-    await completeWaveOf(warehouse(ctx, tenant), [externalId]);
-  }
-  const locationOf = async (externalId: string) => (await tenant.api.get(`/products/${externalId}`)).body.data.locationCode;
+async function seed(floor: ConsoleFloor): Promise<void> {
+  for (const [index, products] of [['MUG', 'HAT'], ['MUG', 'BOWL'], ['MUG', 'BOWL'], ['MUG']].entries()) await completedWave(floor, `SA-${index + 1}`, products);
+}
+
+describeInBrowser('console in a real browser: slotting advice', { floor: FLOOR, seed }, (floor) => {
+  const locationOf = async (externalId: string) => (await floor().tenant.api.get(`/products/${externalId}`)).body.data.locationCode;
 
   it('a supervisor proposes moves, sees the saving and the busy product moving near the depot, applies them, and the products stand there', async () => {
-    const supervisor = await floor.open(DESKTOP);
+    const supervisor = await floor().open(DESKTOP);
     const { page } = supervisor;
-    await signIn(page, tenant.slug, 'vi', PIN);
+    await signIn(page, floor().tenant.slug, 'vi', PIN);
     const section = page.getByRole('region', { name: 'Slotting advice' });
     await section.waitFor();
 
@@ -90,8 +81,8 @@ describe.skipIf(!haveChromium)('console in a real browser: slotting advice', { t
     await section.getByText('Made from only 4 waves: few waves make an uncertain figure, and the next waves may save more or less.').waitFor();
     // How the saving grows with the moves: the mug's exchange alone, then both.
     const curve = section.getByRole('table', { name: 'Saving by moves' });
-    const made = await ctx.database.db.selectFrom('slotting_proposals').select('id').where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow();
-    const points = (await warehouse(ctx, tenant).get(`/slotting/proposals/${made.id}`)).body.data.savingByMoves;
+    const made = await floor().ctx.database.db.selectFrom('slotting_proposals').select('id').where('tenant_id', '=', floor().tenant.id).executeTakeFirstOrThrow();
+    const points = (await warehouse(floor().ctx, floor().tenant).get(`/slotting/proposals/${made.id}`)).body.data.savingByMoves;
     expect(points.map((point: { moves: number }) => point.moves)).toEqual([2, 4]);
     const walking = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
     expect(await curve.getByRole('row').allInnerTexts()).toEqual([
@@ -126,9 +117,9 @@ describe.skipIf(!haveChromium)('console in a real browser: slotting advice', { t
   });
 
   it('says why a proposal was refused, and proposes nothing', async () => {
-    const supervisor = await floor.open(PHONE);
+    const supervisor = await floor().open(PHONE);
     const { page } = supervisor;
-    await signIn(page, tenant.slug, 'vi', PIN);
+    await signIn(page, floor().tenant.slug, 'vi', PIN);
     const section = page.getByRole('region', { name: 'Slotting advice' });
     await section.getByLabel('Most moves').fill('0');
     // The browser's own check of the field is what a supervisor meets first; the service's answer is the one this test reads.

@@ -83,6 +83,21 @@ export const whenUnauthorized = (listener: () => void) => {
  * checks on every write.
  */
 export async function api<P extends Path, M extends MethodOf<P>>(method: M, path: P, ...[request]: RequestArgs<OperationOf<P, M>>): Promise<Data<P, M>> {
+  return (await send(method, path, request)).data;
+}
+
+/** One page of a listing that pages with `limit` and `cursor`: its items and the next page's cursor (null on the last). */
+export async function apiPage<P extends Path, M extends MethodOf<P>>(
+  method: M,
+  path: P,
+  ...[request]: RequestArgs<OperationOf<P, M>>
+): Promise<{ data: Data<P, M>; nextCursor: string | null }> {
+  const envelope = await send(method, path, request);
+  return { data: envelope.data, nextCursor: envelope.pagination?.nextCursor ?? null };
+}
+
+/** Sends the request and answers the success envelope; rejects as `api` says. */
+async function send<P extends Path, M extends MethodOf<P>>(method: M, path: P, request: Request<OperationOf<P, M>> | undefined) {
   const params: Record<string, unknown> = request?.params ?? {};
   const body: unknown = request?.body;
   const query = new URLSearchParams(Object.entries(request?.query ?? {}).map(([name, value]) => [name, String(value)])).toString();
@@ -93,8 +108,13 @@ export async function api<P extends Path, M extends MethodOf<P>>(method: M, path
     headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const envelope = (await response.json().catch(() => null)) as { success?: boolean; data?: Data<P, M>; error?: { code: string; message: string; details?: { field: string; message: string }[] } } | null;
-  if (response.ok && envelope?.success) return envelope.data as Data<P, M>;
+  const envelope = (await response.json().catch(() => null)) as {
+    success?: boolean;
+    data?: Data<P, M>;
+    pagination?: { nextCursor: string | null };
+    error?: { code: string; message: string; details?: { field: string; message: string }[] };
+  } | null;
+  if (response.ok && envelope?.success) return envelope as { data: Data<P, M>; pagination?: { nextCursor: string | null } };
   const error = envelope?.error ?? { code: 'INTERNAL_ERROR', message: `The service answered ${response.status}` };
   if (response.status === 401 && path !== '/session') onUnauthorized();
   throw new ApiError(response.status, error.code, error.message, 'details' in error ? error.details : undefined);

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { POLICIES } from '../../../src/floor/plan/layout';
-import { api, ApiError, describe, type Board, type BodyOf, type CartPlan, type ExpiringLot, type Floor, type PickerWave, type Settings } from './api';
+import { api, ApiError, apiPage, describe, type Board, type BodyOf, type CartPlan, type ExpiringLot, type Floor, type PickerWave, type Settings } from './api';
 import { FloorPlan } from './floor-plan';
 import { accepted } from './feedback';
 import { PrintLink } from './print';
@@ -564,32 +564,66 @@ function LowFaces({ lowFaces }: { lowFaces: Board['lowFaces'] }) {
 
 /** The periods the lots table offers, in days; 30 first shown, as GET /lots of the warehouse API defaults. */
 const EXPIRY_PERIODS = [7, 14, 30, 60, 90, 180, 365];
-/** How many lots the table shows: the soonest. */
-const EXPIRING_SHOWN = 100;
+/** How many lots the table reads at a time, the soonest first; "Show more lots" reads the next page. */
+const EXPIRING_PAGE = 100;
+
+/** The lots shown and the cursor of the page after them (null when they are all). */
+type ExpiringShown = { lots: ExpiringLot[]; next: string | null };
+
+/** A page of the lots expiring within `days`: the first, or the one `cursor` points at. */
+const expiringPage = (days: number, cursor: string | null) =>
+  apiPage('GET', '/lots', { query: { expiringWithinDays: days, limit: EXPIRING_PAGE, ...(cursor ? { cursor } : {}) } });
+
+/** Reads the lots expiring within `days`, as many pages as `pages`. */
+async function readExpiring(days: number, pages: number): Promise<ExpiringShown> {
+  const shown: ExpiringShown = { lots: [], next: null };
+  for (let read = 0; read < pages && (read === 0 || shown.next); read++) {
+    const page = await expiringPage(days, shown.next);
+    shown.lots.push(...page.data);
+    shown.next = page.nextCursor;
+  }
+  return shown;
+}
 
 /**
  * The lots at the slots that expire within the period chosen, soonest first, those already
- * expired marked: what to sell off, move to the front or throw away. Read again with the board.
+ * expired marked: what to sell off, move to the front or throw away. Read again with the board,
+ * as many pages as were shown (a refresh does not fold away the lots asked for).
  */
 function ExpiringLots({ board }: { board: Board }) {
   const [days, setDays] = useState(30);
-  const [lots, setLots] = useState<ExpiringLot[] | null>(null);
+  const [shown, setShown] = useState<ExpiringShown | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api('GET', '/lots', { query: { expiringWithinDays: days, limit: EXPIRING_SHOWN } }).then(
-      (read) => {
-        setLots(read);
+  const pages = useRef(1);
+  const latest = useRef(0);
+  /** Shows what `read` answers unless a later read started meanwhile (its answer stands instead). */
+  const show = (read: Promise<(before: ExpiringShown | null) => ExpiringShown>) => {
+    const mine = ++latest.current;
+    read.then(
+      (update) => {
+        if (mine !== latest.current) return;
+        setShown(update);
         setError(null);
       },
-      (failure: unknown) => setError(describe(failure)),
+      (failure: unknown) => mine === latest.current && setError(describe(failure)),
     );
-  }, [days, board]);
+  };
+  useEffect(() => show(readExpiring(days, pages.current).then((read) => () => read)), [days, board]);
+  const showMore = (cursor: string) => {
+    pages.current += 1;
+    show(expiringPage(days, cursor).then((page) => (before) => ({ lots: [...(before?.lots ?? []), ...page.data], next: page.nextCursor })));
+  };
+  const chooseDays = (chosen: number) => {
+    pages.current = 1;
+    setDays(chosen);
+  };
+  const lots = shown?.lots ?? null;
   const today = new Date().toISOString().slice(0, 10);
   return (
     <section class="panel span-2" aria-labelledby="expiring-heading">
       <h3 id="expiring-heading">Lots expiring</h3>
       <label for="expiring-days">Expiring within</label>{' '}
-      <select id="expiring-days" value={days} onChange={(event) => setDays(Number((event.target as HTMLSelectElement).value))}>
+      <select id="expiring-days" value={days} onChange={(event) => chooseDays(Number((event.target as HTMLSelectElement).value))}>
         {EXPIRY_PERIODS.map((period) => (
           <option key={period} value={period}>
             {plural(period, 'day')}
@@ -603,7 +637,7 @@ function ExpiringLots({ board }: { board: Board }) {
         <p>No lot expires within {plural(days, 'day')}.</p>
       ) : (
         <table aria-labelledby="expiring-heading">
-          {lots.length === EXPIRING_SHOWN && <caption>The {EXPIRING_SHOWN} soonest</caption>}
+          {(shown?.next || lots.length > EXPIRING_PAGE) && <caption>{shown?.next ? `The ${lots.length} soonest shown` : `All ${lots.length} shown`}</caption>}
           <thead>
             <tr>
               <th scope="col">Product</th>
@@ -630,6 +664,11 @@ function ExpiringLots({ board }: { board: Board }) {
             ))}
           </tbody>
         </table>
+      )}
+      {shown?.next && (
+        <button type="button" onClick={() => showMore(shown.next!)}>
+          Show more lots
+        </button>
       )}
     </section>
   );
