@@ -2,13 +2,13 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../db';
 import { conflict, validationError, type FieldProblem } from '../http/errors';
 import { readSettings } from '../settings/store';
-import { faceThenReserveNeeds } from './plan/fefo';
+import { faceThenReserveNeeds, firstDayNow } from './plan/fefo';
 import { nearestItemsRoute, routeItems, type ItemNeed, type ItemSlot, type Location } from './plan/items';
 import type { Layout, Place, Policy } from './plan/layout';
 import { optimalIsQuick, routePicks, type Route } from './plan/walks';
 import type { Planner } from './planner/planner';
 import { lockFloor, requireLayout } from './layout-store';
-import { firstDayNow, productPlaces, slotsOffPlaces } from './slots';
+import { productPlaces, slotsOffPlaces } from './slots';
 
 export interface PlacedLocation {
   code: string;

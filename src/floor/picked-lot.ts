@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { Tx } from '../db';
 import { validationError } from '../http/errors';
 import { readSettings } from '../settings/store';
-import { lotInPlaceProblem, lotText } from './plan/fefo';
-import { firstDayNow, recordedPicks } from './slots';
+import { firstDayNow, lotInPlaceProblem, lotText } from './plan/fefo';
+import { recordedPicks } from './slots';
 
 /*
  * A lot picked in place of the one a part names: the picker found another lot on the shelf and

@@ -2,14 +2,16 @@ import { sql } from 'kysely';
 import type { Executor } from '../db';
 import type { WaveLimits } from './plan/batching';
 import { readSettings } from '../settings/store';
-import { fromDepot, placesOfLine, type ItemSlot, type Location } from './plan/items';
+import { fromDepot, type ItemSlot, type Location } from './plan/items';
+import { placesOfLine } from './plan/line-places';
 import type { Layout } from './plan/layout';
 import { planStillRight, type CurrentPlan, type PlanMade, type SignedOrder } from './plan/plan-reuse';
 import { urgencyRanks } from './plan/urgency';
 import { requireLayout } from './layout-store';
 import type { Planner } from './planner/planner';
 import type { Demand } from './replenishment';
-import { facesOf, firstDayNow, freeSlots, reserveOf } from './slots';
+import { facesOf, freeSlots, reserveOf } from './slots';
+import { firstDayNow } from './plan/fefo';
 
 /** How many of the most urgent PENDING orders the plan covers, and thus a new wave chooses from. */
 const CANDIDATE_POOL = 500;

@@ -7,7 +7,7 @@ import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
 import { UUID } from '../http/uuid';
 import { readSettings } from '../settings/store';
 import type { ReplenishmentReason, ReplenishmentStatus } from './kinds';
-import { firstDayNow } from './slots';
+import { firstDayNow } from './plan/fefo';
 
 /*
  * Replenishment: tasks that move units of one lot of a product (or units without a lot) from a

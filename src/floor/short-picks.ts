@@ -6,8 +6,8 @@ import type { Location } from './plan/items';
 import { placeMissingUnits } from './plan/short-stops';
 import { askForCounts } from './counts';
 import { askForDemand } from './replenishment';
-import { fefoNeeds } from './plan/fefo';
-import { facesOf, firstDayNow, freeSlots, recordedPicks, reserveOf } from './slots';
+import { fefoNeeds, firstDayNow } from './plan/fefo';
+import { facesOf, freeSlots, recordedPicks, reserveOf } from './slots';
 
 /*
  * Short picks find the stock. A pick recorded below what its part planned says the slot held

@@ -5,7 +5,7 @@ import { notFound, validationError, type FieldProblem } from '../http/errors';
 import { keysetAfter, pageOf, type KeyColumn } from '../http/pagination';
 import { UUID } from '../http/uuid';
 import { lockFloor } from './layout-store';
-import { firstTakeableDay, isTakeable } from './plan/fefo';
+import { isTakeable } from './plan/fefo';
 import type { ItemSlot, Location } from './plan/items';
 import { cancelStaleTasks, topUpFaces } from './replenishment';
 import type { SlotRole } from './kinds';
@@ -308,9 +308,6 @@ export async function productPlaces(db: Executor, tenantId: string, externalIds:
     }),
   );
 }
-
-/** The first expiry date a line may take now, under the warehouse's minShelfLifeDays (firstTakeableDay). */
-export const firstDayNow = (settings: { minShelfLifeDays: number }) => firstTakeableDay(new Date(), settings.minShelfLifeDays);
 
 /** A slot as routing sees it: its location (with its lot, if any), its role, and the units free there. */
 export interface FreeSlot {

@@ -3,7 +3,7 @@ import type { Executor, Tx } from '../db';
 import { notFound } from '../http/errors';
 import { checkedPeriod, lastDays } from '../http/period';
 import { requireLayout } from './layout-store';
-import { placesOfLine } from './plan/items';
+import { placesOfLine } from './plan/line-places';
 import { EVERY_LOT } from './plan/fefo';
 import type { Place } from './plan/layout';
 import type { WaveLimits } from './plan/batching';

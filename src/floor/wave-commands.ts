@@ -16,7 +16,8 @@ import type { Planner } from './planner/planner';
 import { askForDemand, topUpFaces } from './replenishment';
 import { pickedLotExpiry } from './picked-lot';
 import { settleShortPick, slotShortfall, type PickedPart } from './short-picks';
-import { firstDayNow, freeSlots, productPlaces, slotKey, takeFromSlots } from './slots';
+import { freeSlots, productPlaces, slotKey, takeFromSlots } from './slots';
+import { firstDayNow } from './plan/fefo';
 import type { WaveStatus } from './tables';
 import { pickerWaveId, waveLines } from './wave-reads';
 

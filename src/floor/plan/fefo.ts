@@ -25,6 +25,9 @@ export function firstTakeableDay(now: Date, minShelfLifeDays: number): string {
 /** Where a lot without expiry sorts among expiry dates: '~' sorts after every digit, so after every date. */
 const UNDATED = '~';
 
+/** The first expiry date a line may take now, under the warehouse's minShelfLifeDays (firstTakeableDay). */
+export const firstDayNow = (settings: { minShelfLifeDays: number }) => firstTakeableDay(new Date(), settings.minShelfLifeDays);
+
 /** A first day that lets every lot be taken: for reads that only look where units stand, not what a line may take. */
 export const EVERY_LOT = '0000-01-01';
 

@@ -1,4 +1,3 @@
-import { fefoNeeds } from './fefo';
 import { aisleX, positionY, type Layout, type Place, type Policy } from './layout';
 import { chooseScattered } from './scattered';
 import { routePicks } from './walks';
@@ -136,7 +135,7 @@ export function fromDepot(layout: Layout, place: Place): number {
 }
 
 /** Each need covered from its slots nearest the depot; what they cannot cover is short. */
-function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[]) {
+export function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNeed<L>[]) {
   const away = (place: Place) => fromDepot(layout, place);
   const chosen: ChosenSlot<L>[] = [];
   const short: ItemPick[] = [];
@@ -151,20 +150,6 @@ function nearestSlots<L extends Location>(layout: Layout, needs: readonly ItemNe
     if (left > 0) short.push({ item: need.item, quantity: left });
   }
   return { chosen, short };
-}
-
-/**
- * Where a line is taken from before its wave's route chooses: first expiry, first out (fefoNeeds),
- * each expiry date's slots nearest the depot that hold it, and the product's own place for what
- * they cannot; without slots, its own place.
- */
-export function placesOfLine(layout: Layout, quantity: number, slots: readonly ItemSlot<Location>[], own: Place | null): Place[] {
-  if (slots.length === 0) return own ? [own] : [];
-  const { needs, left } = fefoNeeds(quantity, slots);
-  const { chosen } = nearestSlots(layout, needs.map((need, date) => ({ item: String(date), ...need })));
-  const places: Place[] = chosen.map(({ aisle, position }) => ({ aisle, position }));
-  if (left > 0 && own) places.push(own);
-  return places;
 }
 
 /** Consecutive picks at one location (and lot) become one stop. */

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { faceThenReserveNeeds, fefoNeeds, firstTakeableDay, isTakeable, lotInPlaceProblem } from '../../../src/floor/plan/fefo';
-import { placesOfLine, routeItems, type ItemNeed, type ItemSlot, type Location } from '../../../src/floor/plan/items';
+import { routeItems, type ItemNeed, type ItemSlot, type Location } from '../../../src/floor/plan/items';
+import { placesOfLine } from '../../../src/floor/plan/line-places';
 import type { Layout } from '../../../src/floor/plan/layout';
 import { shortestRouteLength } from '../../../src/floor/plan/walks';
 import { layoutArbitrary, placeArbitrary } from './arbitraries';
