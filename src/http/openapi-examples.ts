@@ -324,6 +324,8 @@ const replenishment = {
   sku: 'MUG-RED-12',
   fromLocationCode: 'C-27-3',
   toLocationCode: 'A-03-2',
+  lot: null as string | null,
+  expiresOn: null as string | null,
   quantity: 24,
   movedQuantity: null as number | null,
   reason: 'DEMAND',
@@ -347,9 +349,9 @@ const finishedCount = {
   ...count,
   status: 'DONE',
   doneAt: '2026-11-23T10:20:00.000Z',
-  lines: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', recordedQuantity: 12, countedQuantity: 10, difference: -2 }],
+  lines: [{ productExternalId: 'P-1001', sku: 'MUG-RED-12', lot: null, recordedQuantity: 12, countedQuantity: 10, difference: -2 }],
 };
-const countedProduct = { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red mug, 12 oz', barcode: '4006381333931', packagings: productInput.packagings };
+const countedProduct = { productExternalId: 'P-1001', sku: 'MUG-RED-12', name: 'Red mug, 12 oz', barcode: '4006381333931', packagings: productInput.packagings, keptByLot: false };
 const blindCount = { id: count.id, locationCode: count.locationCode, reason: count.reason, status: 'OPEN', createdAt: count.createdAt, products: [countedProduct] };
 
 const expiringLots = [{ productExternalId: 'P-1007', sku: 'YOGURT-500', lot: 'L2611', expiresOn: '2027-05-31', quantity: 50, locationCodes: ['B-11-1'] }];

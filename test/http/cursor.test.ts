@@ -3,6 +3,7 @@ import type { InjectOptions } from 'fastify';
 import { encodeCursor, signedCursor } from '../../src/http/cursor';
 import { ADMIN_TOKEN, type TestTenant, UNLIMITED } from '../helpers/context';
 import { useTestContext } from '../helpers/setup';
+import { signedIn } from '../console/helpers';
 
 /**
  * List cursors are signed (src/http/cursor.ts): one holds only for the tenant, path and filters of
@@ -126,12 +127,18 @@ describe('signed list cursors', () => {
         'GET /api/v1/public/webhooks/{id}/dead-letters',
         'GET /api/v1/warehouse/tenants/{slug}/waves',
         'GET /api/v1/warehouse/tenants/{slug}/slots',
+        'GET /console/api/lots',
       ]),
     );
     // A cursor as this service made them before they were signed: a valid key, no signature.
     const unsigned = encode(['0190a6c4-0000-7000-8000-000000000000', 1]);
+    const supervisor = await signedIn(setup.ctx, a, 'supervisor');
     for (const { method, path } of lists) {
       const url = path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'slug' ? a.slug : '0190a6c4-0000-4000-8000-000000000000'));
+      if (path.startsWith('/console/')) {
+        expectRefusedCursor(await supervisor.get(`${url.slice('/console/api'.length)}?cursor=${unsigned}`));
+        continue;
+      }
       const authorization = path.startsWith('/api/v1/public/') ? `Bearer ${a.key}` : `Bearer ${ADMIN_TOKEN}`;
       const response = await setup.ctx.app.inject({ method: method as InjectOptions['method'], url, query: { cursor: unsigned }, headers: { authorization } });
       expectRefusedCursor({ status: response.statusCode, body: response.json() });
