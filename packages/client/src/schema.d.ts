@@ -10415,6 +10415,8 @@ export interface operations {
                      *           "sku": "MUG-RED-12",
                      *           "fromLocationCode": "C-27-3",
                      *           "toLocationCode": "A-03-2",
+                     *           "lot": null,
+                     *           "expiresOn": null,
                      *           "quantity": 24,
                      *           "movedQuantity": null,
                      *           "reason": "DEMAND",
@@ -10571,6 +10573,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": null,
                      *         "reason": "DEMAND",
@@ -10724,6 +10728,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": 24,
                      *         "reason": "DEMAND",
@@ -10878,6 +10884,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": null,
                      *         "reason": "DEMAND",
@@ -11424,6 +11432,7 @@ export interface operations {
                      *           {
                      *             "productExternalId": "P-1001",
                      *             "sku": "MUG-RED-12",
+                     *             "lot": null,
                      *             "recordedQuantity": 12,
                      *             "countedQuantity": 10,
                      *             "difference": -2
@@ -11595,6 +11604,7 @@ export interface operations {
                      *           {
                      *             "productExternalId": "P-1001",
                      *             "sku": "MUG-RED-12",
+                     *             "lot": null,
                      *             "recordedQuantity": 12,
                      *             "countedQuantity": 10,
                      *             "difference": -2
@@ -17843,6 +17853,8 @@ export interface operations {
                      *             "sku": "MUG-RED-12",
                      *             "fromLocationCode": "C-27-3",
                      *             "toLocationCode": "A-03-2",
+                     *             "lot": null,
+                     *             "expiresOn": null,
                      *             "quantity": 24,
                      *             "movedQuantity": null,
                      *             "reason": "DEMAND",
@@ -17992,6 +18004,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": null,
                      *         "reason": "DEMAND",
@@ -18145,6 +18159,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": null,
                      *         "reason": "DEMAND",
@@ -18310,6 +18326,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": 24,
                      *         "reason": "DEMAND",
@@ -18463,6 +18481,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": null,
                      *         "reason": "DEMAND",
@@ -18627,7 +18647,8 @@ export interface operations {
                      *                   "quantity": 12,
                      *                   "barcode": "14006381333938"
                      *                 }
-                     *               ]
+                     *               ],
+                     *               "keptByLot": false
                      *             }
                      *           ]
                      *         }
@@ -18763,7 +18784,8 @@ export interface operations {
                      *             "quantity": 12,
                      *             "barcode": "14006381333938"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "keptByLot": false
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -18934,7 +18956,8 @@ export interface operations {
                      *                 "quantity": 12,
                      *                 "barcode": "14006381333938"
                      *               }
-                     *             ]
+                     *             ],
+                     *             "keptByLot": false
                      *           }
                      *         ]
                      *       },
@@ -19914,6 +19937,8 @@ export interface operations {
                      *               "sku": "MUG-RED-12",
                      *               "fromLocationCode": "C-27-3",
                      *               "toLocationCode": "A-03-2",
+                     *               "lot": null,
+                     *               "expiresOn": null,
                      *               "quantity": 24,
                      *               "movedQuantity": null,
                      *               "reason": "DEMAND",

@@ -2988,6 +2988,8 @@ export interface operations {
                      *             "sku": "MUG-RED-12",
                      *             "fromLocationCode": "C-27-3",
                      *             "toLocationCode": "A-03-2",
+                     *             "lot": null,
+                     *             "expiresOn": null,
                      *             "quantity": 24,
                      *             "movedQuantity": null,
                      *             "reason": "DEMAND",
@@ -3137,6 +3139,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": null,
                      *         "reason": "DEMAND",
@@ -3290,6 +3294,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": null,
                      *         "reason": "DEMAND",
@@ -3455,6 +3461,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": 24,
                      *         "reason": "DEMAND",
@@ -3608,6 +3616,8 @@ export interface operations {
                      *         "sku": "MUG-RED-12",
                      *         "fromLocationCode": "C-27-3",
                      *         "toLocationCode": "A-03-2",
+                     *         "lot": null,
+                     *         "expiresOn": null,
                      *         "quantity": 24,
                      *         "movedQuantity": null,
                      *         "reason": "DEMAND",
@@ -3772,7 +3782,8 @@ export interface operations {
                      *                   "quantity": 12,
                      *                   "barcode": "14006381333938"
                      *                 }
-                     *               ]
+                     *               ],
+                     *               "keptByLot": false
                      *             }
                      *           ]
                      *         }
@@ -3908,7 +3919,8 @@ export interface operations {
                      *             "quantity": 12,
                      *             "barcode": "14006381333938"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "keptByLot": false
                      *       },
                      *       "requestId": "4f9c2b1e-8d3a-4c67-9b2e-1a5f7d3c9e80"
                      *     }
@@ -4079,7 +4091,8 @@ export interface operations {
                      *                 "quantity": 12,
                      *                 "barcode": "14006381333938"
                      *               }
-                     *             ]
+                     *             ],
+                     *             "keptByLot": false
                      *           }
                      *         ]
                      *       },
@@ -5059,6 +5072,8 @@ export interface operations {
                      *               "sku": "MUG-RED-12",
                      *               "fromLocationCode": "C-27-3",
                      *               "toLocationCode": "A-03-2",
+                     *               "lot": null,
+                     *               "expiresOn": null,
                      *               "quantity": 24,
                      *               "movedQuantity": null,
                      *               "reason": "DEMAND",
