@@ -4,6 +4,7 @@ import { decodeCursor, isCount } from '../http/cursor';
 import { notFound } from '../http/errors';
 import { pageOf } from '../http/pagination';
 import { UUID } from '../http/uuid';
+import { loadOrderView, type OrderRow } from '../orders/store';
 import { firstTakeableDay } from './plan/fefo';
 import { isCalendarDay } from './slots';
 
@@ -41,9 +42,12 @@ export async function pickedLots(db: Executor, tenantId: string, orderId: string
   return lots;
 }
 
-/** The items, each with the lots it got (pickedLots) when it got any: the reads of one order, public and the pack station's. */
-export const withPickedLots = <I extends { productExternalId: string }>(items: I[], lots: Map<string, PickedLot[]>): (I & { lots?: PickedLot[] })[] =>
-  items.map((item) => (lots.has(item.productExternalId) ? { ...item, lots: lots.get(item.productExternalId)! } : item));
+/** The public view of the order, each item with the lots it got (pickedLots) when it got any: the public read and the pack station's. */
+export async function orderViewWithLots(db: Executor, tenantId: string, order: OrderRow) {
+  const [view, lots] = await Promise.all([loadOrderView(db, tenantId, order), pickedLots(db, tenantId, order.id)]);
+  const items: ((typeof view.items)[number] & { lots?: PickedLot[] })[] = view.items.map((item) => (lots.has(item.productExternalId) ? { ...item, lots: lots.get(item.productExternalId)! } : item));
+  return { ...view, items };
+}
 
 /** An order that got units of a lot. */
 export interface LotOrder {

@@ -21,8 +21,8 @@ import {
   OrderResponse,
   UpsertResponse,
 } from './schemas';
-import { findOrder, loadOrderView, orderSummary } from './store';
-import { pickedLots, withPickedLots } from '../floor/lots';
+import { findOrder, orderSummary } from './store';
+import { orderViewWithLots } from '../floor/lots';
 
 const MAX_BATCH_BYTES = 10 * 1024 * 1024;
 
@@ -113,8 +113,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const tenantId = tenantOf(request);
       const order = await findOrder(app.db, tenantId, request.params.externalId);
       if (!order) throw notFound(`Order ${request.params.externalId}`);
-      const [view, lots] = await Promise.all([loadOrderView(app.db, tenantId, order), pickedLots(app.db, tenantId, order.id)]);
-      return { success: true as const, data: { ...view, items: withPickedLots(view.items, lots) }, requestId: request.id };
+      return { success: true as const, data: await orderViewWithLots(app.db, tenantId, order), requestId: request.id };
     },
   );
 

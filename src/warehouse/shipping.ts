@@ -1,9 +1,9 @@
 import type { Executor, Tx } from '../db';
 import type { DomainEvent } from '../events/types';
-import { pickedLots, withPickedLots } from '../floor/lots';
+import { orderViewWithLots } from '../floor/lots';
 import { moveOrder } from '../orders/lifecycle';
 import { notFound } from '../http/errors';
-import { loadOrderView, lockOrder, type OrderRow } from '../orders/store';
+import { lockOrder, type OrderRow } from '../orders/store';
 import { orderIdByToteLabel, toteOfOrder } from '../totes/labels';
 
 /** PICKED → PACKED (409 from any other status). */
@@ -31,21 +31,20 @@ export async function dispatchOrder(
  * to check and the lots it got, and the tote it came in.
  */
 export async function packOrderView(db: Executor, tenantId: string, order: OrderRow) {
-  const view = await loadOrderView(db, tenantId, order);
+  const view = await orderViewWithLots(db, tenantId, order);
   const ids = view.items.map((item) => item.productExternalId);
-  const [products, tote, lots] = await Promise.all([
+  const [products, tote] = await Promise.all([
     ids.length
       ? db.selectFrom('products').select(['external_id', 'name', 'barcode', 'packagings']).where('tenant_id', '=', tenantId).where('external_id', 'in', ids).execute()
       : [],
     toteOfOrder(db, tenantId, order.id),
-    pickedLots(db, tenantId, order.id),
   ]);
   const byId = new Map(products.map((product) => [product.external_id, product]));
   const items = view.items.map((item) => {
     const product = byId.get(item.productExternalId);
     return { ...item, name: product?.name ?? null, barcode: product?.barcode ?? null, packagings: product?.packagings ?? [] };
   });
-  return { ...view, items: withPickedLots(items, lots), tote };
+  return { ...view, items, tote };
 }
 
 /** An order by its orderNumber, else by its externalId, else by the label of the tote holding it; 404 when none. */
